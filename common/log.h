@@ -1,0 +1,36 @@
+/* log.h -- messages on standard error, and dying cleanly.
+ *
+ * Every message is one line "PROG: WHERE: what went wrong".  lat_die() runs
+ * the cleanup hooks (output.c removes unfinished temporary files) and exits
+ * with the given status, so a failing program never leaves a partial file. */
+#ifndef LAT_LOG_H
+#define LAT_LOG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+extern const char *lat_progname; /* set by cli_parse (argv[0] basename) */
+extern int lat_verbosity;        /* -1 quiet, 0 normal, 1 verbose */
+
+#if defined(__GNUC__)
+#define LAT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define LAT_NORETURN __attribute__((noreturn))
+#else
+#define LAT_PRINTF(a, b)
+#define LAT_NORETURN
+#endif
+
+/* status 1 = data/runtime error, 2 = usage; where may be NULL */
+LAT_NORETURN void lat_die(int status, const char *where, const char *fmt, ...) LAT_PRINTF(3, 4);
+void lat_warn(const char *where, const char *fmt, ...) LAT_PRINTF(2, 3);
+void lat_info(const char *fmt, ...) LAT_PRINTF(1, 2);    /* unless -q */
+void lat_debug(const char *fmt, ...) LAT_PRINTF(1, 2);   /* only with -v */
+
+/* Register a function run by lat_die before exit (at most 8). */
+void lat_on_die(void (*fn)(void));
+
+/* Allocation that dies with a clear message instead of returning NULL. */
+void *lat_malloc(size_t bytes);
+void *lat_calloc(size_t n, size_t size);
+
+#endif

@@ -1,0 +1,22 @@
+/* output.h -- "nothing is lost" output files (SPEC §2).
+ *
+ * out_open(path, binary) returns a stream to write to:
+ *   - path NULL or "-": standard output; for binary output a terminal is
+ *     refused with a one-line error (exit 1).
+ *   - otherwise a temporary file "path.tmp.XXXXXX" in the same folder;
+ *     out_commit() flushes, fsyncs and renames it over path, so -o may name
+ *     the input and an existing file is replaced only by a complete one.
+ * If the program dies (lat_die) or calls out_abort(), the temporary file is
+ * removed and path is untouched.  One output at a time per program. */
+#ifndef LAT_OUTPUT_H
+#define LAT_OUTPUT_H
+
+#include <stdio.h>
+
+FILE *out_open(const char *path, int binary);
+void out_commit(FILE *f);
+void out_abort(void);
+/* The name to use in error messages for the current output. */
+const char *out_name(void);
+
+#endif

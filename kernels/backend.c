@@ -1,0 +1,23 @@
+/* backend.c -- choosing the CPU or the GPU backend (--device, LAT_DEVICE). */
+#include "gpu.h"
+#include "log.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum backend backend_choose(const char *device)
+{
+    if (!device) device = getenv("LAT_DEVICE");
+    if (!device || !*device) device = "auto";
+    if (strcmp(device, "cpu") == 0) return BACKEND_CPU;
+    char why[256] = "";
+    int ok = gpu_available(why, sizeof why);
+    if (strcmp(device, "gpu") == 0) {
+        if (!ok) lat_die(1, NULL, "--device gpu: no usable GPU: %s", why);
+        return BACKEND_GPU;
+    }
+    if (strcmp(device, "auto") != 0) lat_die(2, NULL, "--device: '%s' is not one of cpu|gpu|auto", device);
+    if (ok) return BACKEND_GPU;
+    if (strstr(why, "without CUDA")) lat_debug("no GPU (%s): using the CPU backend", why);
+    else lat_info("note: no GPU (%s): using the CPU backend", why);
+    return BACKEND_CPU;
+}

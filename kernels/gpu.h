@@ -1,0 +1,17 @@
+/* gpu.h -- what the host code knows of the CUDA backend.
+ *
+ * gpu_available() is 0 when the toolkit was built without CUDA (make CUDA=0)
+ * or no device is usable; then every other gpu_* entry point must not be
+ * called.  backend_choose() turns --device cpu|gpu|auto (and LAT_DEVICE)
+ * into a decision, with a note on stderr when auto falls back to the CPU. */
+#ifndef LAT_GPU_H
+#define LAT_GPU_H
+
+int gpu_available(char *why, int whylen); /* 1 yes; 0 no, with a reason */
+
+enum backend { BACKEND_CPU = 0, BACKEND_GPU = 1 };
+/* device: "cpu", "gpu", "auto" or NULL (= LAT_DEVICE or auto).  "gpu"
+ * without a usable GPU is an error (exit 1). */
+enum backend backend_choose(const char *device);
+
+#endif
