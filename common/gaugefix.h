@@ -1,0 +1,313 @@
+/* gaugefix.h -- the physics of gauge fixing, written once for the CPU and the
+ * GPU (header only, LAT_HD), plus the host-side measurement of F and theta.
+ *
+ * Paper: Schroeck & Vogt (seeds/gauge-fixing-multi-gpu.txt) §2, SPEC §3.
+ * A site update (Algorithm 1) loops over the SU(2) subgroups (i,j) of SU(N)
+ * and for each does
+ *   Step 1: find the subgroup element g from the 2*Nd links touching x
+ *           (gf_step1: relaxation, overrelaxation, microcanonical,
+ *           stochastic relaxation or the annealing heatbath; Landau/Coulomb
+ *           from K(x) = sum_mu [U_mu(x) + U_mu(x-mu)^dag], MAG from a 2x2
+ *           Hermitian eigenproblem), and
+ *   Step 2: apply it, U_mu(x) -> g U_mu(x), U_mu(x-mu) -> U_mu(x-mu) g^dag
+ *           for all four mu (Coulomb too: the time links must follow).
+ * The links are passed as two arrays of four n x n matrices, up[mu] =
+ * U_mu(x) and dn[mu] = U_mu(x-mu), at up + mu*n*n.
+ *
+ * Normalisations (SPEC §3):
+ *   Landau  F = 1/(Nc Nd V) sum Re tr U_mu(x);  Coulomb: mu spatial, Nd -> 3.
+ *   theta = 1/(Nc V) sum_x tr Delta Delta^dag, Delta = sum_mu A_mu(x) -
+ *           A_mu(x-mu), A = traceless part of (U - U^dag)/(2i).
+ *   MAG     F = 1/(Nc Nd V) sum |U_ii|^2;  theta = 1/(Nc V) sum_x sum_{i<j}
+ *           |(X - X^dag)_ij|^2 with X = sum_mu U_mu(x) D(U_mu(x))^dag +
+ *           U_mu(x-mu)^dag D(U_mu(x-mu)), D(U) = diag(U).  The stationarity
+ *           condition of F_MAG is exactly "off-diagonal of X - X^dag = 0";
+ *           for SU(2) this theta equals the paper's eq. (13).
+ * The local annealing weight is exp(f/T) with f the subgroup's share of
+ * Re tr[g K] (Landau/Coulomb) or of sum |diag|^2 (MAG), unnormalised. */
+#ifndef LAT_GAUGEFIX_H
+#define LAT_GAUGEFIX_H
+
+#include "sun.h"
+#include "rng.h"
+#include "su2_heatbath.h"
+
+enum gauge_kind { GAUGE_LANDAU = 0, GAUGE_COULOMB = 1, GAUGE_MAG = 2 };
+enum gf_update { GF_RELAX = 0, GF_OVERRELAX = 1, GF_MICRO = 2, GF_STOCHASTIC = 3, GF_ANNEAL = 4 };
+
+struct gf_params {
+    enum gauge_kind gauge;
+    enum gf_update update;
+    double omega;       /* GF_OVERRELAX: in [1,2) */
+    double p;           /* GF_STOCHASTIC: probability of a microcanonical step */
+    double temperature; /* GF_ANNEAL */
+};
+
+/* directions entering the functional: 3 for Coulomb, else 4 */
+LAT_HD int gf_ndirs(enum gauge_kind g) { return g == GAUGE_COULOMB ? 3 : 4; }
+
+/* ---- Step 1 ------------------------------------------------------------- */
+
+/* Landau/Coulomb: quaternion k of the (i,j) block of K = sum up + dn^dag.
+ * The block of dn^dag is the dagger of dn's block quaternion. */
+LAT_HD lat_su2 gf_landau_k(int n, const lat_complex *up, const lat_complex *dn, int ndirs, int i, int j)
+{
+    lat_su2 k = {{0, 0, 0, 0}};
+    for (int mu = 0; mu < ndirs; mu++) {
+        lat_su2 a = sun_su2_block(n, up + mu * n * n, i, j);
+        lat_su2 b = sun_su2_block(n, dn + mu * n * n, i, j);
+        k.q[0] += a.q[0] + b.q[0];
+        k.q[1] += a.q[1] - b.q[1];
+        k.q[2] += a.q[2] - b.q[2];
+        k.q[3] += a.q[3] - b.q[3];
+    }
+    return k;
+}
+
+/* the maximiser of Re tr(g K) in the subgroup: k^dag/|k| (eq. 20) */
+LAT_HD lat_su2 gf_relax_landau(lat_su2 k)
+{
+    lat_real n2 = su2_norm2(k);
+    if (!(n2 > 0)) { lat_su2 one = {{1, 0, 0, 0}}; return one; }
+    return su2_normalize(su2_dagger(k));
+}
+
+/* MAG: the Hermitian 2x2 matrix H (h = {H00, H11, Re H01, Im H01}) with
+ * sum over the links of |diag(g U)|^2 restricted to (i,j) = v^dag H v, where
+ * v = (alpha, beta) and g = [[alpha, beta], [-conj(beta), conj(alpha)]].
+ * For each link block C (up: C = block of U; down: block of U^dag):
+ *   (gC)_00 = alpha C00 + beta C10,  conj((gC)_11) = alpha conj(C11) - beta conj(C01). */
+LAT_HD void gf_mag_accumulate(lat_real h[4], lat_complex c00, lat_complex c01, lat_complex c10, lat_complex c11)
+{
+    h[0] += c_norm2(c00) + c_norm2(c11);
+    h[1] += c_norm2(c10) + c_norm2(c01);
+    lat_complex t = c_sub(c_cmul(c00, c10), c_mul(c11, c_conj(c01)));
+    h[2] += t.re;
+    h[3] += t.im;
+}
+
+LAT_HD void gf_mag_h(int n, const lat_complex *up, const lat_complex *dn, int i, int j, lat_real h[4])
+{
+    h[0] = h[1] = h[2] = h[3] = 0;
+    for (int mu = 0; mu < 4; mu++) {
+        const lat_complex *u = up + mu * n * n, *d = dn + mu * n * n;
+        gf_mag_accumulate(h, u[i * n + i], u[i * n + j], u[j * n + i], u[j * n + j]);
+        /* block of d^dag: C00 = conj(d_ii), C01 = conj(d_ji), C10 = conj(d_ij), C11 = conj(d_jj) */
+        gf_mag_accumulate(h, c_conj(d[i * n + i]), c_conj(d[j * n + i]), c_conj(d[i * n + j]), c_conj(d[j * n + j]));
+    }
+}
+
+/* Largest eigenvalue's eigenvector of H as a quaternion with alpha real and
+ * >= 0 (the paper's g3 = 0: the abelian direction is left alone).  ev2 gets
+ * the orthogonal eigenvector and lam the two eigenvalues (for annealing). */
+LAT_HD void gf_mag_eigen(const lat_real h[4], lat_complex e1[2], lat_complex e2[2], lat_real lam[2])
+{
+    lat_real a = h[0], d = h[1];
+    lat_complex b = c_make(h[2], h[3]);
+    lat_real half = (a - d) / 2, bb = c_norm2(b);
+    lat_real root = sqrt(half * half + bb);
+    lam[0] = (a + d) / 2 + root;
+    lam[1] = (a + d) / 2 - root;
+    if (a >= d) { /* v = (lam - d, conj b): no cancellation when a >= d */
+        lat_real v0 = half + root;
+        lat_real nn = sqrt(v0 * v0 + bb);
+        if (!(nn > 0)) { e1[0] = c_make(1, 0); e1[1] = c_make(0, 0); }
+        else { e1[0] = c_make(v0 / nn, 0); e1[1] = c_scale(1 / nn, c_conj(b)); }
+    } else {      /* v = (b, lam - a), then rotate the phase so alpha >= 0 */
+        lat_real v1 = -half + root, bn = sqrt(bb);
+        lat_real nn = sqrt(bb + v1 * v1);
+        if (!(bn > 0)) { e1[0] = c_make(0, 0); e1[1] = c_make(1, 0); }
+        else { e1[0] = c_make(bn / nn, 0); e1[1] = c_scale(v1 / (nn * bn), c_conj(b)); }
+    }
+    e2[0] = c_scale(-1, c_conj(e1[1]));
+    e2[1] = c_conj(e1[0]);
+}
+
+LAT_HD lat_su2 gf_su2_from_v(lat_complex alpha, lat_complex beta)
+{
+    lat_su2 g = {{alpha.re, beta.im, beta.re, alpha.im}};
+    return g;
+}
+
+LAT_HD lat_su2 gf_relax_mag(const lat_real h[4])
+{
+    lat_complex e1[2], e2[2];
+    lat_real lam[2];
+    gf_mag_eigen(h, e1, e2, lam);
+    return gf_su2_from_v(e1[0], e1[1]);
+}
+
+/* g^2 exactly: the microcanonical step (omega = 2) */
+LAT_HD lat_su2 gf_square(lat_su2 g) { return su2_mul(g, g); }
+
+/* g^omega to first order (paper §2.2.3 and Fig. A.11): the vector part is
+ * scaled by b = (omega a0^2 + |a|^2)/(a0^2 + |a|^2) and the result
+ * renormalised.  omega = 1 returns g; omega = 2 is done exactly by gf_square. */
+LAT_HD lat_su2 gf_overrelax(lat_su2 g, lat_real omega)
+{
+    if (omega == 2) return gf_square(g);
+    lat_real a0 = g.q[0] * g.q[0];
+    lat_real ai = g.q[1] * g.q[1] + g.q[2] * g.q[2] + g.q[3] * g.q[3];
+    lat_real b = (omega * a0 + ai) / (a0 + ai);
+    lat_real c = 1 / sqrt(a0 + b * b * ai);
+    lat_su2 r = {{g.q[0] * c, g.q[1] * b * c, g.q[2] * b * c, g.q[3] * b * c}};
+    return r;
+}
+
+/* Annealing, Landau/Coulomb: f = Re tr(g K)|_(i,j) = |k| x0 for g = x w with
+ * w the relaxation optimum, so x comes from the SU(2) heatbath with a = |k|/T. */
+LAT_HD lat_su2 gf_anneal_landau(struct lat_rng *r, lat_su2 k, double T)
+{
+    lat_su2 w = gf_relax_landau(k);
+    double a = sqrt((double)su2_norm2(k)) / T;
+    lat_su2 x = su2_heatbath_x(r, a);
+    return su2_mul(x, w);
+}
+
+/* Annealing, MAG: weight exp(v^dag H v / T) on the unit sphere of C^2.
+ * With c = |<e1,v>|^2 (uniform on [0,1] under the uniform measure) the
+ * weight is exp(c (lam1 - lam2)/T): c by inversion, a random relative phase,
+ * then the abelian phase fixed as in relaxation. */
+LAT_HD lat_su2 gf_anneal_mag(struct lat_rng *r, const lat_real h[4], double T)
+{
+    lat_complex e1[2], e2[2];
+    lat_real lam[2];
+    gf_mag_eigen(h, e1, e2, lam);
+    double s = (double)(lam[0] - lam[1]) / T;
+    double u = rng_uniform(r);
+    double c = s > 1e-12 ? 1.0 + log(u + (1.0 - u) * exp(-s)) / s : u;
+    if (c < 0) c = 0;
+    double phi = 6.283185307179586 * rng_uniform(r);
+    lat_real s1 = (lat_real)sqrt(c), s2 = (lat_real)sqrt(1.0 - c);
+    lat_complex ph = c_make((lat_real)cos(phi), (lat_real)sin(phi));
+    lat_complex alpha = c_add(c_scale(s1, e1[0]), c_scale(s2, c_mul(ph, e2[0])));
+    lat_complex beta = c_add(c_scale(s1, e1[1]), c_scale(s2, c_mul(ph, e2[1])));
+    /* fix the abelian phase: alpha real >= 0 */
+    lat_real an = sqrt(c_norm2(alpha));
+    if (an > 0) {
+        lat_complex f = c_scale(1 / an, c_conj(alpha));
+        alpha = c_mul(alpha, f);
+        beta = c_mul(beta, f);
+    }
+    return gf_su2_from_v(alpha, beta);
+}
+
+/* Step 1 for subgroup (i,j): r is used by GF_STOCHASTIC and GF_ANNEAL only */
+LAT_HD lat_su2 gf_step1(int n, const lat_complex *up, const lat_complex *dn, int i, int j,
+                        const struct gf_params *p, struct lat_rng *r)
+{
+    lat_su2 g;
+    if (p->gauge == GAUGE_MAG) {
+        lat_real h[4];
+        gf_mag_h(n, up, dn, i, j, h);
+        if (p->update == GF_ANNEAL) return gf_anneal_mag(r, h, p->temperature);
+        g = gf_relax_mag(h);
+    } else {
+        lat_su2 k = gf_landau_k(n, up, dn, gf_ndirs(p->gauge), i, j);
+        if (p->update == GF_ANNEAL) return gf_anneal_landau(r, k, p->temperature);
+        g = gf_relax_landau(k);
+    }
+    switch (p->update) {
+    case GF_OVERRELAX: return gf_overrelax(g, (lat_real)p->omega);
+    case GF_MICRO: return gf_square(g);
+    case GF_STOCHASTIC: return rng_uniform(r) < p->p ? gf_square(g) : g;
+    default: return g;
+    }
+}
+
+/* ---- Step 2 ------------------------------------------------------------- */
+
+LAT_HD void gf_step2(int n, lat_complex *up, lat_complex *dn, int i, int j, lat_su2 g)
+{
+    for (int mu = 0; mu < 4; mu++) {
+        sun_su2_left(n, up + mu * n * n, i, j, g);
+        sun_su2_right_dagger(n, dn + mu * n * n, i, j, g);
+    }
+}
+
+/* The whole update of one site: every subgroup in order, Steps 1 and 2.
+ * gacc, if not NULL, accumulates the transformation: gacc <- g gacc. */
+LAT_HD void gf_site_update(int n, lat_complex *up, lat_complex *dn, lat_complex *gacc,
+                           const struct gf_params *p, struct lat_rng *r)
+{
+    int ns = sun_nsubgroups(n);
+    for (int s = 0; s < ns; s++) {
+        int i, j;
+        sun_subgroup(n, s, &i, &j);
+        lat_su2 g = gf_step1(n, up, dn, i, j, p, r);
+        gf_step2(n, up, dn, i, j, g);
+        if (gacc) sun_su2_left(n, gacc, i, j, g);
+    }
+}
+
+/* ---- local contributions to F and theta --------------------------------- */
+
+/* sum over the functional's directions of Re tr U (Landau/Coulomb) or of
+ * sum_i |U_ii|^2 over all four (MAG), for the links up[mu] = U_mu(x) */
+LAT_HD lat_real gf_site_functional(int n, enum gauge_kind g, const lat_complex *up)
+{
+    lat_real f = 0;
+    if (g == GAUGE_MAG) {
+        for (int mu = 0; mu < 4; mu++)
+            for (int i = 0; i < n; i++) f += c_norm2(up[mu * n * n + i * (n + 1)]);
+        return f;
+    }
+    for (int mu = 0; mu < gf_ndirs(g); mu++) f += sun_retrace(n, up + mu * n * n);
+    return f;
+}
+
+/* tr Delta Delta^dag (Landau/Coulomb) or sum_{i<j} |(X - X^dag)_ij|^2 (MAG) */
+LAT_HD lat_real gf_site_theta(int n, enum gauge_kind g, const lat_complex *up, const lat_complex *dn)
+{
+    lat_real t = 0;
+    if (g == GAUGE_MAG) {
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) {
+                lat_complex xij = c_make(0, 0), xji = c_make(0, 0);
+                for (int mu = 0; mu < 4; mu++) {
+                    const lat_complex *u = up + mu * n * n, *d = dn + mu * n * n;
+                    /* (U D^dag)_ab = U_ab conj(U_bb);  (U^dag D)_ab = conj(U_ba) U_bb */
+                    xij = c_add(xij, c_add(c_mul(u[i * n + j], c_conj(u[j * n + j])), c_mul(c_conj(d[j * n + i]), d[j * n + j])));
+                    xji = c_add(xji, c_add(c_mul(u[j * n + i], c_conj(u[i * n + i])), c_mul(c_conj(d[i * n + j]), d[i * n + i])));
+                }
+                t += c_norm2(c_sub(xij, c_conj(xji)));
+            }
+        return t;
+    }
+    /* Delta = A(S) with S = sum_mu up - dn (A is linear) */
+    lat_complex s[LAT_NC_MAX * LAT_NC_MAX];
+    for (int a = 0; a < n * n; a++) s[a] = c_make(0, 0);
+    for (int mu = 0; mu < gf_ndirs(g); mu++)
+        for (int a = 0; a < n * n; a++) s[a] = c_add(s[a], c_sub(up[mu * n * n + a], dn[mu * n * n + a]));
+    /* A_ab = (S_ab - conj(S_ba))/(2i); subtract tr(A)/n from the diagonal */
+    lat_real tr_im = 0; /* tr A = sum_a Im S_aa (real) */
+    for (int a = 0; a < n; a++) tr_im += s[a * (n + 1)].im;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            lat_complex w = c_sub(s[a * n + b], c_conj(s[b * n + a]));
+            lat_complex A = c_make(w.im / 2, -w.re / 2);
+            if (a == b) A.re -= tr_im / n;
+            t += c_norm2(A);
+        }
+    return t;
+}
+
+/* ---- host-side measurement (common/gauge_quality.c) ---------------------- */
+#ifndef __CUDACC__
+#include "field.h"
+
+struct gauge_quality {
+    double F, theta;
+    int nt;                 /* Coulomb: number of timeslices, else 0 */
+    double *F_t, *theta_t;  /* Coulomb: per timeslice (malloc'd), else NULL */
+};
+
+/* F and theta of a double-precision host field in SPEC §3 normalisation.
+ * Coulomb: theta = mean over timeslices of theta_t (= 1/(Nc V) sum_x). */
+void gauge_quality_measure(const struct gauge_field *u, enum gauge_kind g, struct gauge_quality *q);
+void gauge_quality_free(struct gauge_quality *q);
+int gauge_kind_parse(const char *s, enum gauge_kind *g); /* 0 ok, -1 unknown */
+const char *gauge_kind_name(enum gauge_kind g);
+#endif
+
+#endif
