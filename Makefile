@@ -17,7 +17,7 @@ CC      ?= gcc
 PREFIX  ?= /usr/local
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icommon -Ikernels
+CFLAGS  += -fopenmp -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icommon -Ikernels
 LDLIBS  += -lm
 
 NVCC_FOUND := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
@@ -49,7 +49,9 @@ TOOLS       := $(patsubst tools/%.c,bin/%,$(wildcard tools/lat-*.c))
 UNIT_TESTS  := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 BENCHES     := $(patsubst bench/%.c,build/bench/%,$(wildcard bench/*.c))
 
+GPU_TESTS   :=
 ifeq ($(CUDA),1)
+GPU_TESTS   := $(patsubst tests/gpu/%.c,build/gpu-tests/%,$(wildcard tests/gpu/test_*.c))
 CUDA_OBJ    := $(CUDA_SRC:kernels/%.cu=build/cuda/%.o)
 CFLAGS      += -DLAT_HAVE_CUDA=1
 LINK_CUDA   := -L$(CUDA_LIBDIR) -lcudart_static -lrt -lpthread -ldl -lstdc++
@@ -60,24 +62,31 @@ endif
 
 LIBS := build/libkernels.a build/libcommon.a
 
-.PHONY: all check check-gpu bench install clean deps
-all: $(TOOLS) $(UNIT_TESTS) $(BENCHES)
+# Everything is rebuilt when the configuration changes (make CUDA=0 after a
+# CUDA build must not link stale GPU objects).
+CONFIG := CUDA=$(CUDA) MPI=$(MPI) CC=$(CC) CFLAGS=$(CFLAGS) NVCCFLAGS=$(NVCCFLAGS)
+build/.config: FORCE
+	@mkdir -p build; echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
+FORCE:
 
-build/%.o: %.c $(wildcard common/*.h kernels/*.h)
+.PHONY: FORCE all check check-gpu bench install clean deps demo
+all: $(TOOLS) $(UNIT_TESTS) $(BENCHES) $(GPU_TESTS)
+
+build/%.o: %.c $(wildcard common/*.h kernels/*.h) build/.config
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-build/kernels/%_cpu_d.o: kernels/%_cpu.c $(wildcard common/*.h kernels/*.h)
+build/kernels/%_cpu_d.o: kernels/%_cpu.c $(wildcard common/*.h kernels/*.h) build/.config
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DLAT_VARIANT_D -DLAT_REAL=double -c $< -o $@
-build/kernels/%_cpu_s.o: kernels/%_cpu.c $(wildcard common/*.h kernels/*.h)
+build/kernels/%_cpu_s.o: kernels/%_cpu.c $(wildcard common/*.h kernels/*.h) build/.config
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DLAT_VARIANT_S -DLAT_REAL=float -c $< -o $@
-build/kernels/%_cpu_m.o: kernels/%_cpu.c $(wildcard common/*.h kernels/*.h)
+build/kernels/%_cpu_m.o: kernels/%_cpu.c $(wildcard common/*.h kernels/*.h) build/.config
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DLAT_VARIANT_M -DLAT_REAL=double -c $< -o $@
 
-build/cuda/%.o: kernels/%.cu $(wildcard common/*.h kernels/*.h kernels/*.cuh)
+build/cuda/%.o: kernels/%.cu $(wildcard common/*.h kernels/*.h kernels/*.cuh) build/.config
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
@@ -96,12 +105,21 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBS)
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIBS) $(LINK_CUDA) $(LDLIBS) -o $@
 
+# GPU tests (tests/gpu, CUDA=1 only) live apart from build/tests, which
+# `make check` runs on GPU-less machines; `make check-gpu` runs them.
+build/gpu-tests/%: tests/gpu/%.c $(wildcard tests/gpu/*.h) tests/unit/unit.h $(LIBS)
+	@mkdir -p build/gpu-tests
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $< $(LIBS) $(LINK_CUDA) $(LDLIBS) -o $@
+
 build/bench/%: bench/%.c $(LIBS)
 	@mkdir -p build/bench
 	$(CC) $(CFLAGS) $< $(LIBS) $(LINK_CUDA) $(LDLIBS) -o $@
 
 deps:
 	sh scripts/install-deps
+
+demo: all
+	sh scripts/demo
 
 check: all
 	tests/run

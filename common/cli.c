@@ -107,11 +107,15 @@ int cli_parse(const struct cli_info *info, struct cli_opt *opts, int argc, char 
         used += (size_t)n;
         if (used >= sizeof cmdline) { used = sizeof cmdline - 1; break; }
     }
+    /* Operands may stand between options (GNU style): they are collected
+     * and moved to the end of argv, whose index is returned. */
+    char **operands = lat_malloc(sizeof(char *) * (size_t)(argc + 1));
+    int nops = 0;
     int i = 1;
     for (; i < argc; i++) {
         char *a = argv[i];
         if (strcmp(a, "--") == 0) { i++; break; }
-        if (a[0] != '-' || a[1] == 0) break; /* operand (or "-" = stdin) */
+        if (a[0] != '-' || a[1] == 0) { operands[nops++] = a; continue; } /* operand (or "-" = stdin) */
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { print_help(info, opts); exit(0); }
         if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) { printf("%s (lat) %s\n", lat_progname, LAT_VERSION); exit(0); }
         if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) { lat_verbosity = -1; continue; }
@@ -148,7 +152,11 @@ int cli_parse(const struct cli_info *info, struct cli_opt *opts, int argc, char 
         }
         set_value(o, val);
     }
-    return i;
+    while (i < argc) operands[nops++] = argv[i++];
+    int first = argc - nops;
+    for (int k = 0; k < nops; k++) argv[first + k] = operands[k];
+    free(operands);
+    return first;
 }
 
 int cli_given(const struct cli_opt *opts, const char *name)

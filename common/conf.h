@@ -29,6 +29,19 @@ struct lime_record {
     unsigned char *data;
 };
 
+/* What conf_read found in the input and verified (for lat-convert --check
+ * and reports).  Anything that failed verification has already stopped the
+ * program, so what is listed here agreed with the data. */
+struct conf_check {
+    char detail[64];    /* e.g. "ILDG" or "NERSC 4D_SU3_GAUGE IEEE32BIG" */
+    char checksum[80];  /* e.g. "scidac 37affb9c 2fc07bbf", "nersc ba83ff12"; "" if none */
+    int has_plaq;       /* the file stated a plaquette (NERSC PLAQUETTE, usqcdInfo
+                           plaq) and the data agrees (a usqcdInfo that does not
+                           only draws a warning) */
+    int has_linktr;     /* the same for the link trace */
+    double plaq, linktr; /* the stated values */
+};
+
 struct conf {
     struct gauge_field u;       /* the links, double precision */
     const char *name;           /* for messages: the path or "standard input" */
@@ -38,6 +51,7 @@ struct conf {
     int nkeep;
     char *history;              /* lat-history payload (NUL-terminated) or NULL */
     double *transform;          /* tracked g(x): V * 2*nc*nc reals, or NULL */
+    struct conf_check check;    /* filled by conf_read */
 };
 
 /* A new configuration (for generators): unit links, no records. */
@@ -61,5 +75,12 @@ void conf_history_add(struct conf *c, const char *results);
 
 /* Tracking: start an identity transform (if none is carried yet). */
 void conf_transform_start(struct conf *c);
+
+/* Write the tracked g(x) as a file of its own (path NULL or "-": standard
+ * output), atomically: one LIME message of two records,
+ *   lat-gauge-transform-format  XML: nc, lx, ly, lz, lt, precision 64
+ *   lat-gauge-transform         the data as in a configuration file.
+ * Dies (exit 1) when c carries no transform.  See lat-convert(1). */
+void conf_write_transform(const char *path, const struct conf *c);
 
 #endif

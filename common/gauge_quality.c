@@ -1,7 +1,8 @@
 /* gauge_quality.c -- F and theta of a host field for Landau, Coulomb and
  * maximally Abelian gauge, from the local terms in gaugefix.h (the same
  * functions the kernels use).  Sums run site by site in ILDG order, per
- * timeslice, then over timeslices: the result is deterministic. */
+ * timeslice (timeslices on any number of OpenMP threads), then over
+ * timeslices in order: the result is deterministic. */
 #include "gaugefix.h"
 #include "field.h"
 #include "log.h"
@@ -22,9 +23,11 @@ void gauge_quality_measure(const struct gauge_field *u, enum gauge_kind g, struc
     const struct lattice *lat = &u->lat;
     int n = u->nc, nt = lat->L[3];
     int64_t v3 = lat->V / nt;
-    lat_complex up[4 * LAT_NC_MAX * LAT_NC_MAX], dn[4 * LAT_NC_MAX * LAT_NC_MAX];
     double *ft = lat_calloc((size_t)nt, sizeof(double)), *tt = lat_calloc((size_t)nt, sizeof(double));
+    /* timeslices in parallel: each is summed in site order by one thread */
+#pragma omp parallel for schedule(dynamic, 1) if (lat->V >= 4096)
     for (int t = 0; t < nt; t++) {
+        lat_complex up[4 * LAT_NC_MAX * LAT_NC_MAX], dn[4 * LAT_NC_MAX * LAT_NC_MAX];
         double fs = 0, ts = 0;
         for (int64_t s = t * v3; s < (t + 1) * v3; s++) {
             load_site(u, s, up, dn);

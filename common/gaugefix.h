@@ -231,6 +231,9 @@ LAT_HD void gf_site_update(int n, lat_complex *up, lat_complex *dn, lat_complex 
                            const struct gf_params *p, struct lat_rng *r)
 {
     int ns = sun_nsubgroups(n);
+#ifdef __CUDA_ARCH__
+#pragma unroll /* constant subgroup indices keep the matrices in registers */
+#endif
     for (int s = 0; s < ns; s++) {
         int i, j;
         sun_subgroup(n, s, &i, &j);

@@ -3,14 +3,30 @@
  *
  * Contract: any N (1 <= nc <= LAT_NC_MAX), double or single fields (a single
  * field is measured through a temporary double copy).  Every sum is
- * deterministic: per-site values are formed in double and added in site order
- * into a long double accumulator, so the result does not depend on anything
- * but the field.  SU(3) takes a separately instantiated code path with the
- * constant 3, so the sun.h loops are unrolled. */
+ * deterministic: the sites are cut into fixed chunks of OBS_CHUNK sites (in
+ * site order); within a chunk per-site values (double) are added in site order
+ * into a long double, and the chunk sums are added in chunk order.  Chunks
+ * may run on any number of OpenMP threads: the result depends only on the
+ * field.  SU(3) (and SU(2)) take separately instantiated code paths with the
+ * constant N, so the sun.h loops are unrolled. */
 #include "observables.h"
 #include "log.h"
 #include "sun.h"
 #include <math.h>
+#include <stdlib.h>
+
+#define OBS_CHUNK 512
+
+/* number of chunks of OBS_CHUNK sites among n sites */
+static int64_t nchunks(int64_t n) { return (n + OBS_CHUNK - 1) / OBS_CHUNK; }
+
+/* sum of a[0..n) in index order */
+static long double sum_ordered(const long double *a, int64_t n)
+{
+    long double s = 0;
+    for (int64_t i = 0; i < n; i++) s += a[i];
+    return s;
+}
 
 #if defined(__GNUC__)
 #define OBS_INLINE static inline __attribute__((always_inline))
@@ -42,25 +58,34 @@ static inline const lat_complex *link(const struct gauge_field *u, int64_t s, in
  * traces Re tr[U_mu(x) U_nu(x+mu) U_mu(x+nu)^dag U_nu(x)^dag]. */
 OBS_INLINE void plaquette_sums(const struct gauge_field *u, int n, long double *sp, long double *tm)
 {
-    lat_complex a[LAT_NC_MAX * LAT_NC_MAX], b[LAT_NC_MAX * LAT_NC_MAX];
-    long double ssum = 0, tsum = 0;
-    for (int64_t s = 0; s < u->lat.V; s++) {
-        int64_t fwd[LAT_ND];
-        for (int mu = 0; mu < LAT_ND; mu++) fwd[mu] = lattice_neighbour(&u->lat, s, mu, +1);
-        double ps = 0, pt = 0;
-        for (int mu = 0; mu < LAT_ND; mu++)
-            for (int nu = mu + 1; nu < LAT_ND; nu++) {
-                sun_mul(n, a, link(u, s, mu), link(u, fwd[mu], nu)); /* U_mu(x) U_nu(x+mu) */
-                sun_mul(n, b, link(u, s, nu), link(u, fwd[nu], mu)); /* U_nu(x) U_mu(x+nu) */
-                double p = sun_retrace_mul_nd(n, a, b);
-                if (nu == LAT_ND - 1) pt += p;
-                else ps += p;
-            }
-        ssum += ps;
-        tsum += pt;
+    int64_t nch = nchunks(u->lat.V);
+    long double *cs = lat_malloc(sizeof(long double) * (size_t)nch * 2), *ct = cs + nch;
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < nch; c++) {
+        lat_complex a[LAT_NC_MAX * LAT_NC_MAX], b[LAT_NC_MAX * LAT_NC_MAX];
+        long double ssum = 0, tsum = 0;
+        int64_t end = (c + 1) * OBS_CHUNK < u->lat.V ? (c + 1) * OBS_CHUNK : u->lat.V;
+        for (int64_t s = c * OBS_CHUNK; s < end; s++) {
+            int64_t fwd[LAT_ND];
+            for (int mu = 0; mu < LAT_ND; mu++) fwd[mu] = lattice_neighbour(&u->lat, s, mu, +1);
+            double ps = 0, pt = 0;
+            for (int mu = 0; mu < LAT_ND; mu++)
+                for (int nu = mu + 1; nu < LAT_ND; nu++) {
+                    sun_mul(n, a, link(u, s, mu), link(u, fwd[mu], nu)); /* U_mu(x) U_nu(x+mu) */
+                    sun_mul(n, b, link(u, s, nu), link(u, fwd[nu], mu)); /* U_nu(x) U_mu(x+nu) */
+                    double p = sun_retrace_mul_nd(n, a, b);
+                    if (nu == LAT_ND - 1) pt += p;
+                    else ps += p;
+                }
+            ssum += ps;
+            tsum += pt;
+        }
+        cs[c] = ssum;
+        ct[c] = tsum;
     }
-    *sp = ssum;
-    *tm = tsum;
+    *sp = sum_ordered(cs, nch);
+    *tm = sum_ordered(ct, nch);
+    free(cs);
 }
 
 struct plaquette measure_plaquette(const struct gauge_field *u0)
@@ -85,12 +110,21 @@ struct plaquette measure_plaquette(const struct gauge_field *u0)
 
 OBS_INLINE long double link_trace_sum(const struct gauge_field *u, int n)
 {
-    long double sum = 0;
-    for (int64_t s = 0; s < u->lat.V; s++) {
-        double t = 0;
-        for (int mu = 0; mu < LAT_ND; mu++) t += sun_retrace(n, link(u, s, mu));
-        sum += t;
+    int64_t nch = nchunks(u->lat.V);
+    long double *cs = lat_malloc(sizeof(long double) * (size_t)nch);
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < nch; c++) {
+        long double sum = 0;
+        int64_t end = (c + 1) * OBS_CHUNK < u->lat.V ? (c + 1) * OBS_CHUNK : u->lat.V;
+        for (int64_t s = c * OBS_CHUNK; s < end; s++) {
+            double t = 0;
+            for (int mu = 0; mu < LAT_ND; mu++) t += sun_retrace(n, link(u, s, mu));
+            sum += t;
+        }
+        cs[c] = sum;
     }
+    long double sum = sum_ordered(cs, nch);
+    free(cs);
     return sum;
 }
 
@@ -110,21 +144,29 @@ double measure_link_trace(const struct gauge_field *u0)
 /* Sum over spatial sites of tr prod_{t=0}^{Lt-1} U_t(xvec, t). */
 OBS_INLINE void polyakov_sum(const struct gauge_field *u, int n, long double *re, long double *im)
 {
-    lat_complex p[LAT_NC_MAX * LAT_NC_MAX], q[LAT_NC_MAX * LAT_NC_MAX];
-    int64_t v3 = u->lat.V / u->lat.L[3];
-    long double sre = 0, sim = 0;
-    for (int64_t s3 = 0; s3 < v3; s3++) {
-        sun_copy(n, p, link(u, s3, 3));
-        for (int t = 1; t < u->lat.L[3]; t++) {
-            sun_mul(n, q, p, link(u, s3 + v3 * t, 3));
-            sun_copy(n, p, q);
+    int64_t v3 = u->lat.V / u->lat.L[3], nch = nchunks(v3);
+    long double *cr = lat_malloc(sizeof(long double) * (size_t)nch * 2), *ci = cr + nch;
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < nch; c++) {
+        lat_complex p[LAT_NC_MAX * LAT_NC_MAX], q[LAT_NC_MAX * LAT_NC_MAX];
+        long double sre = 0, sim = 0;
+        int64_t end = (c + 1) * OBS_CHUNK < v3 ? (c + 1) * OBS_CHUNK : v3;
+        for (int64_t s3 = c * OBS_CHUNK; s3 < end; s3++) {
+            sun_copy(n, p, link(u, s3, 3));
+            for (int t = 1; t < u->lat.L[3]; t++) {
+                sun_mul(n, q, p, link(u, s3 + v3 * t, 3));
+                sun_copy(n, p, q);
+            }
+            lat_complex tr = sun_trace(n, p);
+            sre += tr.re;
+            sim += tr.im;
         }
-        lat_complex tr = sun_trace(n, p);
-        sre += tr.re;
-        sim += tr.im;
+        cr[c] = sre;
+        ci[c] = sim;
     }
-    *re = sre;
-    *im = sim;
+    *re = sum_ordered(cr, nch);
+    *im = sum_ordered(ci, nch);
+    free(cr);
 }
 
 void measure_polyakov(const struct gauge_field *u0, double *re, double *im)
@@ -143,31 +185,51 @@ void measure_polyakov(const struct gauge_field *u0, double *re, double *im)
 
 /* ---- unitarity ------------------------------------------------------------ */
 
+/* the larger of a and b, NaN if either is NaN (a non-finite link shows) */
+static inline double max_nan(double a, double b) { return isnan(a) || isnan(b) ? NAN : (a > b ? a : b); }
+
 OBS_INLINE void unitarity_sums(const struct gauge_field *u, int n, struct unitarity *r)
 {
-    long double usum = 0, dsum = 0;
-    double umax = 0, dmax = 0;
-    for (int64_t s = 0; s < u->lat.V; s++) {
-        double us = 0, ds = 0;
-        for (int mu = 0; mu < LAT_ND; mu++) {
-            const lat_complex *m = link(u, s, mu);
-            double du = sun_unitarity_dev(n, m);
-            lat_complex d = sun_det(n, m);
-            double dd = hypot(d.re - 1, d.im);
-            /* NaN compares false: make a non-finite link the maximum */
-            if (du > umax || isnan(du)) umax = du;
-            if (dd > dmax || isnan(dd)) dmax = dd;
-            us += du;
-            ds += dd;
+    int64_t nch = nchunks(u->lat.V);
+    long double *cu = lat_malloc(sizeof(long double) * (size_t)nch * 2), *cd = cu + nch;
+    double *mu_ = lat_malloc(sizeof(double) * (size_t)nch * 2), *md = mu_ + nch;
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < nch; c++) {
+        long double usum = 0, dsum = 0;
+        double umax = 0, dmax = 0;
+        int64_t end = (c + 1) * OBS_CHUNK < u->lat.V ? (c + 1) * OBS_CHUNK : u->lat.V;
+        for (int64_t s = c * OBS_CHUNK; s < end; s++) {
+            double us = 0, ds = 0;
+            for (int mu = 0; mu < LAT_ND; mu++) {
+                const lat_complex *m = link(u, s, mu);
+                double du = sun_unitarity_dev(n, m);
+                lat_complex d = sun_det(n, m);
+                double dd = hypot(d.re - 1, d.im);
+                umax = max_nan(umax, du);
+                dmax = max_nan(dmax, dd);
+                us += du;
+                ds += dd;
+            }
+            usum += us;
+            dsum += ds;
         }
-        usum += us;
-        dsum += ds;
+        cu[c] = usum;
+        cd[c] = dsum;
+        mu_[c] = umax;
+        md[c] = dmax;
+    }
+    double umax = 0, dmax = 0;
+    for (int64_t c = 0; c < nch; c++) {
+        umax = max_nan(umax, mu_[c]);
+        dmax = max_nan(dmax, md[c]);
     }
     long double links = 4.0L * (long double)u->lat.V;
-    r->mean = (double)(usum / links);
-    r->det_mean = (double)(dsum / links);
+    r->mean = (double)(sum_ordered(cu, nch) / links);
+    r->det_mean = (double)(sum_ordered(cd, nch) / links);
     r->max = umax;
     r->det_max = dmax;
+    free(cu);
+    free(mu_);
 }
 
 struct unitarity measure_unitarity(const struct gauge_field *u0)

@@ -34,6 +34,19 @@ FILE *out_open(const char *path, int binary)
         cur_is_stdout = 1;
         return cur;
     }
+    /* a device or FIFO (/dev/null, a named pipe): write to it directly; a
+     * rename would replace the device node with a regular file */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) lat_die(1, path, "is a directory");
+        cur = fopen(path, "wb");
+        if (!cur) lat_die(1, path, "cannot open: %s", strerror(errno));
+        if (binary && isatty(fileno(cur)))
+            lat_die(1, path, "refusing to write a binary configuration to a terminal");
+        snprintf(final_path, sizeof final_path, "%s", path);
+        cur_is_stdout = 1; /* nothing to rename or remove */
+        return cur;
+    }
     if (strlen(path) + 16 > sizeof tmp_path) lat_die(1, path, "output path too long");
     snprintf(final_path, sizeof final_path, "%s", path);
     snprintf(tmp_path, sizeof tmp_path, "%s.tmp.XXXXXX", path);
@@ -49,7 +62,11 @@ void out_commit(FILE *f)
 {
     if (f != cur) lat_die(1, NULL, "internal error: out_commit on a stream not from out_open");
     if (fflush(f) != 0 || ferror(f)) lat_die(1, final_path, "write failed: %s", strerror(errno));
-    if (cur_is_stdout) { cur = NULL; return; }
+    if (cur_is_stdout) {
+        if (f != stdout && fclose(f) != 0) { cur = NULL; lat_die(1, final_path, "close failed: %s", strerror(errno)); }
+        cur = NULL;
+        return;
+    }
     if (fsync(fileno(f)) != 0 && errno != EINVAL) lat_die(1, final_path, "fsync failed: %s", strerror(errno));
     /* keep the permissions a normal create would give (mkstemp makes 0600) */
     mode_t um = umask(0);

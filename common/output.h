@@ -6,6 +6,8 @@
  *   - otherwise a temporary file "path.tmp.XXXXXX" in the same folder;
  *     out_commit() flushes, fsyncs and renames it over path, so -o may name
  *     the input and an existing file is replaced only by a complete one.
+ *   - an existing path that is not a regular file (/dev/null, a FIFO) is
+ *     written directly: renaming over it would replace the device node.
  * If the program dies (lat_die) or calls out_abort(), the temporary file is
  * removed and path is untouched.  One output at a time per program. */
 #ifndef LAT_OUTPUT_H

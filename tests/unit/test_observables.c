@@ -3,7 +3,8 @@
  * transformation (N = 2, 3, 4), comparison with a naive independent
  * implementation on an asymmetric lattice, an abelian field with a known
  * non-trivial plaquette, link trace and Polyakov loop, and the unitarity
- * deviation of hand-made non-SU(N) links. */
+ * deviation of hand-made non-SU(N) links, and bit-identical results on any
+ * number of OpenMP threads. */
 #include "field.h"
 #include "observables.h"
 #include "rng.h"
@@ -11,6 +12,9 @@
 #include "unit.h"
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define NN (LAT_NC_MAX * LAT_NC_MAX)
 static const double PI = 3.14159265358979323846;
@@ -248,8 +252,41 @@ static void test_unitarity(int n)
     field_free(&u);
 }
 
+/* the sums must not depend on the number of threads */
+static void test_threads(void)
+{
+    struct lattice lat;
+    make_lattice(&lat, 8, 8, 6, 10); /* 3840 sites: several chunks, the last one partial */
+    struct gauge_field u;
+    field_alloc(&u, &lat, 3, 64);
+    field_set_random(&u, 31);
+    lat_complex *bad = L_(&u, 2000, 1);
+    bad[4].re *= 1.01;
+    struct plaquette p[2];
+    double lt[2], re[2], im[2];
+    struct unitarity un[2];
+    for (int k = 0; k < 2; k++) {
+#ifdef _OPENMP
+        omp_set_num_threads(k == 0 ? 1 : 3);
+#endif
+        p[k] = measure_plaquette(&u);
+        lt[k] = measure_link_trace(&u);
+        measure_polyakov(&u, &re[k], &im[k]);
+        un[k] = measure_unitarity(&u);
+    }
+    CHECK(memcmp(&p[0], &p[1], sizeof p[0]) == 0, "plaquette depends on the thread count");
+    CHECK(lt[0] == lt[1] && re[0] == re[1] && im[0] == im[1], "link trace / Polyakov depend on the thread count");
+    CHECK(memcmp(&un[0], &un[1], sizeof un[0]) == 0, "unitarity depends on the thread count");
+    CHECK(un[0].max > 1e-3, "the damaged link is the maximum: %g", un[0].max);
+    double a, s, t;
+    naive_plaquette(&u, &a, &s, &t);
+    CHECK_CLOSE(p[1].all, a, 1e-14);
+    field_free(&u);
+}
+
 int main(void)
 {
+    test_threads();
     for (int n = 2; n <= 4; n++) {
         test_unit(n);
         test_gauge_invariance(n);

@@ -1,0 +1,169 @@
+/* gaugefix_gpu.c -- benchmark of the CUDA gauge-fixing backend (make bench,
+ * GPU present).
+ *
+ *   build/bench/gaugefix_gpu [--sizes 32,48] [--seconds S] [--variants]
+ *                            [--tsv FILE]
+ *
+ * Measures first the device-to-device copy bandwidth (cudaMemcpy of 1 GiB,
+ * bytes read + written, median of 20), then, for SU(3) Landau
+ * overrelaxation on L^4 in single, mixed and double precision, whole sweeps
+ * through gf_backend_gpu timed with CUDA events (after 20 warm-up sweeps,
+ * the median of 5 timed runs of about S/5 seconds each, default S = 1), and
+ * the same on the first size for Coulomb OR, MAG OR and one annealing
+ * heatbath sweep.  Reports per line: site updates per second, bytes moved
+ * per second counting 8 links of 12 reals loaded and stored per site update
+ * (768 B single/mixed, 1536 B double), the paper's flop rate (2274 flop per
+ * site update, Landau/Coulomb OR only) and the percentage of the copy
+ * bandwidth.  --variants also times every launch configuration of the OR
+ * kernel (the table shows the default's numbers and the best).  The input
+ * is a smooth SU(3) field on a random gauge orbit (its content does not
+ * change the OR cost).  Exits 0 with a note when built without CUDA or no
+ * GPU is present. */
+#include "gpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LAT_HAVE_CUDA
+int main(void)
+{
+    printf("gaugefix_gpu: built without CUDA: nothing to measure\n");
+    return 0;
+}
+#else
+#include "gaugefix_backend.h"
+#include "gaugefix_gpu.h"
+#include "../tests/gpu/gpu_fields.h"
+
+struct row {
+    char kernel[32];
+    int L;
+    char prec;
+    int variant;
+    double rate, gbs, gflops, pct;
+};
+
+static double time_sweeps(struct gf_state *s, const struct gf_params *p, int n)
+{
+    gpu_timer_start();
+    for (int k = 0; k < n; k++) gf_backend_gpu.sweep(s, p, 1, 0, (uint32_t)k, NULL);
+    return gpu_timer_stop();
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* median seconds per sweep */
+static double measure(struct gf_state *s, const struct gf_params *p, double seconds)
+{
+    time_sweeps(s, p, 20);
+    double t1 = time_sweeps(s, p, 20) / 20;
+    int n = (int)(seconds / 5 / t1);
+    if (n < 10) n = 10;
+    double t[5];
+    for (int r = 0; r < 5; r++) t[r] = time_sweeps(s, p, n) / n;
+    qsort(t, 5, sizeof t[0], cmp_d);
+    return t[2];
+}
+
+int main(int argc, char **argv)
+{
+    int sizes[8] = {32, 48}, nsizes = 2, variants = 0;
+    double seconds = 1;
+    const char *tsv = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+            nsizes = 0;
+            for (char *t = strtok(argv[++i], ","); t && nsizes < 8; t = strtok(NULL, ",")) sizes[nsizes++] = atoi(t);
+        } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
+        else if (strcmp(argv[i], "--variants") == 0) variants = 1;
+        else if (strcmp(argv[i], "--tsv") == 0 && i + 1 < argc) tsv = argv[++i];
+        else {
+            fprintf(stderr, "usage: gaugefix_gpu [--sizes 32,48] [--seconds S] [--variants] [--tsv FILE]\n");
+            return 2;
+        }
+    }
+    char why[256];
+    if (!gpu_available(why, sizeof why)) {
+        printf("gaugefix_gpu: no GPU (%s): nothing to measure\n", why);
+        return 0;
+    }
+    char dev[256];
+    gpu_device_name(dev, sizeof dev);
+    double bw = gpu_copy_bandwidth((size_t)1 << 30, 20);
+    printf("device: %s\ndevice-to-device copy bandwidth (1 GiB cudaMemcpy, read + write): %.1f GB/s\n", dev, bw * 1e-9);
+    fflush(stdout);
+
+    struct row rows[128];
+    int nrows = 0;
+    const char precs[3] = {'s', 'm', 'd'};
+    for (int si = 0; si < nsizes; si++) {
+        int L = sizes[si];
+        struct lattice lat;
+        fields_lattice(&lat, L, L);
+        struct gauge_field u;
+        fields_weak(&u, &lat, 3, 0.5, 1234);
+        fields_orbit(&u, 99);
+        for (int pi = 0; pi < 3; pi++) {
+            char prec = precs[pi];
+            double bytes = prec == 'd' ? 1536 : 768;
+            struct gf_state *s = gf_backend_gpu.create(&u, NULL, prec);
+            struct {
+                const char *name;
+                struct gf_params p;
+                int flops;
+            } ks[] = {{"landau-or", {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0}, 1},
+                      {"coulomb-or", {GAUGE_COULOMB, GF_OVERRELAX, 1.7, 0, 0}, 1},
+                      {"mag-or", {GAUGE_MAG, GF_OVERRELAX, 1.7, 0, 0}, 0},
+                      {"landau-anneal", {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.5}, 0}};
+            int nk = si == 0 ? 4 : 1;
+            for (int k = 0; k < nk; k++) {
+                int nv = (k < 2 && variants) ? GPU_SWEEP_VARIANTS : 1;
+                for (int v = 0; v < nv; v++) {
+                    gpu_set_sweep_variant(v);
+                    double t = measure(s, &ks[k].p, seconds);
+                    struct row *r = &rows[nrows++];
+                    snprintf(r->kernel, sizeof r->kernel, "%s", ks[k].name);
+                    r->L = L;
+                    r->prec = prec;
+                    r->variant = v;
+                    r->rate = (double)lat.V / t;
+                    r->gbs = r->rate * bytes;
+                    r->gflops = ks[k].flops ? r->rate * 2274 : 0;
+                    r->pct = 100 * r->gbs / bw;
+                    printf("  %-14s %2d^4 %c variant %d (%s): %.3f G site-updates/s, %.0f GB/s, %.1f%% of copy\n", r->kernel,
+                           L, prec, v, gpu_sweep_variant_name(v), r->rate * 1e-9, r->gbs * 1e-9, r->pct);
+                    fflush(stdout);
+                }
+                gpu_set_sweep_variant(0);
+            }
+            gf_backend_gpu.destroy(s);
+        }
+        field_free(&u);
+    }
+    double bw2 = gpu_copy_bandwidth((size_t)1 << 30, 20);
+    printf("copy bandwidth again at the end: %.1f GB/s\n", bw2 * 1e-9);
+
+    FILE *f = tsv ? fopen(tsv, "w") : NULL;
+    if (f) fprintf(f, "kernel\tL\tprecision\tvariant\tGsite_per_s\tGB_per_s\tGflop_per_s\tpct_copy\tcopy_GB_per_s\n");
+    printf("\nSU(3) gauge fixing on %s (copy bandwidth %.1f GB/s)\n", dev, bw * 1e-9);
+    printf("%-14s %5s %-6s %4s %12s %8s %9s %8s\n", "kernel", "L^4", "prec", "var", "Gsite-upd/s", "GB/s", "GFlop/s", "%copy");
+    for (int i = 0; i < nrows; i++) {
+        struct row *r = &rows[i];
+        const char *pn = r->prec == 's' ? "single" : r->prec == 'm' ? "mixed" : "double";
+        if (f)
+            fprintf(f, "%s\t%d\t%s\t%d\t%.4f\t%.1f\t%.1f\t%.2f\t%.1f\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9,
+                    r->gbs * 1e-9, r->gflops * 1e-9, r->pct, bw * 1e-9);
+        if (r->variant != 0) continue;
+        char gf[32] = "-";
+        if (r->gflops > 0) snprintf(gf, sizeof gf, "%.0f", r->gflops * 1e-9);
+        printf("%-14s %5d %-6s %4d %12.3f %8.0f %9s %7.1f%%\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9, r->gbs * 1e-9, gf,
+               r->pct);
+    }
+    if (f) fclose(f);
+    return 0;
+}
+#endif

@@ -1,0 +1,69 @@
+/* gauge_transform.c -- applying, composing and drawing gauge transformations
+ * of host fields; see gauge_transform.h for the layout and the contract.
+ * Every site's work depends only on that site: OpenMP loops give the same
+ * bits with any number of threads. */
+#include "gauge_transform.h"
+#include "log.h"
+#include "rng.h"
+#include "sun.h"
+#include <string.h>
+
+#define NN (LAT_NC_MAX * LAT_NC_MAX)
+
+static void check_nc(int nc)
+{
+    if (nc < 1 || nc > LAT_NC_MAX) lat_die(1, NULL, "internal error: gauge transformation of SU(%d)", nc);
+}
+
+void gauge_transform_identity(int nc, int64_t V, double *g)
+{
+    check_nc(nc);
+    size_t nn = (size_t)nc * nc;
+#pragma omp parallel for schedule(static) if (V >= 1024)
+    for (int64_t s = 0; s < V; s++) sun_unit(nc, (lat_complex *)(g + 2 * nn * (size_t)s));
+}
+
+void gauge_transform_random(int nc, int64_t V, uint64_t seed, uint32_t copy, double *g)
+{
+    check_nc(nc);
+    size_t nn = (size_t)nc * nc;
+#pragma omp parallel for schedule(static) if (V >= 1024)
+    for (int64_t s = 0; s < V; s++) {
+        struct lat_rng r;
+        rng_init(&r, seed, copy, (uint64_t)s, 0, RNG_ORBIT);
+        sun_random_haar(nc, g + 2 * nn * (size_t)s, &r);
+    }
+}
+
+void gauge_transform_apply(struct gauge_field *u, const double *g)
+{
+    int n = u->nc;
+    check_nc(n);
+    if (u->prec != 64) lat_die(1, NULL, "internal error: gauge_transform_apply needs a double field");
+    size_t nn = (size_t)n * n;
+    const struct lattice *lat = &u->lat;
+#pragma omp parallel for schedule(static) if (lat->V >= 1024)
+    for (int64_t s = 0; s < lat->V; s++) {
+        const lat_complex *gx = (const lat_complex *)(g + 2 * nn * (size_t)s);
+        lat_complex t[NN];
+        for (int mu = 0; mu < LAT_ND; mu++) {
+            const lat_complex *gy = (const lat_complex *)(g + 2 * nn * (size_t)lattice_neighbour(lat, s, mu, +1));
+            lat_complex *m = (lat_complex *)field_link(u, s, mu);
+            sun_mul(n, t, gx, m);
+            sun_mul_nd(n, m, t, gy);
+        }
+    }
+}
+
+void gauge_transform_compose(int nc, int64_t V, double *acc, const double *g)
+{
+    check_nc(nc);
+    size_t nn = (size_t)nc * nc;
+#pragma omp parallel for schedule(static) if (V >= 1024)
+    for (int64_t s = 0; s < V; s++) {
+        lat_complex t[NN];
+        lat_complex *a = (lat_complex *)(acc + 2 * nn * (size_t)s);
+        sun_mul(nc, t, (const lat_complex *)(g + 2 * nn * (size_t)s), a);
+        memcpy(a, t, sizeof(lat_complex) * nn);
+    }
+}

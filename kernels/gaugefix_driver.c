@@ -1,0 +1,223 @@
+/* gaugefix_driver.c -- the iteration of lat-overrelax and lat-anneal, the
+ * same for every backend: stopping rule (Coulomb per timeslice), annealing
+ * schedule, reunitarization, TSV log and progress line.  See
+ * gaugefix_driver.h for the contract. */
+#include "gaugefix_driver.h"
+#include "cli.h"
+#include "log.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void format_eta(char *buf, size_t len, double sec)
+{
+    if (!(sec >= 0) || sec > 1e8) { snprintf(buf, len, "?"); return; }
+    long s = (long)(sec + 0.5);
+    if (s >= 3600) snprintf(buf, len, "%ldh%02ldm", s / 3600, (s / 60) % 60);
+    else if (s >= 60) snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
+    else snprintf(buf, len, "%lds", s);
+}
+
+static void progress(const struct gf_run *r, long step, long total, const struct gauge_quality *q, double temp,
+                     double rate, double eta)
+{
+    char e[32];
+    format_eta(e, sizeof e, eta);
+    fprintf(stderr, "\r%s: %s step %ld/%ld  F %.12f  theta %.3e", r->label ? r->label : lat_progname,
+            gauge_kind_name(r->gauge), step, total, q->F, q->theta);
+    if (temp > 0) fprintf(stderr, "  T %.4g", temp);
+    fprintf(stderr, "  %.3g Msite/s  ETA %s\033[K", rate * 1e-6, e);
+    fflush(stderr);
+}
+
+static void measure(const struct gf_run *r, struct gauge_quality *q)
+{
+    r->be->measure(r->st, r->gauge, q);
+}
+
+static void take_result(struct gf_result *res, struct gauge_quality *q)
+{
+    res->F = q->F;
+    res->theta = q->theta;
+    res->nt = q->nt;
+    res->F_t = q->F_t;
+    res->theta_t = q->theta_t;
+    q->F_t = q->theta_t = NULL;
+    q->nt = 0;
+}
+
+static void log_flush(FILE *log)
+{
+    if (log && (fflush(log) != 0 || ferror(log))) lat_die(1, "--log", "write failed");
+}
+
+void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_result *res)
+{
+    memset(res, 0, sizeof *res);
+    const int coulomb = r->gauge == GAUGE_COULOMB;
+    const int micro = o->update == GF_MICRO;
+    const int nt = r->lat.L[3];
+    const int check = r->check_every > 0 ? r->check_every : 1;
+    const int show = cli_show_progress();
+    struct gf_params p = {r->gauge, o->update, o->omega, o->p, 0};
+    unsigned char *active = coulomb ? lat_malloc((size_t)nt) : NULL;
+    long *iter_t = coulomb ? lat_malloc((size_t)nt * sizeof(long)) : NULL;
+    double t0 = now();
+
+    struct gauge_quality q;
+    measure(r, &q);
+    if (r->log) {
+        fprintf(r->log, "step\tfunctional\ttheta\tseconds%s\n", coulomb ? "\tslices_left" : "");
+    }
+    long it = 0;
+    int converged = 0, left = 0;
+    /* evaluate the stopping rule on q; returns 1 when done */
+#define EVALUATE()                                                                     \
+    do {                                                                               \
+        if (micro) break;                                                              \
+        if (coulomb) {                                                                 \
+            left = 0;                                                                  \
+            for (int t = 0; t < nt; t++) {                                             \
+                if (active[t] && q.theta_t[t] < o->theta) { active[t] = 0; iter_t[t] = it; } \
+                left += active[t];                                                     \
+            }                                                                          \
+            converged = left == 0;                                                     \
+        } else converged = q.theta < o->theta;                                         \
+    } while (0)
+    if (coulomb) {
+        memset(active, 1, (size_t)nt);
+        for (int t = 0; t < nt; t++) iter_t[t] = -1;
+    }
+    EVALUATE();
+    if (r->log) {
+        fprintf(r->log, "0\t%.15g\t%.15g\t%.6f", q.F, q.theta, 0.0);
+        if (coulomb) fprintf(r->log, "\t%d", left);
+        fputc('\n', r->log);
+        log_flush(r->log);
+    }
+    double prev_theta = q.theta, prev_t = t0;
+    long prev_it = 0;
+    while (!converged && it < o->max_iter) {
+        r->be->sweep(r->st, &p, r->seed, r->copy, (uint32_t)it, active);
+        it++;
+        if (r->reunitarize_every > 0 && it % r->reunitarize_every == 0) r->be->reunitarize(r->st);
+        if (it % check == 0 || it == o->max_iter) {
+            gauge_quality_free(&q);
+            measure(r, &q);
+            EVALUATE();
+            double t = now();
+            if (r->log) {
+                fprintf(r->log, "%ld\t%.15g\t%.15g\t%.6f", it, q.F, q.theta, t - t0);
+                if (coulomb) fprintf(r->log, "\t%d", left);
+                fputc('\n', r->log);
+                log_flush(r->log);
+            }
+            if (show) {
+                double per_sweep = (t - prev_t) / (double)(it - prev_it);
+                double rate = per_sweep > 0 ? (double)r->lat.V / per_sweep : 0;
+                double eta = (double)(o->max_iter - it) * per_sweep;
+                if (!micro && q.theta > 0 && prev_theta > q.theta) {
+                    double slope = (log(prev_theta) - log(q.theta)) / (double)(it - prev_it);
+                    double need = (log(q.theta) - log(o->theta)) / slope;
+                    if (need < (double)(o->max_iter - it)) eta = need * per_sweep;
+                }
+                progress(r, it, o->max_iter, &q, 0, rate, eta);
+            }
+            prev_theta = q.theta;
+            prev_t = t;
+            prev_it = it;
+        }
+    }
+#undef EVALUATE
+    if (show) fputc('\n', stderr);
+    res->iterations = it;
+    res->sweeps = it;
+    res->converged = micro ? -1 : converged;
+    res->seconds = now() - t0;
+    take_result(res, &q);
+    res->iter_t = iter_t;
+    free(active);
+}
+
+double gf_anneal_temperature(const struct gf_anneal_opts *o, long k)
+{
+    if (o->steps <= 1) return o->tmax;
+    double f = (double)k / (double)(o->steps - 1);
+    if (o->geometric) return o->tmax * pow(o->tmin / o->tmax, f);
+    return o->tmax + (o->tmin - o->tmax) * f;
+}
+
+void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf_result *res)
+{
+    memset(res, 0, sizeof *res);
+    const int check = r->check_every > 0 ? r->check_every : 1;
+    const int show = cli_show_progress();
+    const int want = show || r->log;
+    struct gf_params hb = {r->gauge, GF_ANNEAL, 1, 0, 0};
+    struct gf_params mc = {r->gauge, GF_MICRO, 2, 0, 0};
+    double t0 = now(), prev_t = t0;
+    long sweeps = 0, prev_sweeps = 0;
+    struct gauge_quality q = {0};
+    if (r->log) {
+        measure(r, &q);
+        fprintf(r->log, "step\tfunctional\ttheta\ttemperature\tseconds\n");
+        fprintf(r->log, "0\t%.15g\t%.15g\t%.9g\t%.6f\n", q.F, q.theta, gf_anneal_temperature(o, 0), 0.0);
+        log_flush(r->log);
+        gauge_quality_free(&q);
+    }
+    for (long k = 0; k < o->steps; k++) {
+        hb.temperature = gf_anneal_temperature(o, k);
+        uint32_t base = (uint32_t)(k * (1 + o->micro));
+        r->be->sweep(r->st, &hb, r->seed, r->copy, base, NULL);
+        sweeps++;
+        if (r->reunitarize_every > 0 && sweeps % r->reunitarize_every == 0) r->be->reunitarize(r->st);
+        for (int m = 1; m <= o->micro; m++) {
+            r->be->sweep(r->st, &mc, r->seed, r->copy, base + (uint32_t)m, NULL);
+            sweeps++;
+            if (r->reunitarize_every > 0 && sweeps % r->reunitarize_every == 0) r->be->reunitarize(r->st);
+        }
+        if (want && ((k + 1) % check == 0 || k + 1 == o->steps)) {
+            measure(r, &q);
+            double t = now();
+            if (r->log) {
+                fprintf(r->log, "%ld\t%.15g\t%.15g\t%.9g\t%.6f\n", k + 1, q.F, q.theta, hb.temperature, t - t0);
+                log_flush(r->log);
+            }
+            if (show) {
+                double per_sweep = (t - prev_t) / (double)(sweeps - prev_sweeps);
+                double rate = per_sweep > 0 ? (double)r->lat.V / per_sweep : 0;
+                double eta = (double)(o->steps - k - 1) * (1 + o->micro) * per_sweep;
+                progress(r, k + 1, o->steps, &q, hb.temperature, rate, eta);
+            }
+            gauge_quality_free(&q);
+            prev_t = t;
+            prev_sweeps = sweeps;
+        }
+    }
+    if (r->reunitarize_every > 0 && sweeps % r->reunitarize_every != 0) r->be->reunitarize(r->st);
+    if (show) fputc('\n', stderr);
+    measure(r, &q);
+    res->iterations = o->steps;
+    res->sweeps = sweeps;
+    res->converged = -1;
+    res->seconds = now() - t0;
+    take_result(res, &q);
+}
+
+void gf_result_free(struct gf_result *res)
+{
+    free(res->F_t);
+    free(res->theta_t);
+    free(res->iter_t);
+    res->F_t = res->theta_t = NULL;
+    res->iter_t = NULL;
+    res->nt = 0;
+}

@@ -1,0 +1,79 @@
+/* gaugefix_driver.h -- the gauge-fixing iteration shared by every backend.
+ *
+ * gf_relax: the relaxation family (relaxation, overrelaxation, stochastic
+ * relaxation, microcanonical).  Sweep k (k = 0, 1, ...) uses the random
+ * streams of sweep index k.  Every check_every sweeps, and after the last,
+ * F and theta are measured; the run stops when theta < eps (Landau, MAG) or,
+ * for Coulomb, when every timeslice has reached theta_t < eps -- a slice
+ * that has is frozen (the backend skips it) while the others go on.  It also
+ * stops after max_iter sweeps (converged = 0).  Microcanonical sweeps have
+ * no stopping criterion: exactly max_iter are done and converged = -1.
+ *
+ * gf_anneal: simulated annealing.  Step k = 0 .. steps-1 runs one heatbath
+ * sweep at temperature T_k (sweep index k*(1+micro)) and then micro
+ * microcanonical sweeps (indices k*(1+micro)+1 ...), so no sweep index
+ * repeats within a run.  T_k goes from tmax (k = 0) to tmin (k = steps-1),
+ * linearly or geometrically.  F and theta are measured every check_every
+ * steps when a log or a progress line wants them, and at the end;
+ * converged = -1 (annealing has no stopping criterion).
+ *
+ * Both: links (and the tracked transform) are projected back onto SU(N)
+ * every reunitarize_every sweeps (0 = never); annealing projects once more
+ * at the end when that is on (relaxation does not: the result is the field
+ * the stopping rule was evaluated on).  The log (if any) gets a TSV header and one row per
+ * measurement: step, functional, theta, [temperature,] seconds [, and for
+ * Coulomb relaxation slices_left]; the progress line (cli_show_progress)
+ * shows step, F, theta, the rate in site updates per second and an ETA. */
+#ifndef LAT_GAUGEFIX_DRIVER_H
+#define LAT_GAUGEFIX_DRIVER_H
+
+#include "gaugefix_backend.h"
+#include <stdint.h>
+#include <stdio.h>
+
+struct gf_run {
+    const struct gf_backend *be;
+    struct gf_state *st;
+    struct lattice lat;
+    enum gauge_kind gauge;
+    uint64_t seed;
+    uint32_t copy;
+    int reunitarize_every; /* sweeps, 0 = never */
+    int check_every;       /* relaxation: sweeps; annealing: steps */
+    FILE *log;             /* or NULL */
+    const char *label;     /* progress-line prefix, e.g. the program name */
+};
+
+struct gf_relax_opts {
+    enum gf_update update; /* GF_RELAX, GF_OVERRELAX, GF_STOCHASTIC or GF_MICRO */
+    double omega;          /* GF_OVERRELAX */
+    double p;              /* GF_STOCHASTIC */
+    double theta;          /* eps > 0 */
+    long max_iter;
+};
+
+struct gf_anneal_opts {
+    long steps;
+    double tmax, tmin;
+    int geometric; /* 0 linear, 1 geometric */
+    int micro;     /* microcanonical sweeps after each step */
+};
+
+struct gf_result {
+    double F, theta;  /* final, SPEC §3 normalisation */
+    long iterations;  /* relaxation: sweeps done; annealing: steps */
+    long sweeps;      /* every sweep, heatbath and microcanonical included */
+    int converged;    /* 1 yes, 0 no, -1 no criterion (microcanonical, annealing) */
+    int nt;           /* Coulomb: timeslices, F_t and theta_t (malloc'd); else 0 */
+    double *F_t, *theta_t;
+    long *iter_t;     /* Coulomb relaxation: sweeps each slice took (-1: not converged) */
+    double seconds;
+};
+
+void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_result *res);
+void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf_result *res);
+/* temperature of step k (0 <= k < steps) */
+double gf_anneal_temperature(const struct gf_anneal_opts *o, long k);
+void gf_result_free(struct gf_result *res);
+
+#endif

@@ -1,0 +1,271 @@
+/* gaugefix_gpu.c -- the CUDA gauge-fixing backend `gf_backend_gpu`
+ * (gaugefix_backend.h): the host side.  Plain C; built only with CUDA
+ * (LAT_HAVE_CUDA), the kernels are in gaugefix_gpu_{d,s,m}.cu.
+ *
+ * It converts between the host field (ILDG order, double) and the device
+ * layout of gaugefix_gpu.h (parity-split, blocked structure of arrays, 12
+ * reals per SU(3) link), dispatches every operation on the precision
+ * ('d' double, 's' single, 'm' single storage with double arithmetic), and
+ * normalises the deterministic per-timeslice sums of the kernels exactly as
+ * gauge_quality_measure does on the host (F = mean over timeslices of F_t).
+ * Errors (no device, out of memory, CUDA failures) end the program with one
+ * line and exit 1 (gpu_util.cu). */
+#ifdef LAT_HAVE_CUDA
+#include "gaugefix_backend.h"
+#include "gaugefix_gpu.h"
+#include "log.h"
+#include <stdlib.h>
+#include <string.h>
+
+struct gf_state {
+    struct gpu_field f;
+    struct lattice lat;
+    unsigned char *active_host; /* the mask now on the device (Lt bytes) */
+    int active_valid;
+};
+
+static size_t store_size(char prec) { return prec == 'd' ? sizeof(double) : sizeof(float); }
+
+static size_t links_reals(const struct gpu_field *f) { return (size_t)8 * f->nblk * f->ncomp * GPU_LANES; }
+static size_t transform_reals(const struct gpu_field *f) { return (size_t)2 * f->nblk * f->ncomp_t * GPU_LANES; }
+
+static int parity_of(const struct lattice *lat, int64_t s)
+{
+    int x[LAT_ND];
+    lattice_coords(lat, s, x);
+    return (x[0] + x[1] + x[2] + x[3]) & 1;
+}
+
+static void put(void *buf, char prec, size_t i, double v)
+{
+    if (prec == 'd') ((double *)buf)[i] = v;
+    else ((float *)buf)[i] = (float)v;
+}
+
+static double get(const void *buf, char prec, size_t i)
+{
+    return prec == 'd' ? ((const double *)buf)[i] : (double)((const float *)buf)[i];
+}
+
+/* host links (ILDG order) -> device layout in buf */
+static void pack_links(const struct gpu_field *f, const struct gauge_field *u, void *buf)
+{
+    int nr = 2 * u->nc * u->nc;
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < u->lat.V; s++) {
+        int p = parity_of(&u->lat, s);
+        for (int mu = 0; mu < 4; mu++)
+            for (int c = 0; c < f->ncomp && c < nr; c++) {
+                double v = u->prec == 64 ? field_link(u, s, mu)[c] : (double)field_link_f(u, s, mu)[c];
+                put(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1), v);
+            }
+    }
+}
+
+static void unpack_links(const struct gpu_field *f, const void *buf, struct gauge_field *u)
+{
+    int n = u->nc, nr = 2 * n * n;
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < u->lat.V; s++) {
+        int p = parity_of(&u->lat, s);
+        for (int mu = 0; mu < 4; mu++) {
+            lat_complex m[LAT_NC_MAX * LAT_NC_MAX];
+            double *d = (double *)m;
+            for (int c = 0; c < f->ncomp; c++) d[c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1));
+            if (n == 3) su3_rebuild_row3(m);
+            if (u->prec == 64) memcpy(field_link(u, s, mu), d, sizeof(double) * nr);
+            else
+                for (int c = 0; c < nr; c++) field_link_f(u, s, mu)[c] = (float)d[c];
+        }
+    }
+}
+
+static void pack_transform(const struct gpu_field *f, const double *g, void *buf)
+{
+    int nr = 2 * f->nc * f->nc;
+    struct lattice lat;
+    const char *why;
+    lattice_init(&lat, f->L, &why);
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < f->V; s++) {
+        int p = parity_of(&lat, s);
+        for (int c = 0; c < nr; c++) put(buf, f->prec, gpu_index(f->nblk, f->ncomp_t, f->vec, p, c, s >> 1), g[(size_t)s * nr + c]);
+    }
+}
+
+static void unpack_transform(const struct gpu_field *f, const void *buf, double *g)
+{
+    int nr = 2 * f->nc * f->nc;
+    struct lattice lat;
+    const char *why;
+    lattice_init(&lat, f->L, &why);
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < f->V; s++) {
+        int p = parity_of(&lat, s);
+        for (int c = 0; c < nr; c++) g[(size_t)s * nr + c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp_t, f->vec, p, c, s >> 1));
+    }
+}
+
+static struct gf_state *gpu_create(const struct gauge_field *u, const double *transform, char precision)
+{
+    if (precision != 'd' && precision != 's' && precision != 'm')
+        lat_die(2, NULL, "--precision: '%c' is not one of double|single|mixed", precision);
+    if (u->nc != 2 && u->nc != 3)
+        lat_die(1, "GPU", "the CUDA backend has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", u->nc);
+    struct gf_state *s = lat_calloc(1, sizeof *s);
+    struct gpu_field *f = &s->f;
+    s->lat = u->lat;
+    for (int mu = 0; mu < 4; mu++) f->L[mu] = u->lat.L[mu];
+    f->nc = u->nc;
+    f->prec = precision;
+    f->vec = (int)(16 / store_size(precision));
+    f->ncomp = u->nc == 3 ? 12 : 2 * u->nc * u->nc;
+    f->ncomp_t = (2 * u->nc * u->nc + f->vec - 1) / f->vec * f->vec;
+    f->V = u->lat.V;
+    f->Vh = u->lat.V / 2;
+    f->nblk = (f->Vh + GPU_LANES - 1) / GPU_LANES;
+    size_t es = store_size(precision);
+
+    size_t nl = links_reals(f);
+    void *buf = lat_calloc(nl, es);
+    pack_links(f, u, buf);
+    f->links = gpu_alloc(nl * es, "the gauge field");
+    gpu_upload(f->links, buf, nl * es);
+    free(buf);
+    if (transform) {
+        size_t nt = transform_reals(f);
+        buf = lat_calloc(nt, es);
+        pack_transform(f, transform, buf);
+        f->transform = gpu_alloc(nt * es, "the gauge transformation");
+        gpu_upload(f->transform, buf, nt * es);
+        free(buf);
+    }
+    f->active = gpu_alloc((size_t)f->L[3], "the timeslice mask");
+    s->active_host = lat_calloc((size_t)f->L[3], 1);
+    gpu_sync("upload");
+    return s;
+}
+
+static void gpu_sweep(struct gf_state *s, const struct gf_params *p, uint64_t seed, uint32_t copy, uint32_t sweep_index,
+                      const unsigned char *active_t)
+{
+    struct gpu_field *f = &s->f;
+    if (active_t && (!s->active_valid || memcmp(active_t, s->active_host, (size_t)f->L[3]) != 0)) {
+        memcpy(s->active_host, active_t, (size_t)f->L[3]);
+        gpu_upload(f->active, active_t, (size_t)f->L[3]);
+        s->active_valid = 1;
+    }
+    int act = active_t != NULL;
+    switch (f->prec) {
+    case 'd': gpu_gf_sweep_d(f, p, seed, copy, sweep_index, act); break;
+    case 's': gpu_gf_sweep_s(f, p, seed, copy, sweep_index, act); break;
+    default: gpu_gf_sweep_m(f, p, seed, copy, sweep_index, act); break;
+    }
+}
+
+static void gpu_measure(struct gf_state *s, enum gauge_kind g, struct gauge_quality *q)
+{
+    struct gpu_field *f = &s->f;
+    int nt = f->L[3], n = f->nc;
+    double *out = lat_calloc((size_t)2 * nt, sizeof(double));
+    switch (f->prec) {
+    case 'd': gpu_gf_quality_d(f, g, out); break;
+    case 's': gpu_gf_quality_s(f, g, out); break;
+    default: gpu_gf_quality_m(f, g, out); break;
+    }
+    int64_t v3 = f->V / nt;
+    double *ft = lat_calloc((size_t)nt, sizeof(double)), *tt = lat_calloc((size_t)nt, sizeof(double));
+    for (int t = 0; t < nt; t++) {
+        ft[t] = out[2 * t] / ((double)n * gf_ndirs(g) * v3);
+        tt[t] = out[2 * t + 1] / ((double)n * v3);
+    }
+    free(out);
+    q->F = q->theta = 0;
+    for (int t = 0; t < nt; t++) {
+        q->F += ft[t];
+        q->theta += tt[t];
+    }
+    q->F /= nt;
+    q->theta /= nt;
+    if (g == GAUGE_COULOMB) {
+        q->nt = nt;
+        q->F_t = ft;
+        q->theta_t = tt;
+    } else {
+        q->nt = 0;
+        q->F_t = q->theta_t = NULL;
+        free(ft);
+        free(tt);
+    }
+}
+
+static void gpu_reunitarize(struct gf_state *s)
+{
+    switch (s->f.prec) {
+    case 'd': gpu_gf_reunitarize_d(&s->f); break;
+    case 's': gpu_gf_reunitarize_s(&s->f); break;
+    default: gpu_gf_reunitarize_m(&s->f); break;
+    }
+}
+
+static void gpu_download_all(struct gf_state *s, struct gauge_field *u, double *transform)
+{
+    struct gpu_field *f = &s->f;
+    size_t es = store_size(f->prec);
+    size_t nl = links_reals(f);
+    void *buf = lat_malloc(nl * es);
+    gpu_sync("sweeps");
+    gpu_download(buf, f->links, nl * es);
+    unpack_links(f, buf, u);
+    free(buf);
+    if (transform && f->transform) {
+        size_t nt = transform_reals(f);
+        buf = lat_malloc(nt * es);
+        gpu_download(buf, f->transform, nt * es);
+        unpack_transform(f, buf, transform);
+        free(buf);
+    }
+}
+
+static void gpu_destroy(struct gf_state *s)
+{
+    if (!s) return;
+    gpu_free(s->f.links);
+    gpu_free(s->f.transform);
+    gpu_free(s->f.active);
+    free(s->active_host);
+    free(s);
+}
+
+const struct gf_backend gf_backend_gpu = {
+    "gpu", gpu_create, gpu_sweep, gpu_measure, gpu_reunitarize, gpu_download_all, gpu_destroy,
+};
+
+void gf_gpu_observables(struct gf_state *s, struct gpu_observables *o)
+{
+    struct gpu_field *f = &s->f;
+    double r[10];
+    switch (f->prec) {
+    case 'd': gpu_gf_observables_d(f, r); break;
+    case 's': gpu_gf_observables_s(f, r); break;
+    default: gpu_gf_observables_m(f, r); break;
+    }
+    double nv = (double)f->nc * (double)f->V;
+    o->plaq = r[0] / (6 * nv);
+    o->plaq_s = r[1] / (3 * nv);
+    o->plaq_t = r[2] / (3 * nv);
+    o->link_trace = r[3] / (4 * nv);
+    double nv3 = (double)f->nc * (double)(f->V / f->L[3]);
+    o->poly_re = r[4] / nv3;
+    o->poly_im = r[5] / nv3;
+    o->unit_mean = r[6] / (4.0 * f->V);
+    o->unit_max = r[7];
+    o->det_mean = r[8] / (4.0 * f->V);
+    o->det_max = r[9];
+}
+
+const struct gpu_field *gf_gpu_field(struct gf_state *s) { return &s->f; }
+
+#else
+typedef int gaugefix_gpu_disabled; /* built without CUDA: nothing here */
+#endif

@@ -1,0 +1,118 @@
+/* gaugefix_gpu.h -- the CUDA gauge-fixing backend: its device storage and the
+ * entry points shared by the host side (kernels/gaugefix_gpu.c, plain C) and
+ * the kernels (kernels/gaugefix_gpu_{d,s,m}.cu, kernels/gpu_util.cu).
+ *
+ * Storage on the device (paper §4.2, SPEC §5): structure of arrays, split by
+ * parity, in blocks of 32 sites.  Sites of parity p are numbered by
+ * h = site/2 (site in ILDG order, x fastest; Lx is even, so h is unique
+ * within a parity); block b = h/32 holds sites 32b..32b+31, lane l = h%32.
+ * Within the block of one link slot (slot = 4p + mu; the transform: p) the
+ * reals of a matrix are grouped by `vec` (16 bytes: 4 floats or 2 doubles):
+ *     links[((slot*nblk + b)*ncomp + (c/vec)*vec)*32 + l*vec + c%vec]
+ * (gpu_index below).  A warp reading one group of its 32 sites reads 512
+ * contiguous bytes with one 16-byte load per thread: every access is
+ * coalesced, and all offsets within a site's link are constants, so the
+ * kernels keep one address per link.  ncomp = 12 for SU(3) (rows 0 and 1
+ * only; row 2 = conj(row0 x row1) is rebuilt in registers), 2N^2 otherwise;
+ * c = 2*(row*N + col) + (0 re, 1 im).  The tracked transform g(x), if any,
+ * keeps the full N x N matrix (ncomp_t = 2N^2 rounded up to vec).
+ * Storage type: double for precision 'd', float for 's' and 'm'; arithmetic
+ * is float for 's', double for 'd' and 'm' (single storage, double update).
+ *
+ * Every CUDA error ends the program with one line via lat_die (exit 1).
+ * Reductions are deterministic: a fixed grid (independent of the device),
+ * per-block partial sums in double, summed on the host in a fixed order. */
+#ifndef LAT_GAUGEFIX_GPU_H
+#define LAT_GAUGEFIX_GPU_H
+
+#include "gaugefix.h"
+#include <stddef.h>
+#include <stdint.h>
+
+struct gpu_field {
+    int L[4];          /* extents x, y, z, t (all even) */
+    int nc;            /* N of SU(N); the kernels exist for N = 2 and 3 */
+    int ncomp;         /* stored reals per link: 12 (N = 3) or 2N^2 */
+    int ncomp_t;       /* stored reals per transform matrix */
+    int vec;           /* reals per 16 bytes: 2 (double storage) or 4 */
+    int64_t V, Vh;     /* sites, sites per parity */
+    int64_t nblk;      /* blocks of 32 sites per parity: ceil(Vh/32) */
+    char prec;         /* 'd', 's' or 'm' */
+    void *links;       /* device: 8*nblk*ncomp*32 reals of the storage type */
+    void *transform;   /* device: 2*nblk*ncomp_t*32 reals, or NULL */
+    unsigned char *active; /* device: Lt bytes, Coulomb timeslice mask */
+};
+
+#define GPU_LANES 32
+/* position of real c of the matrix in slot `slot` at half index h */
+static inline size_t gpu_index(int64_t nblk, int ncomp, int vec, int slot, int c, int64_t h)
+{
+    return (((size_t)slot * (size_t)nblk + (size_t)(h / GPU_LANES)) * (size_t)ncomp + (size_t)(c / vec * vec)) * GPU_LANES +
+           (size_t)(h % GPU_LANES) * (size_t)vec + (size_t)(c % vec);
+}
+
+/* ---- launch configuration of the sweep kernels (for the benchmark) ------
+ * variant 0 is the default; gpu_sweep_variant_name() names each, NULL past
+ * the last.  Only the Landau/Coulomb overrelaxation SU(3) kernels exist in
+ * several variants; the others always run the default. */
+#define GPU_SWEEP_VARIANTS 4
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- gpu_util.cu --------------------------------------------------------- */
+void *gpu_alloc(size_t bytes, const char *what);          /* dies on failure */
+void gpu_free(void *p);
+void gpu_upload(void *dst, const void *src, size_t bytes);  /* host -> device */
+void gpu_download(void *dst, const void *src, size_t bytes);/* device -> host */
+void gpu_memset(void *dst, int v, size_t bytes);
+void gpu_sync(const char *what);                          /* dies on error */
+void gpu_check(const char *what);                         /* last launch error */
+void gpu_device_name(char *buf, int len);
+void gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
+/* device-to-device copy bandwidth (bytes read + written per second) of a
+ * cudaMemcpy of `bytes`, the median of `reps` copies after one warm-up */
+double gpu_copy_bandwidth(size_t bytes, int reps);
+/* event timer on the default stream */
+void gpu_timer_start(void);
+double gpu_timer_stop(void); /* seconds since gpu_timer_start, synchronised */
+void gpu_set_sweep_variant(int v);
+const char *gpu_sweep_variant_name(int v);
+int gpu_get_sweep_variant(void);
+
+/* ---- per precision (gaugefix_gpu_{d,s,m}.cu) ----------------------------
+ * sweep: even sites, then odd; active: use f->active (Coulomb mask).
+ * quality: per timeslice t, sums over the sites of t of the local functional
+ *   (out[2t]) and theta (out[2t+1]) as gf_site_functional/gf_site_theta give
+ *   them (unnormalised).
+ * observables: out[0..2] plaquette sums (all, spatial, temporal) of Re tr,
+ *   out[3] sum Re tr U, out[4..5] sum tr Polyakov (re, im), out[6] sum of
+ *   ||U^dag U - 1||, out[7] max of it, out[8] sum |det U - 1|, out[9] max. */
+#define GPU_DECLARE(sfx)                                                                            \
+    void gpu_gf_sweep_##sfx(const struct gpu_field *f, const struct gf_params *p, uint64_t seed,     \
+                            uint32_t copy, uint32_t sweep, int active);                              \
+    void gpu_gf_quality_##sfx(const struct gpu_field *f, enum gauge_kind g, double *out);            \
+    void gpu_gf_reunitarize_##sfx(const struct gpu_field *f);                                        \
+    void gpu_gf_observables_##sfx(const struct gpu_field *f, double out[10]);
+GPU_DECLARE(d)
+GPU_DECLARE(s)
+GPU_DECLARE(m)
+#undef GPU_DECLARE
+
+/* ---- extras of the GPU backend (gaugefix_gpu.c) for tools and tests ------ */
+struct gf_state;
+struct gpu_observables {
+    double plaq, plaq_s, plaq_t; /* SPEC §3 normalisation */
+    double link_trace;
+    double poly_re, poly_im;
+    double unit_mean, unit_max, det_mean, det_max;
+};
+void gf_gpu_observables(struct gf_state *s, struct gpu_observables *o);
+const struct gpu_field *gf_gpu_field(struct gf_state *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

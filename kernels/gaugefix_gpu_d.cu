@@ -1,0 +1,7 @@
+/* gaugefix_gpu_d.cu -- the CUDA gauge-fixing kernels in precision 'd':
+ * double storage, double arithmetic (see gaugefix_gpu_impl.cuh). */
+#define LAT_REAL double
+#define GF_STORE double
+#define GF_NS gf_d
+#define GF_SFX d
+#include "gaugefix_gpu_impl.cuh"

@@ -1,0 +1,557 @@
+/* gaugefix_gpu_impl.cuh -- the CUDA kernels of the gauge-fixing backend, for
+ * one precision.  Included by gaugefix_gpu_{d,s,m}.cu after they set
+ *     LAT_REAL  arithmetic type (double, float, double)
+ *     GF_STORE  storage type    (double, float, float)
+ *     GF_NS     a namespace for this precision's kernels (gf_d, gf_s, gf_m)
+ *     GF_SFX    the suffix of the extern "C" entry points (d, s, m)
+ * The storage layout is described in gaugefix_gpu.h.
+ *
+ * The physics is not here: each kernel loads the links of a site into
+ * registers (rebuilding the third row of SU(3)), calls gf_site_update,
+ * gf_site_functional or gf_site_theta of common/gaugefix.h -- the very
+ * functions the CPU backend calls -- and stores the links back.  The gauge,
+ * the update and N are template parameters, so each kernel is compiled with
+ * the branches of gaugefix.h folded away and the matrices in registers.
+ * One thread updates one site; a sweep is a launch for the even sites, then
+ * one for the odd sites.  Random numbers: site x of sweep k draws from
+ * rng_init(seed, copy, x, k, purpose), the stream the CPU backend uses. */
+#include "gaugefix_gpu.h"
+extern "C" {
+#include "log.h"
+}
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(GF_STORE) || !defined(GF_NS) || !defined(GF_SFX)
+#error "define GF_STORE, GF_NS and GF_SFX before including gaugefix_gpu_impl.cuh"
+#endif
+
+#define GF_CAT2(a, b) a##_##b
+#define GF_CAT(a, b) GF_CAT2(a, b)
+#define GF_ENTRY(name) GF_CAT(name, GF_SFX)
+
+namespace GF_NS {
+
+typedef GF_STORE store_t;
+
+/* geometry as the kernels need it */
+struct kgeo {
+    int L[4];
+    int Lxh;        /* Lx / 2 */
+    int s[4];       /* site strides 1, Lx, Lx Ly, Lx Ly Lz */
+    int Vh, V3h;    /* sites per parity; per parity and timeslice */
+    size_t nblk;    /* blocks of 32 sites per parity */
+};
+
+static kgeo make_geo(const struct gpu_field *f)
+{
+    kgeo g;
+    for (int mu = 0; mu < 4; mu++) g.L[mu] = f->L[mu];
+    g.Lxh = f->L[0] / 2;
+    g.s[0] = 1;
+    for (int mu = 1; mu < 4; mu++) g.s[mu] = g.s[mu - 1] * f->L[mu - 1];
+    g.Vh = (int)f->Vh;
+    g.V3h = (int)(f->Vh / f->L[3]);
+    g.nblk = (size_t)f->nblk;
+    return g;
+}
+
+template <int NC> struct ncomp_of { enum { value = NC == 3 ? 12 : 2 * NC * NC }; };
+
+/* 16-byte vectors of the storage type */
+__device__ __forceinline__ float4 ld16(const float *p) { return __ldcg((const float4 *)p); }
+__device__ __forceinline__ double2 ld16(const double *p) { return __ldcg((const double2 *)p); }
+__device__ __forceinline__ void st16(float *p, const float *v) { __stcg((float4 *)p, make_float4(v[0], v[1], v[2], v[3])); }
+__device__ __forceinline__ void st16(double *p, const double *v) { __stcg((double2 *)p, make_double2(v[0], v[1])); }
+__device__ __forceinline__ void unpack(float4 w, float *v) { v[0] = w.x; v[1] = w.y; v[2] = w.z; v[3] = w.w; }
+__device__ __forceinline__ void unpack(double2 w, double *v) { v[0] = w.x; v[1] = w.y; }
+constexpr int VEC = 16 / sizeof(store_t);
+
+/* site coordinates of half index h of parity p; returns the ILDG site */
+__device__ __forceinline__ int decode(const kgeo &g, int p, int h, int x[4])
+{
+    int xh = h % g.Lxh, r = h / g.Lxh;
+    x[1] = r % g.L[1];
+    r /= g.L[1];
+    x[2] = r % g.L[2];
+    x[3] = r / g.L[2];
+    int o = (x[1] + x[2] + x[3] + p) & 1;
+    x[0] = 2 * xh + o;
+    return 2 * h + o;
+}
+
+/* site of the neighbour x + dir*mu (dir = +1 or -1) */
+__device__ __forceinline__ int neighbour(const kgeo &g, int site, const int x[4], int mu, int dir)
+{
+    if (dir < 0) return x[mu] > 0 ? site - g.s[mu] : site + (g.L[mu] - 1) * g.s[mu];
+    return x[mu] < g.L[mu] - 1 ? site + g.s[mu] : site - (g.L[mu] - 1) * g.s[mu];
+}
+
+/* the lane's first group of the matrix in `slot` at half index h
+ * (gpu_index of gaugefix_gpu.h); group q lies q*32*VEC reals further */
+template <int NCOMP>
+__device__ __forceinline__ store_t *mat_ptr(store_t *base, const kgeo &g, int slot, int h)
+{
+    return base + ((size_t)slot * g.nblk + (unsigned)(h >> 5)) * (NCOMP * GPU_LANES) + (h & 31) * VEC;
+}
+
+/* NR rows of an N x N matrix (2 NR N reals, stored in NCOMP >= that) */
+template <int NC, int NR, int NCOMP>
+__device__ __forceinline__ void load_rows(const store_t *b, lat_complex *m)
+{
+    store_t v[NCOMP];
+#pragma unroll
+    for (int q = 0; q < NCOMP / VEC; q++) unpack(ld16(b + q * GPU_LANES * VEC), v + q * VEC);
+#pragma unroll
+    for (int c = 0; c < NR * NC; c++) {
+        m[c].re = (lat_real)v[2 * c];
+        m[c].im = (lat_real)v[2 * c + 1];
+    }
+}
+
+template <int NC, int NR, int NCOMP>
+__device__ __forceinline__ void store_rows(store_t *b, const lat_complex *m)
+{
+    store_t v[NCOMP];
+#pragma unroll
+    for (int c = 0; c < NCOMP; c++) v[c] = 0;
+#pragma unroll
+    for (int c = 0; c < NR * NC; c++) {
+        v[2 * c] = (store_t)m[c].re;
+        v[2 * c + 1] = (store_t)m[c].im;
+    }
+#pragma unroll
+    for (int q = 0; q < NCOMP / VEC; q++) st16(b + q * GPU_LANES * VEC, v + q * VEC);
+}
+
+template <int NC> struct layout {
+    enum { ncomp = ncomp_of<NC>::value, nrows = NC == 3 ? 2 : NC, ncomp_t = (2 * NC * NC + VEC - 1) / VEC * VEC };
+};
+
+/* a link: b from link_ptr; SU(3) gets its third row rebuilt */
+template <int NC>
+__device__ __forceinline__ void load_link(const store_t *b, lat_complex *m)
+{
+    load_rows<NC, layout<NC>::nrows, layout<NC>::ncomp>(b, m);
+    if (NC == 3) su3_rebuild_row3(m);
+}
+
+template <int NC>
+__device__ __forceinline__ void store_link(store_t *b, const lat_complex *m)
+{
+    store_rows<NC, layout<NC>::nrows, layout<NC>::ncomp>(b, m);
+}
+
+template <int NC>
+__device__ __forceinline__ store_t *link_ptr(const store_t *links, const kgeo &g, int p, int mu, int h)
+{
+    return mat_ptr<layout<NC>::ncomp>((store_t *)links, g, p * 4 + mu, h);
+}
+
+template <int NC>
+__device__ __forceinline__ store_t *transform_ptr(const store_t *gt, const kgeo &g, int p, int h)
+{
+    return mat_ptr<layout<NC>::ncomp_t>((store_t *)gt, g, p, h);
+}
+
+/* up[mu] = U_mu(x), dn[mu] = U_mu(x - mu) of site (p, h) */
+template <int NC>
+__device__ __forceinline__ void load_site(const store_t *links, const kgeo &g, int p, int h, int site, const int x[4],
+                                          lat_complex *up, lat_complex *dn, int hb[4])
+{
+#pragma unroll
+    for (int mu = 0; mu < 4; mu++) {
+        hb[mu] = neighbour(g, site, x, mu, -1) >> 1;
+        load_link<NC>(link_ptr<NC>(links, g, p, mu, h), up + mu * NC * NC);
+        load_link<NC>(link_ptr<NC>(links, g, 1 - p, mu, hb[mu]), dn + mu * NC * NC);
+    }
+}
+
+/* ---- the sweep ----------------------------------------------------------- */
+
+template <int NC, int G, int UPD, bool TRACK, int BS, int MINB>
+__global__ void __launch_bounds__(BS, MINB)
+k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const unsigned char *__restrict__ active,
+        int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep)
+{
+    int h = blockIdx.x * BS + threadIdx.x;
+    if (h >= g.Vh) return;
+    int x[4];
+    int site = decode(g, p, h, x);
+    if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
+    constexpr int NN = NC * NC;
+    lat_complex up[4 * NN], dn[4 * NN];
+    int hb[4];
+    load_site<NC>(links, g, p, h, site, x, up, dn, hb);
+    struct gf_params par;
+    par.gauge = (enum gauge_kind)G;
+    par.update = (enum gf_update)UPD;
+    par.omega = omega;
+    par.p = prob;
+    par.temperature = temp;
+    struct lat_rng r;
+    rng_init(&r, seed, copy, (uint64_t)site, sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
+    if (TRACK) {
+        lat_complex gm[NN];
+        store_t *gb = transform_ptr<NC>(gt, g, p, h);
+        load_rows<NC, NC, layout<NC>::ncomp_t>(gb, gm);
+        gf_site_update(NC, up, dn, gm, &par, &r);
+        store_rows<NC, NC, layout<NC>::ncomp_t>(gb, gm);
+    } else {
+        gf_site_update(NC, up, dn, NULL, &par, &r);
+    }
+#pragma unroll
+    for (int mu = 0; mu < 4; mu++) {
+        store_link<NC>(link_ptr<NC>(links, g, p, mu, h), up + mu * NN);
+        store_link<NC>(link_ptr<NC>(links, g, 1 - p, mu, hb[mu]), dn + mu * NN);
+    }
+}
+
+struct sweep_args {
+    kgeo g;
+    store_t *links, *gt;
+    const unsigned char *active;
+    double omega, prob, temp;
+    uint64_t seed;
+    uint32_t copy, sweep;
+};
+
+template <int NC, int G, int UPD, bool TRACK, int BS, int MINB>
+static void launch(const sweep_args &a, int p)
+{
+    static bool configured;
+    if (!configured) { /* no shared memory: all of it as L1 (spills, if any) */
+        cudaFuncSetAttribute(k_sweep<NC, G, UPD, TRACK, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+        configured = true;
+    }
+    int nb = (a.g.Vh + BS - 1) / BS;
+    k_sweep<NC, G, UPD, TRACK, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
+                                                       a.seed, a.copy, a.sweep);
+}
+
+template <int NC, int G, int UPD, bool TRACK>
+static void sweep_t(const sweep_args &a)
+{
+    for (int p = 0; p < 2; p++) {
+        if constexpr (NC == 3 && UPD == GF_OVERRELAX && !TRACK && G != GAUGE_MAG) {
+            switch (gpu_get_sweep_variant()) { /* the benchmark compares these */
+            case 1: launch<NC, G, UPD, TRACK, 256, 1>(a, p); break;
+            case 2: launch<NC, G, UPD, TRACK, 128, 3>(a, p); break;
+            case 3: launch<NC, G, UPD, TRACK, 64, 4>(a, p); break;
+            default: launch<NC, G, UPD, TRACK, 128, 2>(a, p); break;
+            }
+        } else {
+            launch<NC, G, UPD, TRACK, 128, 2>(a, p);
+        }
+    }
+}
+
+template <int NC, int G, bool TRACK>
+static void sweep_u(const sweep_args &a, int upd)
+{
+    switch (upd) {
+    case GF_RELAX: sweep_t<NC, G, GF_RELAX, TRACK>(a); break;
+    case GF_OVERRELAX: sweep_t<NC, G, GF_OVERRELAX, TRACK>(a); break;
+    case GF_MICRO: sweep_t<NC, G, GF_MICRO, TRACK>(a); break;
+    case GF_STOCHASTIC: sweep_t<NC, G, GF_STOCHASTIC, TRACK>(a); break;
+    case GF_ANNEAL: sweep_t<NC, G, GF_ANNEAL, TRACK>(a); break;
+    default: lat_die(1, "GPU", "unknown update type %d", upd);
+    }
+}
+
+template <int NC, bool TRACK>
+static void sweep_g(const sweep_args &a, int gauge, int upd)
+{
+    switch (gauge) {
+    case GAUGE_LANDAU: sweep_u<NC, GAUGE_LANDAU, TRACK>(a, upd); break;
+    case GAUGE_COULOMB: sweep_u<NC, GAUGE_COULOMB, TRACK>(a, upd); break;
+    case GAUGE_MAG: sweep_u<NC, GAUGE_MAG, TRACK>(a, upd); break;
+    default: lat_die(1, "GPU", "unknown gauge %d", gauge);
+    }
+}
+
+/* ---- deterministic reductions --------------------------------------------
+ * RED_BS threads per block, a grid fixed by the lattice alone; each thread
+ * sums its sites in a fixed order, the block adds its threads as a tree in
+ * shared memory, the host adds the blocks in order. */
+#define RED_BS 256
+#define RED_NB 32 /* blocks per timeslice (quality) */
+
+template <int K>
+__device__ __forceinline__ void block_sum(double (*sh)[RED_BS], double v[K], double *out)
+{
+    int tid = threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < K; k++) sh[k][tid] = v[k];
+    __syncthreads();
+    for (int w = RED_BS / 2; w > 0; w >>= 1) {
+        if (tid < w)
+#pragma unroll
+            for (int k = 0; k < K; k++) sh[k][tid] += sh[k][tid + w];
+        __syncthreads();
+    }
+    if (tid == 0)
+#pragma unroll
+        for (int k = 0; k < K; k++) out[k] = sh[k][0];
+}
+
+template <int NC, int G>
+__global__ void __launch_bounds__(RED_BS) k_quality(kgeo g, const store_t *__restrict__ links, double *partials)
+{
+    __shared__ double sh[2][RED_BS];
+    int t = blockIdx.y;
+    double v[2] = {0, 0};
+    for (int j = blockIdx.x * RED_BS + threadIdx.x; j < 2 * g.V3h; j += RED_NB * RED_BS) {
+        int p = j >= g.V3h;
+        int h = t * g.V3h + j - p * g.V3h;
+        int x[4], hb[4];
+        int site = decode(g, p, h, x);
+        lat_complex up[4 * NC * NC], dn[4 * NC * NC];
+        load_site<NC>(links, g, p, h, site, x, up, dn, hb);
+        v[0] += (double)gf_site_functional(NC, (enum gauge_kind)G, up);
+        v[1] += (double)gf_site_theta(NC, (enum gauge_kind)G, up, dn);
+    }
+    block_sum<2>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x) * 2);
+}
+
+/* plaquettes, link trace, unitarity of every site: out per block:
+ * [0] spatial plaquettes, [1] temporal, [2] Re tr U, [3] sum dev, [4] max dev,
+ * [5] sum |det-1|, [6] max |det-1| */
+#define OBS_NB 512
+template <int NC>
+__global__ void __launch_bounds__(RED_BS) k_observables(kgeo g, const store_t *__restrict__ links, double *partials)
+{
+    __shared__ double sh[5][RED_BS];
+    __shared__ double mx[2][RED_BS];
+    constexpr int NN = NC * NC;
+    double v[5] = {0, 0, 0, 0, 0};
+    double m[2] = {0, 0};
+    for (int j = blockIdx.x * RED_BS + threadIdx.x; j < 2 * g.Vh; j += OBS_NB * RED_BS) {
+        int p = j >= g.Vh;
+        int h = j - p * g.Vh;
+        int x[4];
+        int site = decode(g, p, h, x);
+        lat_complex u[4 * NN];
+#pragma unroll
+        for (int mu = 0; mu < 4; mu++) {
+            load_link<NC>(link_ptr<NC>(links, g, p, mu, h), u + mu * NN);
+            v[2] += (double)sun_retrace(NC, u + mu * NN);
+            double dev = (double)sun_unitarity_dev(NC, u + mu * NN);
+            lat_complex d = sun_det(NC, u + mu * NN);
+            double dd = sqrt(((double)d.re - 1) * ((double)d.re - 1) + (double)d.im * (double)d.im);
+            v[3] += dev;
+            v[4] += dd;
+            m[0] = fmax(m[0], dev);
+            m[1] = fmax(m[1], dd);
+        }
+        for (int mu = 0; mu < 4; mu++)
+            for (int nu = mu + 1; nu < 4; nu++) {
+                lat_complex a[NN], b[NN], c[NN], e[NN];
+                int hm = neighbour(g, site, x, mu, +1) >> 1, hn = neighbour(g, site, x, nu, +1) >> 1;
+                load_link<NC>(link_ptr<NC>(links, g, 1 - p, nu, hm), c); /* U_nu(x+mu) */
+                sun_mul(NC, a, u + mu * NN, c);                                            /* U_mu(x) U_nu(x+mu) */
+                load_link<NC>(link_ptr<NC>(links, g, 1 - p, mu, hn), e); /* U_mu(x+nu) */
+                sun_mul(NC, b, u + nu * NN, e);                                            /* U_nu(x) U_mu(x+nu) */
+                double pl = (double)sun_retrace_mul_nd(NC, a, b);
+                if (nu == 3) v[1] += pl;
+                else v[0] += pl;
+            }
+    }
+    /* v[3] dev sum, v[4] det sum */
+    block_sum<5>(sh, v, partials + (size_t)blockIdx.x * 9);
+    /* maxima: a tree of max, also deterministic */
+    int tid = threadIdx.x;
+    mx[0][tid] = m[0];
+    mx[1][tid] = m[1];
+    __syncthreads();
+    for (int w = RED_BS / 2; w > 0; w >>= 1) {
+        if (tid < w) {
+            mx[0][tid] = fmax(mx[0][tid], mx[0][tid + w]);
+            mx[1][tid] = fmax(mx[1][tid], mx[1][tid + w]);
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        partials[(size_t)blockIdx.x * 9 + 5] = mx[0][0];
+        partials[(size_t)blockIdx.x * 9 + 6] = mx[1][0];
+    }
+}
+
+/* Polyakov loop: one thread per spatial site (numbered s3 = site mod V3) */
+template <int NC>
+__global__ void __launch_bounds__(RED_BS) k_polyakov(kgeo g, const store_t *__restrict__ links, double *partials)
+{
+    __shared__ double sh[2][RED_BS];
+    constexpr int NN = NC * NC;
+    int v3 = 2 * g.V3h;
+    double v[2] = {0, 0};
+    for (int s3 = blockIdx.x * RED_BS + threadIdx.x; s3 < v3; s3 += OBS_NB * RED_BS) {
+        lat_complex pm[NN], u[NN], tmp[NN];
+        sun_unit(NC, pm);
+        int q = s3 % g.L[0] + (s3 / g.s[1]) % g.L[1] + s3 / g.s[2]; /* x + y + z (z < Lz here) */
+        for (int t = 0; t < g.L[3]; t++) {
+            int site = s3 + t * g.s[3];
+            int p = (q + t) & 1;
+            load_link<NC>(link_ptr<NC>(links, g, p, 3, site >> 1), u);
+            sun_mul(NC, tmp, pm, u);
+            sun_copy(NC, pm, tmp);
+        }
+        lat_complex tr = sun_trace(NC, pm);
+        v[0] += (double)tr.re;
+        v[1] += (double)tr.im;
+    }
+    block_sum<2>(sh, v, partials + (size_t)blockIdx.x * 2);
+}
+
+/* ---- reprojection onto SU(N) -------------------------------------------- */
+template <int NC>
+__global__ void __launch_bounds__(RED_BS) k_reunitarize(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt)
+{
+    constexpr int NN = NC * NC;
+    int h = blockIdx.x * RED_BS + threadIdx.x;
+    if (h >= g.Vh) return;
+    int p = blockIdx.y & 1, mu = blockIdx.y >> 1; /* mu = 4: the transform */
+    lat_complex m[NN];
+    if (mu < 4) {
+        store_t *b = link_ptr<NC>(links, g, p, mu, h);
+        load_link<NC>(b, m);
+        sun_reunitarize(NC, m);
+        store_link<NC>(b, m);
+    } else if (gt) {
+        store_t *b = transform_ptr<NC>(gt, g, p, h);
+        load_rows<NC, NC, layout<NC>::ncomp_t>(b, m);
+        sun_reunitarize(NC, m);
+        store_rows<NC, NC, layout<NC>::ncomp_t>(b, m);
+    }
+}
+
+/* a device scratch buffer for partial sums, kept between calls */
+static double *scratch;
+static size_t scratch_n;
+static double *partials_buffer(size_t n)
+{
+    if (n > scratch_n) {
+        gpu_free(scratch);
+        scratch = (double *)gpu_alloc(n * sizeof(double), "reduction buffer");
+        scratch_n = n;
+    }
+    return scratch;
+}
+
+static void check_nc(int nc)
+{
+    if (nc != 2 && nc != 3) lat_die(1, "GPU", "the CUDA backend has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", nc);
+}
+
+} // namespace GF_NS
+
+/* ---- entry points ------------------------------------------------------- */
+
+extern "C" void GF_ENTRY(gpu_gf_sweep)(const struct gpu_field *f, const struct gf_params *p, uint64_t seed,
+                                        uint32_t copy, uint32_t sweep, int active)
+{
+    using namespace GF_NS;
+    check_nc(f->nc);
+    sweep_args a;
+    a.g = make_geo(f);
+    a.links = (store_t *)f->links;
+    a.gt = (store_t *)f->transform;
+    a.active = active ? f->active : NULL;
+    a.omega = p->omega;
+    a.prob = p->p;
+    a.temp = p->temperature;
+    a.seed = seed;
+    a.copy = copy;
+    a.sweep = sweep;
+    bool track = a.gt != NULL;
+    if (f->nc == 3) {
+        if (track) sweep_g<3, true>(a, p->gauge, p->update);
+        else sweep_g<3, false>(a, p->gauge, p->update);
+    } else {
+        if (track) sweep_g<2, true>(a, p->gauge, p->update);
+        else sweep_g<2, false>(a, p->gauge, p->update);
+    }
+    gpu_check("sweep kernel launch");
+}
+
+extern "C" void GF_ENTRY(gpu_gf_quality)(const struct gpu_field *f, enum gauge_kind gauge, double *out)
+{
+    using namespace GF_NS;
+    check_nc(f->nc);
+    kgeo g = make_geo(f);
+    int lt = f->L[3];
+    size_t n = (size_t)lt * RED_NB * 2;
+    double *d = partials_buffer(n);
+    dim3 grid(RED_NB, lt);
+    const store_t *l = (const store_t *)f->links;
+#define QL(NC_)                                                                             \
+    switch (gauge) {                                                                        \
+    case GAUGE_LANDAU: k_quality<NC_, GAUGE_LANDAU><<<grid, RED_BS>>>(g, l, d); break;     \
+    case GAUGE_COULOMB: k_quality<NC_, GAUGE_COULOMB><<<grid, RED_BS>>>(g, l, d); break;   \
+    default: k_quality<NC_, GAUGE_MAG><<<grid, RED_BS>>>(g, l, d); break;                  \
+    }
+    if (f->nc == 3) { QL(3) } else { QL(2) }
+#undef QL
+    gpu_check("measurement kernel launch");
+    double *hp = (double *)malloc(n * sizeof(double));
+    if (!hp) lat_die(1, "GPU", "out of host memory");
+    gpu_download(hp, d, n * sizeof(double));
+    for (int t = 0; t < lt; t++) {
+        double a = 0, b = 0;
+        for (int k = 0; k < RED_NB; k++) {
+            a += hp[((size_t)t * RED_NB + k) * 2];
+            b += hp[((size_t)t * RED_NB + k) * 2 + 1];
+        }
+        out[2 * t] = a;
+        out[2 * t + 1] = b;
+    }
+    free(hp);
+}
+
+extern "C" void GF_ENTRY(gpu_gf_reunitarize)(const struct gpu_field *f)
+{
+    using namespace GF_NS;
+    check_nc(f->nc);
+    kgeo g = make_geo(f);
+    dim3 grid((unsigned)((f->Vh + RED_BS - 1) / RED_BS), f->transform ? 10 : 8);
+    if (f->nc == 3) k_reunitarize<3><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
+    else k_reunitarize<2><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
+    gpu_check("reunitarization kernel launch");
+}
+
+extern "C" void GF_ENTRY(gpu_gf_observables)(const struct gpu_field *f, double out[10])
+{
+    using namespace GF_NS;
+    check_nc(f->nc);
+    kgeo g = make_geo(f);
+    size_t n = OBS_NB * 9 + OBS_NB * 2;
+    double *d = partials_buffer(n);
+    const store_t *l = (const store_t *)f->links;
+    if (f->nc == 3) {
+        k_observables<3><<<OBS_NB, RED_BS>>>(g, l, d);
+        k_polyakov<3><<<OBS_NB, RED_BS>>>(g, l, d + OBS_NB * 9);
+    } else {
+        k_observables<2><<<OBS_NB, RED_BS>>>(g, l, d);
+        k_polyakov<2><<<OBS_NB, RED_BS>>>(g, l, d + OBS_NB * 9);
+    }
+    gpu_check("observables kernel launch");
+    double *hp = (double *)malloc(n * sizeof(double));
+    if (!hp) lat_die(1, "GPU", "out of host memory");
+    gpu_download(hp, d, n * sizeof(double));
+    for (int k = 0; k < 10; k++) out[k] = 0;
+    for (int b = 0; b < OBS_NB; b++) {
+        const double *q = hp + (size_t)b * 9;
+        out[1] += q[0]; /* spatial */
+        out[2] += q[1]; /* temporal */
+        out[3] += q[2];
+        out[6] += q[3];
+        out[7] = fmax(out[7], q[5]);
+        out[8] += q[4];
+        out[9] = fmax(out[9], q[6]);
+        out[4] += hp[OBS_NB * 9 + 2 * b];
+        out[5] += hp[OBS_NB * 9 + 2 * b + 1];
+    }
+    out[0] = out[1] + out[2];
+    free(hp);
+}

@@ -1,0 +1,163 @@
+/* gaugefix_tool.c -- option checks, reading, backend choice, logging and
+ * writing shared by lat-randomize-orbit, lat-overrelax and lat-anneal; see
+ * gaugefix_tool.h for the order of calls and the error contract. */
+#include "gaugefix_tool.h"
+#include "gpu.h"
+#include "lat.h"
+#include "log.h"
+#include "observables.h"
+#include "output.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char log_created[4096];
+static FILE *log_file;
+
+static void remove_log(void)
+{
+    if (log_file) fclose(log_file);
+    log_file = NULL;
+    if (*log_created) unlink(log_created);
+    *log_created = 0;
+}
+
+void gf_tool_init(struct gf_tool *t)
+{
+    memset(t, 0, sizeof *t);
+    t->seed = 1;
+    t->precision = "double";
+    t->check_every = 0;
+}
+
+const char *gf_tool_operand(int argc, char **argv, int first)
+{
+    if (argc - first > 1) cli_usage_error("one INPUT at most (got %d)", argc - first);
+    return first < argc ? argv[first] : NULL;
+}
+
+static int is_stdout(const char *p) { return !p || strcmp(p, "-") == 0; }
+
+void gf_tool_validate(struct gf_tool *t, const struct cli_opt *opts)
+{
+    if (t->seed < 0) cli_usage_error("--seed: must be >= 0 (got %lld)", t->seed);
+    if (t->copy < 0 || t->copy >= (1 << 24)) cli_usage_error("--copy: must be in 0..16777215 (got %d)", t->copy);
+    if (t->unitarity_tol < 0) cli_usage_error("--unitarity-tol: must be >= 0 (got %g)", t->unitarity_tol);
+    t->prec = t->precision[0] == 's' ? 's' : t->precision[0] == 'm' ? 'm' : 'd';
+    if (!cli_given(opts, "reunitarize-every")) t->reunitarize_every = t->prec == 'd' ? 0 : 100;
+    if (t->reunitarize_every < 0) cli_usage_error("--reunitarize-every: must be >= 0 (got %d)", t->reunitarize_every);
+    if (t->log_path) {
+        if (!*t->log_path) cli_usage_error("--log: empty file name");
+        if (!is_stdout(t->output) && strcmp(t->log_path, t->output) == 0)
+            cli_usage_error("--log and -o name the same file '%s'", t->output);
+        if (strcmp(t->log_path, "-") == 0 && is_stdout(t->output))
+            cli_usage_error("--log -: standard output already carries the configuration");
+    }
+    if (is_stdout(t->output) && isatty(1))
+        lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
+}
+
+void gf_tool_read(struct gf_tool *t, const char *input)
+{
+    conf_read(input, &t->c);
+    const struct gauge_field *u = &t->c.u;
+    if (u->nc < 2 || u->nc > LAT_NC_MAX)
+        lat_die(1, t->c.name, "SU(%d) configurations are not supported (N = 2..%d)", u->nc, LAT_NC_MAX);
+    double tol = t->unitarity_tol > 0 ? t->unitarity_tol : t->c.file_prec == 32 ? 1e-5 : 1e-10;
+    struct unitarity un = measure_unitarity(u);
+    if (!(un.max <= tol) || !(un.det_max <= tol))
+        lat_die(1, t->c.name,
+                "links are not in SU(%d): max ||U^dag U - 1|| = %.3g, max |det U - 1| = %.3g, tolerance %.3g "
+                "(lat-unitarity can reproject; --unitarity-tol sets the tolerance)",
+                u->nc, un.max, un.det_max, tol);
+    if (t->track) conf_transform_start(&t->c);
+}
+
+void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
+{
+    const struct gauge_field *u = &t->c.u;
+    if (gauge == GAUGE_COULOMB && u->lat.L[3] % 2)
+        lat_die(1, t->c.name, "Coulomb gauge needs an even number of timeslices (Lt = %d)", u->lat.L[3]);
+    const char *dev = t->device;
+    const char *env = getenv("LAT_DEVICE");
+    int explicit_gpu = (dev && strcmp(dev, "gpu") == 0) || (!dev && env && strcmp(env, "gpu") == 0);
+    t->be = &gf_backend_cpu;
+    if (backend_choose(dev) == BACKEND_GPU) {
+        /* The CUDA gauge-fixing backend (gf_backend_gpu) is wired in here once it exists. */
+        if (explicit_gpu) lat_die(1, NULL, "--device gpu: GPU gauge fixing is not built yet (use --device cpu)");
+        lat_info("note: GPU gauge fixing is not built yet: using the CPU backend");
+    }
+    t->st = t->be->create(u, t->c.transform, t->prec);
+    if (t->log_path) {
+        if (strlen(t->log_path) >= sizeof log_created) lat_die(1, t->log_path, "log path too long");
+        if (access(t->log_path, F_OK) != 0) snprintf(log_created, sizeof log_created, "%s", t->log_path);
+        lat_on_die(remove_log);
+        t->log = fopen(t->log_path, "w");
+        if (!t->log) lat_die(1, t->log_path, "cannot open the log: %s", strerror(errno));
+        log_file = t->log;
+    }
+}
+
+void gf_tool_run(struct gf_tool *t, enum gauge_kind gauge, struct gf_run *run)
+{
+    memset(run, 0, sizeof *run);
+    run->be = t->be;
+    run->st = t->st;
+    run->lat = t->c.u.lat;
+    run->gauge = gauge;
+    run->seed = (uint64_t)t->seed;
+    run->copy = (uint32_t)t->copy;
+    run->reunitarize_every = t->reunitarize_every;
+    run->check_every = t->check_every;
+    run->log = t->log;
+    run->label = lat_progname;
+}
+
+void gf_tool_describe(char *buf, size_t len, const struct gf_result *res)
+{
+    size_t u = strlen(buf);
+    if (u >= len) return;
+    u += (size_t)snprintf(buf + u, len - u, "%sF=%.15g theta=%.6g iterations=%ld sweeps=%ld", u ? " " : "", res->F,
+                          res->theta, res->iterations, res->sweeps);
+    if (u < len && res->nt > 0) {
+        double mx = 0;
+        for (int k = 0; k < res->nt; k++)
+            if (res->theta_t[k] > mx) mx = res->theta_t[k];
+        u += (size_t)snprintf(buf + u, len - u, " theta_t_max=%.6g", mx);
+    }
+    if (u < len && res->converged >= 0)
+        snprintf(buf + u, len - u, " converged=%s", res->converged ? "yes" : "no");
+}
+
+void gf_tool_summary(const char *what, enum gauge_kind gauge, const struct gf_result *res)
+{
+    const char *state = res->converged > 0 ? "converged after" : res->converged == 0 ? "NOT converged after" : "done:";
+    lat_info("%s gauge, %s: %s %ld %s (%.2f s): F = %.12f, theta = %.3e", gauge_kind_name(gauge), what, state,
+             res->iterations, res->converged < 0 && res->sweeps != res->iterations ? "steps" : "sweeps",
+             res->seconds, res->F, res->theta);
+    if (lat_verbosity > 0)
+        for (int k = 0; k < res->nt; k++)
+            lat_debug("  t=%d  F_t = %.12f  theta_t = %.3e  sweeps %ld", k, res->F_t[k], res->theta_t[k],
+                      res->iter_t ? res->iter_t[k] : -1L);
+}
+
+int gf_tool_finish(struct gf_tool *t, const char *results, int status)
+{
+    if (t->st) {
+        t->be->download(t->st, &t->c.u, t->c.transform);
+        t->be->destroy(t->st);
+        t->st = NULL;
+    }
+    if (t->log) {
+        if (fclose(t->log) != 0) lat_die(1, t->log_path, "write failed");
+        t->log = log_file = NULL;
+    }
+    conf_history_add(&t->c, results);
+    struct conf_write_opts wo = {0};
+    conf_write(t->output, &t->c, &wo);
+    *log_created = 0; /* complete: keep the log */
+    conf_free(&t->c);
+    return status;
+}

@@ -1,0 +1,53 @@
+/* heatbath_backend.h -- what a heatbath backend (CPU or CUDA) offers to
+ * lat-heatbath and to the tests and benchmarks.
+ *
+ * A backend holds the field in its own storage and precision ('d' double,
+ * 's' single, 'm' mixed = single storage, double arithmetic) and does whole
+ * sweeps with the link update of common/heatbath.h.
+ *
+ * Sweep order (the same on every backend, so chains agree):
+ *     for parity = 0, 1:  for mu = 0..3:  every site x of that parity
+ *     (in any order, in parallel) updates U_mu(x).
+ * Updating U_mu(x) for all x of one parity at fixed mu is race-free: its
+ * staple holds no link that is being updated at the same time.
+ * Random numbers: the heatbath update of U_mu(x) in heatbath sweep k
+ * (k = the chain's sweep counter, see lat-heatbath(1)) draws from
+ *     rng_init(&r, seed, 0, x, 4*k + mu, RNG_HEATBATH)
+ * created just before the update; so the chain depends only on the seed,
+ * the start and the counter, never on threads or the device.  k < 2^30.
+ * Overrelaxation draws nothing. */
+#ifndef LAT_HEATBATH_BACKEND_H
+#define LAT_HEATBATH_BACKEND_H
+
+#include "field.h"
+#include "observables.h"
+#include "gpu.h"
+#include <stdint.h>
+
+struct hb_state; /* backend-private */
+
+struct hb_backend {
+    const char *name; /* "cpu" or "gpu" */
+    /* Copy u (double host field) into backend storage of the given precision. */
+    struct hb_state *(*create)(const struct gauge_field *u, char precision);
+    /* One heatbath sweep with counter k (see above). */
+    void (*heatbath)(struct hb_state *s, double beta, uint64_t seed, uint32_t k);
+    /* One overrelaxation sweep. */
+    void (*overrelax)(struct hb_state *s);
+    /* Plaquette (all, spatial, temporal) and Polyakov loop, SPEC §3. */
+    void (*measure)(struct hb_state *s, struct plaquette *p, double *poly_re, double *poly_im);
+    /* Copy back into the double host field u (allocated by the caller with
+     * the lattice and N of the field given to create). */
+    void (*download)(struct hb_state *s, struct gauge_field *u);
+    void (*destroy)(struct hb_state *s);
+};
+
+extern const struct hb_backend hb_backend_cpu;
+
+/* The backend for b, or NULL when that backend has no heatbath (yet).
+ * The GPU backend is looked up as hb_backend_gpu (kernels/heatbath_gpu.cu,
+ * declared weak here until it exists; its author makes it a normal reference
+ * in heatbath_backend.c so that the archive member is linked in). */
+const struct hb_backend *hb_backend_for(enum backend b);
+
+#endif

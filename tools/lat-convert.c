@@ -1,0 +1,98 @@
+/* lat-convert -- convert a gauge configuration between ILDG and NERSC and
+ * between 32- and 64-bit precision, validate one (--check), or write out the
+ * gauge transformation it carries (--extract-transform).  The work is done
+ * by common/conf.c; see lat-convert(1). */
+#include "cli.h"
+#include "conf.h"
+#include "lat.h"
+#include "log.h"
+#include "observables.h"
+#include "report.h"
+#include <stdio.h>
+#include <string.h>
+
+static void check_report(const struct conf *c, enum report_format fmt)
+{
+    char lattice[64];
+    const int *L = c->u.lat.L;
+    snprintf(lattice, sizeof lattice, "%dx%dx%dx%d", L[0], L[1], L[2], L[3]);
+    double plaq = measure_plaquette(&c->u).all, linktr = measure_link_trace(&c->u);
+    struct unitarity un = measure_unitarity(&c->u);
+    if (fmt == REPORT_TEXT) {
+        printf("%s: %s SU(%d) %s %d-bit, checksum %s%s, plaquette %.10f%s, link trace %.10f%s, unitarity max %.1e%s%s\n",
+               c->name, c->check.detail, c->u.nc, lattice, c->file_prec,
+               c->check.checksum[0] ? c->check.checksum : "none", c->check.checksum[0] ? " ok" : "", plaq, c->check.has_plaq ? " (matches file)" : "",
+               linktr, c->check.has_linktr ? " (matches file)" : "", un.max,
+               c->history ? ", history" : "", c->transform ? ", gauge transform" : "");
+        return;
+    }
+    struct report *r = report_new();
+    report_str(r, "file", c->name);
+    report_str(r, "format", c->check.detail);
+    report_int(r, "nc", c->u.nc);
+    report_str(r, "lattice", lattice);
+    report_int(r, "precision", c->file_prec);
+    report_str(r, "checksum", c->check.checksum[0] ? c->check.checksum : "none");
+    report_num(r, "plaquette", plaq);
+    if (c->check.has_plaq) report_num(r, "header_plaquette", c->check.plaq);
+    report_num(r, "link_trace", linktr);
+    if (c->check.has_linktr) report_num(r, "header_link_trace", c->check.linktr);
+    report_num(r, "unitarity_max", un.max);
+    report_int(r, "records_carried", c->nkeep);
+    long long nh = 0;
+    for (const char *p = c->history; p && *p; p++) nh += *p == '\n';
+    report_int(r, "history_entries", nh);
+    report_int(r, "gauge_transform", c->transform != NULL);
+    report_print(r, stdout, fmt);
+    report_free(r);
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = NULL, *to = "ildg", *prec = NULL, *extract = NULL, *format = "text";
+    int nersc_3x3 = 0, check = 0;
+    struct cli_opt opts[] = {
+        {"output", 'o', CLI_STRING, &out, "FILE", "write the configuration here (default standard output)", NULL, 0},
+        {"to", 0, CLI_CHOICE, &to, "FORMAT", "output format (default ildg)", "ildg|nersc", 0},
+        {"precision", 0, CLI_CHOICE, &prec, "BITS", "file precision (default: the input's)", "32|64", 0},
+        {"3x3", 0, CLI_FLAG, &nersc_3x3, NULL, "NERSC: store all three rows (4D_SU3_GAUGE_3x3)", NULL, 0},
+        {"check", 0, CLI_FLAG, &check, NULL, "validate the input and print a summary; write nothing", NULL, 0},
+        {"format", 0, CLI_CHOICE, &format, "FMT", "--check summary format (default text)", "text|tsv|json", 0},
+        {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE", NULL, 0},
+        {0}};
+    struct cli_info info = {"lat-convert", "[OPTIONS] [INPUT]",
+                            "Convert a gauge configuration between ILDG and NERSC formats and precisions, or validate it."};
+    int first = cli_parse(&info, opts, argc, argv);
+    if (argc - first > 1) cli_usage_error("one INPUT at most, got %d", argc - first);
+    const char *input = first < argc ? argv[first] : NULL;
+    int to_nersc = strcmp(to, "nersc") == 0;
+    if (nersc_3x3 && !to_nersc) cli_usage_error("--3x3 applies to --to nersc only");
+    if (check && (out || extract || cli_given(opts, "to") || prec || nersc_3x3))
+        cli_usage_error("--check writes nothing: it takes no -o, --to, --precision, --3x3 or --extract-transform");
+    if (cli_given(opts, "format") && !check) cli_usage_error("--format applies to --check only");
+    if (extract && out && strcmp(extract, out) == 0) cli_usage_error("--extract-transform and -o name the same file");
+
+    struct conf c;
+    conf_read(input, &c);
+    if (check) {
+        enum report_format rf;
+        report_format_parse(format, &rf);
+        check_report(&c, rf);
+        conf_free(&c);
+        return LAT_OK;
+    }
+    if (extract) {
+        conf_write_transform(extract, &c);
+        if (!out) { conf_free(&c); return LAT_OK; }
+    }
+    struct conf_write_opts wo = {to_nersc ? CONF_NERSC : CONF_ILDG, prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3};
+    if (!to_nersc) {
+        char res[128];
+        snprintf(res, sizeof res, "from=%s to=ildg precision=%d", c.format == CONF_NERSC ? "nersc" : "ildg",
+                 wo.prec ? wo.prec : c.file_prec);
+        conf_history_add(&c, res);
+    }
+    conf_write(out, &c, &wo);
+    conf_free(&c);
+    return LAT_OK;
+}

@@ -1,0 +1,284 @@
+/* lat-heatbath -- SU(N) pure-gauge configurations, Wilson action
+ * (Cabibbo-Marinari heatbath + overrelaxation; common/heatbath.h, backends
+ * kernels/heatbath_backend.h).  Also the toolkit's source of test inputs:
+ * --sweeps 0 --start cold|hot writes a unit or Haar-random SU(N) field,
+ * deterministic by --seed.
+ *
+ * A chain has a sweep counter k (the random streams of sweep k are
+ * (seed, site, 4k+mu)); a file records next_sweep= in its history entry and
+ * --start FILE continues from there, so two runs of 100 sweeps give the same
+ * field as one of 200.  Exit 0, 1 data/runtime error, 2 usage error; every
+ * check happens before anything is written.  See lat-heatbath(1). */
+#include "cli.h"
+#include "conf.h"
+#include "field.h"
+#include "gpu.h"
+#include "heatbath_backend.h"
+#include "lat.h"
+#include "log.h"
+#include "observables.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A printf pattern with exactly one integer conversion (%d, %05d, %i, %u),
+ * and %% for a literal percent sign. */
+static int pattern_ok(const char *p)
+{
+    int conv = 0;
+    for (; *p; p++) {
+        if (*p != '%') continue;
+        p++;
+        if (*p == '%') continue;
+        while (*p == '0' || *p == '-' || *p == '+' || *p == ' ') p++;
+        while (*p >= '0' && *p <= '9') p++;
+        if (*p != 'd' && *p != 'i' && *p != 'u') return 0;
+        conv++;
+    }
+    return conv == 1;
+}
+
+/* next_sweep= of the last lat-heatbath entry of a history, or -1 */
+static long long history_next_sweep(const char *h)
+{
+    long long k = -1;
+    if (!h) return -1;
+    for (const char *line = h; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *tab = memchr(line, '\t', len);
+        if (tab && len - (size_t)(tab - line) > 14 && strncmp(tab + 1, "lat-heatbath ", 13) == 0) {
+            const char *p = line;
+            while ((p = strstr(p, "next_sweep=")) && p < line + len) {
+                if (p == line || p[-1] == ' ' || p[-1] == '\t') k = strtoll(p + 11, NULL, 10);
+                p += 11;
+            }
+        }
+        if (!end) break;
+        line = end + 1;
+    }
+    return k;
+}
+
+struct run {
+    struct conf c;
+    char *base_history; /* the input's history (owned) */
+    int file_prec;
+    const char *summary; /* parameters for the history entry */
+};
+
+/* Write the current field c->u with a history entry ending in results. */
+static void write_conf(struct run *r, const char *path, const char *results)
+{
+    char *entry = lat_malloc(strlen(r->summary) + strlen(results) + 2);
+    sprintf(entry, "%s %s", r->summary, results);
+    r->c.history = r->base_history ? strdup(r->base_history) : NULL;
+    if (r->base_history && !r->c.history) lat_die(1, NULL, "out of memory");
+    conf_history_add(&r->c, entry);
+    struct conf_write_opts o = {CONF_ILDG, r->file_prec, 0};
+    conf_write(path, &r->c, &o);
+    free(r->c.history);
+    r->c.history = NULL;
+    free(entry);
+}
+
+static void results_of(const struct gauge_field *u, long long next, char *buf, size_t n)
+{
+    struct plaquette p = measure_plaquette(u);
+    double pre, pim;
+    measure_polyakov(u, &pre, &pim);
+    snprintf(buf, n, "next_sweep=%lld plaquette=%.12f spatial=%.12f temporal=%.12f polyakov=%.12f,%.12f", next,
+             p.all, p.spatial, p.temporal, pre, pim);
+}
+
+int main(int argc, char **argv)
+{
+    double beta = 0;
+    const char *lattice = NULL, *start = "cold", *output = NULL, *pattern = NULL, *logpath = NULL;
+    const char *device = NULL, *precision = "double", *fprec = "64";
+    int nc = 3, sweeps = 100, therm = 0, every = 0, nor = 4;
+    long long seed = 1, first_sweep = -1;
+    struct cli_opt opts[] = {
+        {"beta", 'b', CLI_DOUBLE, &beta, "B", "inverse coupling beta = 2N/g^2 (> 0; needed unless no sweeps are done)", NULL, 0},
+        {"lattice", 'L', CLI_STRING, &lattice, "LXxLYxLZxLT", "lattice extents, even (or L for L^4); default: the --start file's", NULL, 0},
+        {"nc", 'N', CLI_INT, &nc, "N", "gauge group SU(N), 2 <= N <= 8 (default 3, or the --start file's)", NULL, 0},
+        {"start", 0, CLI_STRING, &start, "hot|cold|FILE", "Haar-random, unit, or continue from a configuration (default cold)", NULL, 0},
+        {"sweeps", 'n', CLI_INT, &sweeps, "N", "sweeps after thermalisation (default 100)", NULL, 0},
+        {"therm", 0, CLI_INT, &therm, "N", "thermalisation sweeps first, never written (default 0)", NULL, 0},
+        {"or", 0, CLI_INT, &nor, "N", "overrelaxation sweeps per heatbath sweep (default 4)", NULL, 0},
+        {"every", 0, CLI_INT, &every, "K", "write every K-th sweep after thermalisation to --output-pattern", NULL, 0},
+        {"output-pattern", 0, CLI_STRING, &pattern, "PAT", "file names for --every, e.g. 'conf.%04d.lime' (%d = sweep counter)", NULL, 0},
+        {"output", 'o', CLI_STRING, &output, "FILE", "write the final configuration here (default standard output unless --every)", NULL, 0},
+        {"seed", 's', CLI_LONG, &seed, "S", "random seed (>= 0, default 1): same seed, same bytes", NULL, 0},
+        {"first-sweep", 0, CLI_LONG, &first_sweep, "K", "sweep counter to start from (default: the --start file's next_sweep, else 0)", NULL, 0},
+        {"log", 0, CLI_STRING, &logpath, "FILE", "per-sweep TSV: sweep, plaquette, spatial, temporal, polyakov re, im, seconds", NULL, 0},
+        {"device", 0, CLI_CHOICE, &device, "DEV", "compute backend (default auto; LAT_DEVICE overrides auto)", "cpu|gpu|auto", 0},
+        {"precision", 0, CLI_CHOICE, &precision, "P", "arithmetic and storage of the sweeps (default double)", "double|single|mixed", 0},
+        {"file-precision", 0, CLI_CHOICE, &fprec, "BITS", "ILDG file precision (default 64)", "32|64", 0},
+        {0}};
+    struct cli_info info = {"lat-heatbath", "[OPTIONS]",
+                            "Generate SU(N) pure-gauge configurations (Wilson action, Cabibbo-Marinari heatbath + overrelaxation)."};
+    int first = cli_parse(&info, opts, argc, argv);
+    if (first < argc) cli_usage_error("unexpected operand '%s' (the start configuration is given with --start FILE)", argv[first]);
+
+    /* ---- parameters: every check before any work ---- */
+    int have_beta = cli_given(opts, "beta");
+    if (have_beta && !(beta > 0)) cli_usage_error("--beta must be positive, got %g", beta);
+    if (cli_given(opts, "nc") && (nc < 2 || nc > LAT_NC_MAX))
+        cli_usage_error("--nc must be between 2 and %d, got %d", LAT_NC_MAX, nc);
+    if (sweeps < 0) cli_usage_error("--sweeps must be >= 0, got %d", sweeps);
+    if (therm < 0) cli_usage_error("--therm must be >= 0, got %d", therm);
+    if (nor < 0) cli_usage_error("--or must be >= 0, got %d", nor);
+    if (every < 0) cli_usage_error("--every must be >= 0, got %d", every);
+    if (seed < 0) cli_usage_error("--seed must be >= 0, got %lld", seed);
+    if (cli_given(opts, "first-sweep") && first_sweep < 0) cli_usage_error("--first-sweep must be >= 0, got %lld", first_sweep);
+    if (therm + sweeps > 0 && !have_beta) cli_usage_error("--beta is required (only --sweeps 0 --therm 0 needs none)");
+    if (every > 0 && !pattern) cli_usage_error("--every needs --output-pattern (e.g. 'conf.%%04d.lime')");
+    if (pattern && !pattern_ok(pattern))
+        cli_usage_error("--output-pattern '%s' must hold exactly one integer conversion such as %%04d", pattern);
+    if (pattern && every == 0) cli_usage_error("--output-pattern needs --every K");
+    int final_to_stdout = every == 0 && !output;
+    if (final_to_stdout && isatty(1))
+        cli_usage_error("refusing to write a binary configuration to a terminal (use -o FILE, --every, or a pipe)");
+    if (logpath && strcmp(logpath, "-") == 0 && (final_to_stdout || (output && strcmp(output, "-") == 0)))
+        cli_usage_error("--log - and the configuration cannot both go to standard output");
+    int L[4] = {0, 0, 0, 0};
+    struct lattice lat;
+    if (lattice) {
+        const char *why = NULL;
+        if (cli_parse_extents(lattice, L)) cli_usage_error("--lattice '%s' is not LXxLYxLZxLT (or L)", lattice);
+        if (lattice_init(&lat, L, &why)) cli_usage_error("--lattice %s: %s", lattice, why);
+    }
+    int is_hot = strcmp(start, "hot") == 0, is_cold = strcmp(start, "cold") == 0;
+    if ((is_hot || is_cold) && !lattice) cli_usage_error("--lattice is required with --start %s", start);
+    char prec = precision[0] == 'd' ? 'd' : precision[0] == 's' ? 's' : 'm';
+
+    /* backend */
+    const struct hb_backend *be = NULL;
+    if (therm + sweeps > 0) {
+        enum backend b = backend_choose(device);
+        be = hb_backend_for(b);
+        if (!be) {
+            const char *d = device ? device : getenv("LAT_DEVICE");
+            if (d && strcmp(d, "gpu") == 0) lat_die(1, NULL, "--device gpu: this lat has no GPU heatbath backend yet");
+            lat_info("note: no GPU heatbath backend in this build: using the CPU");
+            be = &hb_backend_cpu;
+        }
+    }
+
+    /* ---- the start ---- */
+    struct run r;
+    memset(&r, 0, sizeof r);
+    r.file_prec = atoi(fprec);
+    if (is_hot || is_cold) {
+        conf_init(&r.c, &lat, nc);
+        if (is_hot) field_set_random(&r.c.u, (uint64_t)seed);
+    } else {
+        conf_read(start, &r.c);
+        const struct gauge_field *u = &r.c.u;
+        if (cli_given(opts, "nc") && u->nc != nc)
+            lat_die(1, r.c.name, "holds an SU(%d) configuration, but --nc %d was asked for", u->nc, nc);
+        if (lattice && memcmp(u->lat.L, L, sizeof L) != 0)
+            lat_die(1, r.c.name, "is a %dx%dx%dx%d lattice, but --lattice %dx%dx%dx%d was asked for", u->lat.L[0],
+                    u->lat.L[1], u->lat.L[2], u->lat.L[3], L[0], L[1], L[2], L[3]);
+        const char *why = NULL;
+        struct lattice chk;
+        if (lattice_init(&chk, u->lat.L, &why)) lat_die(1, r.c.name, "cannot run the heatbath on it: %s", why);
+        nc = u->nc;
+        lat = u->lat;
+        r.base_history = r.c.history;
+        r.c.history = NULL;
+        if (!cli_given(opts, "first-sweep")) first_sweep = history_next_sweep(r.base_history);
+    }
+    if (first_sweep < 0) first_sweep = 0;
+    long long last = first_sweep + therm + sweeps;
+    if (last >= (1LL << 30)) lat_die(2, NULL, "the sweep counter would pass 2^30 (first sweep %lld + %d + %d)", first_sweep, therm, sweeps);
+
+    char ext[64], summary[512];
+    snprintf(ext, sizeof ext, "%dx%dx%dx%d", lat.L[0], lat.L[1], lat.L[2], lat.L[3]);
+    snprintf(summary, sizeof summary, "nc=%d lattice=%s beta=%.15g seed=%lld start=%s or=%d precision=%s device=%s first_sweep=%lld",
+             nc, ext, have_beta ? beta : 0.0, seed, is_hot ? "hot" : is_cold ? "cold" : "file", nor, precision,
+             be ? be->name : "none", first_sweep);
+    r.summary = summary;
+
+    char res[512];
+    if (therm + sweeps == 0) { /* a start configuration as it is */
+        results_of(&r.c.u, first_sweep, res, sizeof res);
+        write_conf(&r, output, res);
+        lat_debug("wrote a %s SU(%d) %s configuration", is_hot ? "Haar-random" : is_cold ? "unit" : "copied", nc, ext);
+        conf_free(&r.c);
+        free(r.base_history);
+        return LAT_OK;
+    }
+
+    /* ---- the chain ---- */
+    FILE *logf = NULL;
+    if (logpath) {
+        logf = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
+        if (!logf) lat_die(1, logpath, "cannot open the log: %s", strerror(errno));
+        setvbuf(logf, NULL, _IOLBF, 0); /* a line per sweep, visible at once (tail -f) */
+        fprintf(logf, "sweep\tplaquette\tspatial\ttemporal\tpolyakov_re\tpolyakov_im\tseconds\n");
+    }
+    int progress = cli_show_progress();
+    struct hb_state *s = be->create(&r.c.u, prec);
+    double t0 = now();
+    struct plaquette pl;
+    double pre = 0, pim = 0;
+    if (logf) {
+        be->measure(s, &pl, &pre, &pim);
+        fprintf(logf, "%lld\t%.12f\t%.12f\t%.12f\t%.12f\t%.12f\t%.3f\n", first_sweep, pl.all, pl.spatial, pl.temporal,
+                pre, pim, 0.0);
+    }
+    double links = 4.0 * (double)lat.V;
+    for (long long k = first_sweep; k < last; k++) {
+        be->heatbath(s, beta, (uint64_t)seed, (uint32_t)k);
+        for (int o = 0; o < nor; o++) be->overrelax(s);
+        long long done = k + 1, after_therm = done - first_sweep - therm;
+        double t = now() - t0;
+        if (logf || progress) be->measure(s, &pl, logf ? &pre : NULL, logf ? &pim : NULL);
+        if (logf) {
+            fprintf(logf, "%lld\t%.12f\t%.12f\t%.12f\t%.12f\t%.12f\t%.3f\n", done, pl.all, pl.spatial, pl.temporal, pre,
+                    pim, t);
+            if (ferror(logf)) lat_die(1, logpath, "cannot write the log: %s", strerror(errno));
+        }
+        if (progress) {
+            double nd = (double)(done - first_sweep), eta = t / nd * (double)(last - done);
+            fprintf(stderr, "\r%s: sweep %lld/%lld plaquette %.6f  %.3g link updates/s  ETA %.0f s ", lat_progname,
+                    done - first_sweep, last - first_sweep, pl.all, nd * links * (1 + nor) / t, eta);
+        }
+        if (every > 0 && after_therm > 0 && after_therm % every == 0) {
+            char path[4096];
+            int n = snprintf(path, sizeof path, pattern, (int)done);
+            if (n <= 0 || (size_t)n >= sizeof path) lat_die(1, NULL, "--output-pattern gives an unusable file name");
+            be->download(s, &r.c.u);
+            results_of(&r.c.u, done, res, sizeof res);
+            write_conf(&r, path, res);
+        }
+    }
+    if (progress) fputc('\n', stderr);
+    double elapsed = now() - t0;
+    if (logf && logf != stdout && fclose(logf) != 0) lat_die(1, logpath, "cannot write the log: %s", strerror(errno));
+    be->download(s, &r.c.u);
+    be->destroy(s);
+    results_of(&r.c.u, last, res, sizeof res);
+    if (every == 0 || output) write_conf(&r, output, res);
+    pl = measure_plaquette(&r.c.u);
+    lat_debug("SU(%d) %s beta=%g: %lld sweeps (1 heatbath + %d OR) in %.1f s, %.3g link updates/s; plaquette %.8f",
+             nc, ext, beta, last - first_sweep, nor, elapsed, (double)(last - first_sweep) * links * (1 + nor) / elapsed,
+             pl.all);
+    conf_free(&r.c);
+    free(r.base_history);
+    return LAT_OK;
+}

@@ -1,0 +1,125 @@
+/* lat-unitarity -- how far the links of a configuration are from SU(N), and
+ * projecting them back (SPEC §1, §3).
+ *
+ * lat-unitarity [OPTIONS] [INPUT]: reports mean and max of ||U^dag U - 1||_F
+ * and |det U - 1| over all links (--format text|tsv|json).  Exit 1 with a
+ * one-line message when the larger of the two maxima exceeds --tolerance
+ * (default 1e-5 for 32-bit links, 1e-10 for 64-bit ones: those of the input,
+ * or with --reproject those written).  --reproject
+ * writes the configuration with every link projected onto SU(N) (-o FILE,
+ * default standard output; then the report goes to standard error), with a
+ * history entry; the tolerance then applies to the written links and a
+ * failing run writes nothing.  See lat-unitarity(1). */
+#include "cli.h"
+#include "conf.h"
+#include "lat.h"
+#include "log.h"
+#include "observables.h"
+#include "report.h"
+#include "reproject.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add_unitarity(struct report *r, const char *prefix, struct unitarity u)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%sunitarity_mean", prefix);
+    report_num(r, name, u.mean);
+    snprintf(name, sizeof name, "%sunitarity_max", prefix);
+    report_num(r, name, u.max);
+    snprintf(name, sizeof name, "%sunitarity_det_mean", prefix);
+    report_num(r, name, u.det_mean);
+    snprintf(name, sizeof name, "%sunitarity_det_max", prefix);
+    report_num(r, name, u.det_max);
+}
+
+/* the larger of the two maxima; NaN stays NaN */
+static double worst(struct unitarity u) { return isnan(u.max) || isnan(u.det_max) ? NAN : fmax(u.max, u.det_max); }
+
+int main(int argc, char **argv)
+{
+    const char *format = "text", *output = NULL, *out_prec = NULL;
+    double tolerance = 0;
+    int reproject = 0;
+    struct cli_opt opts[] = {
+        {"format", 0, CLI_CHOICE, &format, "FMT", "report format", "text|tsv|json", 0},
+        {"tolerance", 't', CLI_DOUBLE, &tolerance, "T", "fail (exit 1) when a deviation exceeds T (default 1e-5 for 32-bit files, 1e-10 for 64-bit; --reproject: of the file written)", NULL, 0},
+        {"reproject", 0, CLI_FLAG, &reproject, NULL, "write the configuration projected onto SU(N)", NULL, 0},
+        {"output", 'o', CLI_STRING, &output, "FILE", "with --reproject: write here (default standard output)", NULL, 0},
+        {"file-precision", 0, CLI_CHOICE, &out_prec, "BITS", "with --reproject: precision of the file written (default: the input's)", "32|64", 0},
+        {0}};
+    struct cli_info info = {"lat-unitarity", "[OPTIONS] [INPUT]",
+                            "Report the deviation of the links from SU(N); reproject them onto SU(N)."};
+    int first = cli_parse(&info, opts, argc, argv);
+    if (argc - first > 1) cli_usage_error("one INPUT at most (got %d)", argc - first);
+    const char *input = first < argc ? argv[first] : NULL;
+    int tol_given = cli_given(opts, "tolerance");
+    if (tol_given && !(tolerance >= 0)) cli_usage_error("--tolerance: must be >= 0");
+    if (!reproject && cli_given(opts, "output")) cli_usage_error("-o needs --reproject (lat-unitarity writes a configuration only when reprojecting)");
+    if (!reproject && out_prec) cli_usage_error("--file-precision needs --reproject");
+    enum report_format fmt;
+    report_format_parse(format, &fmt);
+
+    struct conf c;
+    conf_read(input, &c);
+    struct unitarity before = measure_unitarity(&c.u), after = before;
+
+    /* the precision of the links checked: the input's, or the file written */
+    int prec = out_prec ? atoi(out_prec) : c.file_prec;
+    if (!tol_given) tolerance = (reproject ? prec : c.file_prec) == 32 ? 1e-5 : 1e-10;
+    if (reproject) {
+        int64_t bad = field_reproject(&c.u);
+        if (bad) lat_die(1, c.name, "%lld links cannot be projected onto SU(%d) (zero or non-finite rows)", (long long)bad, c.u.nc);
+        /* measure what will be in the file: round to its precision */
+        if (prec == 32) {
+            field_convert(&c.u, 32);
+            field_convert(&c.u, 64);
+        }
+        after = measure_unitarity(&c.u);
+    }
+
+    struct report *r = report_new();
+    char lattice[64];
+    snprintf(lattice, sizeof lattice, "%dx%dx%dx%d", c.u.lat.L[0], c.u.lat.L[1], c.u.lat.L[2], c.u.lat.L[3]);
+    report_str(r, "file", c.name);
+    report_str(r, "file_format", c.format == CONF_NERSC ? "nersc" : "ildg");
+    report_int(r, "file_precision", c.file_prec);
+    report_str(r, "lattice", lattice);
+    report_int(r, "nc", c.u.nc);
+    report_int(r, "links", (long long)c.u.lat.V * LAT_ND);
+    add_unitarity(r, "", before);
+    if (reproject) {
+        report_int(r, "out_precision", prec);
+        add_unitarity(r, "reprojected_", after);
+    }
+    report_num(r, "tolerance", tolerance);
+    double w = worst(after);
+    int fail = !(w <= tolerance);
+    report_str(r, "status", fail ? "fail" : "ok");
+
+    /* the report goes to stdout unless the configuration does */
+    int conf_to_stdout = reproject && (!output || strcmp(output, "-") == 0);
+    FILE *rf = conf_to_stdout ? stderr : stdout;
+    if (lat_verbosity >= 0) report_print(r, rf, fmt);
+    report_free(r);
+    fflush(rf);
+    if (fail)
+        lat_die(1, c.name, "%sdeviation from SU(%d) %.3g exceeds the tolerance %g (max ||U^dag U - 1|| %.3g, max |det U - 1| %.3g)",
+                reproject ? "after reprojection the " : "", c.u.nc, w, tolerance, after.max, after.det_max);
+
+    if (reproject) {
+        char results[512];
+        snprintf(results, sizeof results,
+                 "reprojected=SU(%d) unitarity_max=%.3g->%.3g det_max=%.3g->%.3g unitarity_mean=%.3g->%.3g out_precision=%d",
+                 c.u.nc, before.max, after.max, before.det_max, after.det_max, before.mean, after.mean, prec);
+        conf_history_add(&c, results);
+        struct conf_write_opts wo = {CONF_ILDG, prec, 0}; /* like every lat program: ILDG keeps the history */
+        conf_write(output, &c, &wo);
+    } else if (fflush(stdout) != 0 || ferror(stdout)) {
+        lat_die(1, "standard output", "write failed");
+    }
+    conf_free(&c);
+    return LAT_OK;
+}
