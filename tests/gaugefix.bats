@@ -159,16 +159,17 @@ expect_error() { # STATUS PROGRAM-NAME -- command...
 }
 
 @test "same seed: same bytes, with 1 and 2 threads (8^4); another --copy differs" {
-    chain() { # COPY THREADS OUT
+    chain() { # COPY THREADS DIR (the output name is part of the history: same name each time)
+        mkdir -p "$3"
         OMP_NUM_THREADS=$2 "$BIN/lat-randomize-orbit" --seed 9 --copy $1 "$T/c8.lime" \
             | OMP_NUM_THREADS=$2 "$BIN/lat-anneal" -q --steps 3 --seed 9 --copy $1 \
-            | OMP_NUM_THREADS=$2 "$BIN/lat-overrelax" -q --stochastic 0.5 --max-iter 4 --seed 9 --copy $1 -o "$3" || [ $? -eq 3 ]
+            | (cd "$3" && OMP_NUM_THREADS=$2 "$BIN/lat-overrelax" -q --stochastic 0.5 --max-iter 4 --seed 9 --copy $1 -o out.lime) || [ $? -eq 3 ]
     }
-    chain 0 1 a.lime
-    chain 0 2 b.lime
-    chain 1 2 c.lime
-    cmp a.lime b.lime
-    ! cmp -s a.lime c.lime
+    chain 0 1 a
+    chain 0 2 b
+    chain 1 2 c
+    cmp a/out.lime b/out.lime
+    ! cmp -s a/out.lime c/out.lime
     "$BIN/lat-randomize-orbit" --seed 9 --copy 0 "$T/c8.lime" > r0.lime
     "$BIN/lat-randomize-orbit" --seed 9 --copy 1 "$T/c8.lime" > r1.lime
     ! cmp -s r0.lime r1.lime
@@ -301,7 +302,7 @@ expect_error() { # STATUS PROGRAM-NAME -- command...
 @test "lat-gaugefix: the default chain converges, every stage in the history; -n shows it; skipping stages" {
     run "$PIPE/lat-gaugefix" -n --randomize --seed 3 -g mag -o x.lime in.lime
     [ "$status" -eq 0 ]
-    [[ "$output" == *lat-randomize-orbit*"|"*lat-anneal*"--gauge mag"*"--tmax 2"*"|"*lat-overrelax*"--stochastic 0.5"*"|"*lat-overrelax*"--omega 1.7"*"-o x.lime -- in.lime"* ]] || false
+    [[ "$output" == *lat-randomize-orbit*"-- in.lime"*"|"*lat-anneal*"--gauge mag"*"--tmax 2"*"|"*lat-overrelax*"--stochastic 0.5"*"|"*lat-overrelax*"--omega 1.7"*"-o x.lime"* ]] || false
     "$PIPE/lat-gaugefix" -q --randomize --seed 3 --sa-steps 30 --log L -o fix.lime "$T/c4.lime"
     [ -s L.sa.tsv ] && [ -s L.sr.tsv ] && [ -s L.or.tsv ]
     "$BIN/lat-measure" --history --format tsv fix.lime | cut -f 3 | tail -n 4 | tr '\n' ' ' > progs

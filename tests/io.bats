@@ -505,4 +505,7 @@ bad_input_case() { # NAME STATUS PATTERN: runs lat-convert -o $W/out on $W/NAME,
     [[ "$output" == *"--extract-transform"* ]]
     run -0 "$CONV" --version
     [[ "$output" == "lat-convert (lat) "* ]]
+    # options may follow the input
+    run -0 "$CONV" "$T/unit.lime" --check
+    [[ "$output" == *"scidac 35b49a1b b49a1b35 ok"* ]]
 }
