@@ -7,7 +7,9 @@
  *   build/bench/gaugefix_cpu [L [SWEEPS]]     (defaults 16 and 20)
  *
  * Runs on one thread (the per-core number) and, when OpenMP has more, on all
- * of them.  Prints one line per precision and thread count. */
+ * of them.  Prints one line per precision and thread count, and for
+ * comparison one line of Landau annealing (heatbath sweeps at T = 1, double,
+ * one thread). */
 #include "field.h"
 #include "gaugefix_backend.h"
 #include <omp.h>
@@ -55,6 +57,14 @@ int main(int argc, char **argv)
                    rate * 2274e-9, rate * bytes * 1e-9);
         }
     }
+    omp_set_num_threads(1);
+    struct gf_params hb = {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 1.0};
+    struct gf_state *st = gf_backend_cpu.create(&u, NULL, 'd');
+    double t0 = now();
+    for (int s = 0; s < sweeps; s++) gf_backend_cpu.sweep(st, &hb, 1, 0, (uint32_t)s, NULL);
+    double rate = (double)lat.V * sweeps / (now() - t0);
+    gf_backend_cpu.destroy(st);
+    printf("# Landau annealing heatbath (T = 1), double, 1 thread: %.4g site updates/s\n", rate);
     field_free(&u);
     return 0;
 }

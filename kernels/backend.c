@@ -6,7 +6,11 @@
 
 enum backend backend_choose(const char *device)
 {
+    /* the fallback note is for those who asked for auto; the default is quiet
+     * (it would otherwise follow every run on a GPU-less machine) */
+    int asked = device != NULL;
     if (!device) device = getenv("LAT_DEVICE");
+    if (device && *device) asked = 1;
     if (!device || !*device) device = "auto";
     if (strcmp(device, "cpu") == 0) return BACKEND_CPU;
     char why[256] = "";
@@ -17,7 +21,7 @@ enum backend backend_choose(const char *device)
     }
     if (strcmp(device, "auto") != 0) lat_die(2, NULL, "--device: '%s' is not one of cpu|gpu|auto", device);
     if (ok) return BACKEND_GPU;
-    if (strstr(why, "without CUDA")) lat_debug("no GPU (%s): using the CPU backend", why);
-    else lat_info("note: no GPU (%s): using the CPU backend", why);
+    if (asked && !strstr(why, "without CUDA")) lat_info("note: no GPU (%s): using the CPU backend", why);
+    else lat_debug("no GPU (%s): using the CPU backend", why);
     return BACKEND_CPU;
 }

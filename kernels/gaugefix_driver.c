@@ -129,7 +129,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
                     double need = (log(q.theta) - log(o->theta)) / slope;
                     if (need < (double)(o->max_iter - it)) eta = need * per_sweep;
                 }
-                progress(r, it, o->max_iter, &q, 0, rate, eta);
+                progress(r, it, o->max_iter, &q, 0, rate, converged ? 0 : eta);
             }
             prev_theta = q.theta;
             prev_t = t;

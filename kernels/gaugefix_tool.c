@@ -85,9 +85,14 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
     int explicit_gpu = (dev && strcmp(dev, "gpu") == 0) || (!dev && env && strcmp(env, "gpu") == 0);
     t->be = &gf_backend_cpu;
     if (backend_choose(dev) == BACKEND_GPU) {
-        /* The CUDA gauge-fixing backend (gf_backend_gpu) is wired in here once it exists. */
-        if (explicit_gpu) lat_die(1, NULL, "--device gpu: GPU gauge fixing is not built yet (use --device cpu)");
-        lat_info("note: GPU gauge fixing is not built yet: using the CPU backend");
+#ifdef LAT_HAVE_CUDA
+        /* the CUDA backend has SU(2) and SU(3) kernels */
+        if (u->nc == 2 || u->nc == 3) t->be = &gf_backend_gpu;
+        else if (explicit_gpu) lat_die(1, NULL, "--device gpu: the CUDA backend has no SU(%d) kernels (use --device cpu)", u->nc);
+        else lat_info("note: the CUDA backend has no SU(%d) kernels: using the CPU backend", u->nc);
+#else
+        if (explicit_gpu) lat_die(1, NULL, "--device gpu: GPU gauge fixing is not built (use --device cpu)");
+#endif
     }
     t->st = t->be->create(u, t->c.transform, t->prec);
     if (t->log_path) {

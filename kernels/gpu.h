@@ -3,7 +3,8 @@
  * gpu_available() is 0 when the toolkit was built without CUDA (make CUDA=0)
  * or no device is usable; then every other gpu_* entry point must not be
  * called.  backend_choose() turns --device cpu|gpu|auto (and LAT_DEVICE)
- * into a decision, with a note on stderr when auto falls back to the CPU. */
+ * into a decision.  When auto was asked for (option or LAT_DEVICE) and no GPU
+ * is usable, a note says so on stderr; the unasked default falls back quietly. */
 #ifndef LAT_GPU_H
 #define LAT_GPU_H
 

@@ -15,7 +15,12 @@
  *     rng_init(&r, seed, 0, x, 4*k + mu, RNG_HEATBATH)
  * created just before the update; so the chain depends only on the seed,
  * the start and the counter, never on threads or the device.  k < 2^30.
- * Overrelaxation draws nothing. */
+ * Overrelaxation draws nothing.
+ * Backends agree to rounding, not bit for bit (FMA contraction differs
+ * between compilers); a rounding difference could in principle flip one
+ * accept/reject decision of the SU(2) sampler, after which that link's
+ * stream is used differently -- compare CPU and GPU over the first sweeps
+ * with a tolerance (the reference loop is in tests/unit/test_heatbath.c). */
 #ifndef LAT_HEATBATH_BACKEND_H
 #define LAT_HEATBATH_BACKEND_H
 

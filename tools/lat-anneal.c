@@ -15,13 +15,13 @@ int main(int argc, char **argv)
     gf_tool_init(&t);
     const char *gauge_name = "landau", *schedule = "linear";
     long long steps = 1000;
-    double tmax = 0, tmin = 1e-4;
+    double tmax = 0, tmin = 0;
     int micro = 3;
     struct cli_opt opts[] = {
         {"gauge", 'g', CLI_CHOICE, &gauge_name, "GAUGE", "gauge condition (default landau)", "landau|coulomb|mag", 0},
         {"steps", 0, CLI_LONG, &steps, "N", "temperature steps (default 1000)", NULL, 0},
-        {"tmax", 0, CLI_DOUBLE, &tmax, "T", "first temperature (default 4; mag 2)", NULL, 0},
-        {"tmin", 0, CLI_DOUBLE, &tmin, "T", "last temperature (default 1e-4)", NULL, 0},
+        {"tmax", 0, CLI_DOUBLE, &tmax, "T", "first temperature (default 2; mag 1)", NULL, 0},
+        {"tmin", 0, CLI_DOUBLE, &tmin, "T", "last temperature (default 0.01; mag 0.005)", NULL, 0},
         {"schedule", 0, CLI_CHOICE, &schedule, "S", "how T falls from tmax to tmin (default linear)", "linear|geometric", 0},
         {"micro", 0, CLI_INT, &micro, "N", "microcanonical sweeps after each step (default 3)", NULL, 0},
         {"check-every", 0, CLI_INT, &t.check_every, "N", "with --log or a progress line: measure every N steps (default 10)", NULL, 0},
@@ -35,7 +35,8 @@ int main(int argc, char **argv)
     const char *input = gf_tool_operand(argc, argv, first);
     enum gauge_kind gauge;
     gauge_kind_parse(gauge_name, &gauge);
-    if (!cli_given(opts, "tmax")) tmax = gauge == GAUGE_MAG ? 2 : 4;
+    if (!cli_given(opts, "tmax")) tmax = gauge == GAUGE_MAG ? 1 : 2;
+    if (!cli_given(opts, "tmin")) tmin = gauge == GAUGE_MAG ? 0.005 : 0.01;
     if (!cli_given(opts, "check-every")) t.check_every = 10;
     if (steps < 1 || steps > 100000000LL) cli_usage_error("--steps: must be in 1..1e8 (got %lld)", steps);
     if (!(tmin > 0)) cli_usage_error("--tmin: must be > 0 (got %g)", tmin);

@@ -23,7 +23,7 @@ int main(int argc, char **argv)
         {"omega", 'w', CLI_DOUBLE, &omega, "W", "1 relaxation, (1,2) overrelaxation, 2 microcanonical (default 1.7)", NULL, 0},
         {"stochastic", 0, CLI_DOUBLE, &p, "P", "stochastic relaxation: a microcanonical step with probability P", NULL, 0},
         {"theta", 0, CLI_DOUBLE, &theta, "EPS", "stop when theta < EPS (Coulomb: every theta_t; default 1e-12)", NULL, 0},
-        {"max-iter", 0, CLI_LONG, &max_iter, "N", "at most N sweeps (default 20000)", NULL, 0},
+        {"max-iter", 0, CLI_LONG, &max_iter, "N", "at most N sweeps (default 20000; --omega 2: exactly N, default 100)", NULL, 0},
         {"check-every", 0, CLI_INT, &t.check_every, "N", "measure F and theta every N sweeps (default 10)", NULL, 0},
         GF_TOOL_FIX_OPTIONS(t),
         GF_TOOL_OPTIONS(t),
@@ -37,6 +37,7 @@ int main(int argc, char **argv)
     gauge_kind_parse(gauge_name, &gauge);
     if (!cli_given(opts, "omega")) omega = 1.7;
     if (!cli_given(opts, "check-every")) t.check_every = 10;
+    if (omega == 2 && !cli_given(opts, "max-iter")) max_iter = 100;
     if (!(omega >= 1 && omega <= 2)) cli_usage_error("--omega: must be in [1,2] (got %g)", omega);
     if (!(theta > 0)) cli_usage_error("--theta: must be > 0 (got %g)", theta);
     if (max_iter < 1 || max_iter > 4000000000LL) cli_usage_error("--max-iter: must be in 1..4e9 (got %lld)", max_iter);

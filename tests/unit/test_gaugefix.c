@@ -5,6 +5,8 @@
  *   - Landau, Coulomb and MAG converge to theta < 1e-12 from a random orbit
  *     point of a weak-field 8^4 SU(3) configuration (and 4^4 SU(2), SU(4));
  *     Coulomb: every theta_t < eps;
+ *   - the unit quaternions of Step 1 have no sign bias in their norm, and
+ *     the links stay unitary to 5e-14 through a gauge fixing;
  *   - relaxation (omega = 1): F never decreases between checks, theta falls;
  *   - microcanonical sweeps keep the Landau and Coulomb F;
  *   - a pure gauge field h(x) h(x+mu)^dag is fixed to F = 1 (Landau);
@@ -170,6 +172,33 @@ static void test_contract(void)
     }
 }
 
+/* ---- gf_su2_unit: no sign bias in |g|^2 - 1 near g = 1 ----------------------- */
+static void test_unit_bias(void)
+{
+    struct lat_rng r;
+    rng_init(&r, 3, 0, 0, 0, RNG_TEST);
+    long double plain = 0, unit = 0, over = 0;
+    int n = 200000;
+    for (int k = 0; k < n; k++) {
+        double eps = pow(10.0, -4 - 4 * rng_uniform(&r)); /* vector part 1e-8 .. 1e-4 */
+        lat_su2 a = {{1, eps * rng_normal(&r), eps * rng_normal(&r), eps * rng_normal(&r)}};
+        for (int i = 0; i < 4; i++) a.q[i] *= 16; /* like k = K's block */
+        lat_su2 p = su2_normalize(a), u = gf_su2_unit(a), o = gf_overrelax(u, 1.7);
+        long double np = -1, nu = -1, no = -1;
+        for (int i = 0; i < 4; i++) {
+            np += (long double)p.q[i] * p.q[i];
+            nu += (long double)u.q[i] * u.q[i];
+            no += (long double)o.q[i] * o.q[i];
+        }
+        plain += np;
+        unit += nu;
+        over += no;
+    }
+    printf("  mean |g|^2 - 1 near g = 1: plain normalisation %.2Lg, gf_su2_unit %.2Lg, overrelaxed %.2Lg\n",
+           plain / n, unit / n, over / n);
+    CHECK(fabsl(unit / n) < 1e-17 && fabsl(over / n) < 1e-17, "gf_su2_unit unbiased: %Lg %Lg", unit / n, over / n);
+}
+
 /* ---- convergence from a random orbit point --------------------------------- */
 static void test_convergence(void)
 {
@@ -205,6 +234,8 @@ static void test_convergence(void)
         invariants(&u, &p1, &r1, &i1);
         CHECK(fabs(p1 - p0) < 1e-12 && fabs(r1 - r0) < 1e-12 && fabs(i1 - i0) < 1e-12,
               "invariants kept: dplaq %g dpoly %g %g", p1 - p0, r1 - r0, i1 - i0);
+        struct unitarity un = measure_unitarity(&u);
+        CHECK(un.max < 5e-14, "SU(%d) %s: links stay unitary: %g", cases[c].nc, gauge_kind_name(cases[c].g), un.max);
         printf("  SU(%d) %-7s L=%d omega %.2f: %5ld sweeps  F = %.12f  theta = %.2e\n", cases[c].nc,
                gauge_kind_name(cases[c].g), cases[c].lat->L[0], cases[c].omega, res.iterations, q.F, q.theta);
         gauge_quality_free(&q);
@@ -385,6 +416,7 @@ static void test_threads(void)
     field_free(&a);
     field_free(&b);
     field_free(&c);
+    omp_set_num_threads(1);
 }
 
 /* ---- annealing ------------------------------------------------------------------ */
@@ -478,10 +510,12 @@ static void test_precision(void)
 
 int main(void)
 {
-    omp_set_num_threads(2);
-    void (*tests[])(void) = {test_contract, test_convergence, test_relaxation_monotone, test_micro, test_pure_gauge,
+    /* one thread except where the thread count is the subject (test_threads):
+     * on a busy machine two threads cost more wall time than they save */
+    omp_set_num_threads(1);
+    void (*tests[])(void) = {test_contract, test_unit_bias, test_convergence, test_relaxation_monotone, test_micro, test_pure_gauge,
                              test_transform, test_threads, test_anneal, test_precision};
-    const char *names[] = {"contract", "convergence", "relaxation", "micro", "pure-gauge",
+    const char *names[] = {"contract", "unit-bias", "convergence", "relaxation", "micro", "pure-gauge",
                            "transform", "threads", "anneal", "precision"};
     for (size_t k = 0; k < sizeof tests / sizeof tests[0]; k++) {
         double t0 = omp_get_wtime();
