@@ -60,6 +60,7 @@ CUDA_OBJ    := build/kernels/nocuda/gpu_stub.o
 LINK_CUDA   :=
 endif
 
+.DEFAULT_GOAL := all
 LIBS := build/libkernels.a build/libcommon.a
 
 # Everything is rebuilt when the configuration changes (make CUDA=0 after a

@@ -75,7 +75,7 @@ LAT_HD lat_su2 gf_landau_k(int n, const lat_complex *up, const lat_complex *dn, 
  * 16^4 configuration moved by 1.6e-12 in a Landau gauge fixing).  Here the
  * largest component is recomputed from the other three as
  * 1 - rest/(1 + sqrt(1 - rest)), a single rounding of a number off the
- * grid: the mean of |g|^2 - 1 drops to ~1e-18 and the links keep
+ * grid: the mean of |g|^2 - 1 drops below 1e-18 and the links keep
  * unitarity to ~1e-14 (random-walk level) over thousands of sweeps. */
 LAT_HD lat_su2 gf_su2_unit(lat_su2 a)
 {
@@ -86,7 +86,10 @@ LAT_HD lat_su2 gf_su2_unit(lat_su2 a)
     lat_real rest = 0;
     for (int i = 0; i < 4; i++)
         if (i != k) rest += r.q[i] * r.q[i];
-    lat_real v = rest < 1 ? 1 - rest / (1 + (lat_real)sqrt(1 - rest)) : 0;
+    /* sqrt(1 - rest) = 1 - rest/(1 + sqrt(1 - rest)); in the denominator
+     * |r_k| is sqrt(1 - rest) to rounding, which is good enough there */
+    lat_real rk = (lat_real)fabs(r.q[k]);
+    lat_real v = 1 - rest / (1 + rk);
     r.q[k] = r.q[k] < 0 ? -v : v;
     return r;
 }

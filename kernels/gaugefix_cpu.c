@@ -6,8 +6,9 @@
  *
  * Contract: a sweep updates every site of parity 0, then of parity 1, each
  * with gf_site_update (common/gaugefix.h, the only copy of the math) and the
- * Philox stream (seed, copy, site, sweep_index, purpose).  Sites of one
- * parity touch disjoint links and read only links of the other parity, so
+ * Philox stream (seed, copy, site, sweep_index, purpose).  A site's update
+ * reads and writes only its eight links U_mu(x), U_mu(x-mu); every link joins
+ * one site of each parity, so the sites of one parity work on disjoint links:
  * OpenMP over them is race-free and the result does not depend on the
  * number of threads.  SU(3) runs a separately inlined path with n = 3. */
 #include "gaugefix_cpu.h"
