@@ -11,7 +11,8 @@
 # Layout: common/*.c -> build/libcommon.a; kernels/*_cpu.c are compiled once
 # per precision variant (d = double, s = single, m = mixed: single storage,
 # double arithmetic); kernels/*.cu with nvcc; tools/lat-*.c -> bin/lat-*;
-# tests/unit/test_*.c -> build/tests/; bench/*.c -> build/bench/.
+# tests/unit/test_*.c -> build/tests/; tests/gpu/test_*.c -> build/gpu-tests/
+# (CUDA only, run by make check-gpu); bench/*.c -> build/bench/.
 
 CC      ?= gcc
 PREFIX  ?= /usr/local

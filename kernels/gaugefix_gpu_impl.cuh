@@ -4,6 +4,7 @@
  *     GF_STORE  storage type    (double, float, float)
  *     GF_NS     a namespace for this precision's kernels (gf_d, gf_s, gf_m)
  *     GF_SFX    the suffix of the extern "C" entry points (d, s, m)
+ *     GF_MIXED  (m only) links in float registers between the double steps
  * The storage layout is described in gaugefix_gpu.h.
  *
  * The physics is not here: each kernel loads the links of a site into
@@ -57,6 +58,31 @@ static kgeo make_geo(const struct gpu_field *f)
     return g;
 }
 
+#ifdef GF_MIXED
+struct fcx { float re, im; }; /* a single-precision complex number in registers */
+/* float -> double through PTX, which the compiler does not merge with a
+ * plain conversion of the same value */
+__device__ __forceinline__ double widen(float x)
+{
+    double d;
+    asm("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(x));
+    return d;
+}
+/* single-precision links: the third row of SU(3) rebuilt in double */
+__device__ __forceinline__ void su3_rebuild_row3(fcx *m)
+{
+    lat_complex d[9];
+#pragma unroll
+    for (int k = 0; k < 6; k++) d[k] = c_make(m[k].re, m[k].im);
+    ::su3_rebuild_row3(d);
+#pragma unroll
+    for (int k = 6; k < 9; k++) {
+        m[k].re = (float)d[k].re;
+        m[k].im = (float)d[k].im;
+    }
+}
+#endif
+
 template <int NC> struct ncomp_of { enum { value = NC == 3 ? 12 : 2 * NC * NC }; };
 
 /* 16-byte vectors of the storage type */
@@ -97,21 +123,21 @@ __device__ __forceinline__ store_t *mat_ptr(store_t *base, const kgeo &g, int sl
 }
 
 /* NR rows of an N x N matrix (2 NR N reals, stored in NCOMP >= that) */
-template <int NC, int NR, int NCOMP>
-__device__ __forceinline__ void load_rows(const store_t *b, lat_complex *m)
+template <int NC, int NR, int NCOMP, typename CX>
+__device__ __forceinline__ void load_rows(const store_t *b, CX *m)
 {
     store_t v[NCOMP];
 #pragma unroll
     for (int q = 0; q < NCOMP / VEC; q++) unpack(ld16(b + q * GPU_LANES * VEC), v + q * VEC);
 #pragma unroll
     for (int c = 0; c < NR * NC; c++) {
-        m[c].re = (lat_real)v[2 * c];
-        m[c].im = (lat_real)v[2 * c + 1];
+        m[c].re = v[2 * c];
+        m[c].im = v[2 * c + 1];
     }
 }
 
-template <int NC, int NR, int NCOMP>
-__device__ __forceinline__ void store_rows(store_t *b, const lat_complex *m)
+template <int NC, int NR, int NCOMP, typename CX>
+__device__ __forceinline__ void store_rows(store_t *b, const CX *m)
 {
     store_t v[NCOMP];
 #pragma unroll
@@ -130,15 +156,15 @@ template <int NC> struct layout {
 };
 
 /* a link: b from link_ptr; SU(3) gets its third row rebuilt */
-template <int NC>
-__device__ __forceinline__ void load_link(const store_t *b, lat_complex *m)
+template <int NC, typename CX>
+__device__ __forceinline__ void load_link(const store_t *b, CX *m)
 {
     load_rows<NC, layout<NC>::nrows, layout<NC>::ncomp>(b, m);
     if (NC == 3) su3_rebuild_row3(m);
 }
 
-template <int NC>
-__device__ __forceinline__ void store_link(store_t *b, const lat_complex *m)
+template <int NC, typename CX>
+__device__ __forceinline__ void store_link(store_t *b, const CX *m)
 {
     store_rows<NC, layout<NC>::nrows, layout<NC>::ncomp>(b, m);
 }
@@ -156,9 +182,9 @@ __device__ __forceinline__ store_t *transform_ptr(const store_t *gt, const kgeo 
 }
 
 /* up[mu] = U_mu(x), dn[mu] = U_mu(x - mu) of site (p, h) */
-template <int NC>
+template <int NC, typename CX>
 __device__ __forceinline__ void load_site(const store_t *links, const kgeo &g, int p, int h, int site, const int x[4],
-                                          lat_complex *up, lat_complex *dn, int hb[4])
+                                          CX *up, CX *dn, int hb[4])
 {
 #pragma unroll
     for (int mu = 0; mu < 4; mu++) {
@@ -168,7 +194,85 @@ __device__ __forceinline__ void load_site(const store_t *links, const kgeo &g, i
     }
 }
 
-/* ---- the sweep ----------------------------------------------------------- */
+/* ---- the sweep -----------------------------------------------------------
+ * The site update is gf_site_update of gaugefix.h.  Mixed precision
+ * (GF_MIXED: single storage, double arithmetic) keeps the eight links in
+ * registers in single precision and runs every SU(2) subgroup step in
+ * double: the rows/columns the step touches are widened, Step 1 (gf_step1)
+ * and Step 2 (gf_step2) run in double -- the same header functions, in the
+ * order of gf_site_update -- and the results are rounded back to single.
+ * Measured on an H100 (docs/PERFORMANCE.md): the whole update in double
+ * registers (gf_site_update on 8 x 18 doubles = 288 registers) spills and
+ * runs at 61% of the single-precision rate; this version at 66-69%, with F
+ * within 3e-12..5e-11 of double precision after fixing to theta < 1e-12;
+ * Step 2 in single (paper §4.5) ran at 97% but biased F by 1.0-1.5e-6. */
+#ifdef GF_MIXED
+typedef fcx link_cx;
+template <int NC>
+__device__ __forceinline__ void site_update(link_cx *up, link_cx *dn, link_cx *gacc, const struct gf_params *p,
+                                            struct lat_rng *r)
+{
+    constexpr int NN = NC * NC;
+#pragma unroll
+    for (int s = 0; s < NC * (NC - 1) / 2; s++) {
+        int i, j;
+        sun_subgroup(NC, s, &i, &j);
+        /* Subgroup (i,j) reads and changes only rows i, j of U_mu(x) and
+         * columns i, j of U_mu(x-mu) (gf_step1 reads their (i,j) blocks,
+         * gf_step2 multiplies by g from the left and g^dag from the right):
+         * only those are widened and rounded back, the rest stays zero and
+         * folds away, so few doubles are live at a time. */
+        lat_complex ud[4 * NN], dd[4 * NN];
+#pragma unroll
+        for (int k = 0; k < 4 * NN; k++) {
+            int row = (k % NN) / NC, col = k % NC;
+            ud[k] = row == i || row == j ? c_make(up[k].re, up[k].im) : c_make(0, 0);
+            dd[k] = col == i || col == j ? c_make(dn[k].re, dn[k].im) : c_make(0, 0);
+        }
+        lat_su2 g = gf_step1(NC, ud, dd, i, j, p, r);
+        /* widened again for Step 2 (a separate conversion, so that the
+         * compiler does not keep the Step-1 copies alive across gf_step1) */
+#pragma unroll
+        for (int k = 0; k < 4 * NN; k++) {
+            int row = (k % NN) / NC, col = k % NC;
+            if (row == i || row == j) ud[k] = c_make(widen(up[k].re), widen(up[k].im));
+            if (col == i || col == j) dd[k] = c_make(widen(dn[k].re), widen(dn[k].im));
+        }
+        gf_step2(NC, ud, dd, i, j, g);
+#pragma unroll
+        for (int k = 0; k < 4 * NN; k++) {
+            int row = (k % NN) / NC, col = k % NC;
+            if (row == i || row == j) {
+                up[k].re = (float)ud[k].re;
+                up[k].im = (float)ud[k].im;
+            }
+            if (col == i || col == j) {
+                dn[k].re = (float)dd[k].re;
+                dn[k].im = (float)dd[k].im;
+            }
+        }
+        if (gacc) {
+            lat_complex gd[NN];
+#pragma unroll
+            for (int k = 0; k < NN; k++) gd[k] = c_make(gacc[k].re, gacc[k].im);
+            sun_su2_left(NC, gd, i, j, g);
+#pragma unroll
+            for (int k = 0; k < NN; k++) {
+                gacc[k].re = (float)gd[k].re;
+                gacc[k].im = (float)gd[k].im;
+            }
+        }
+    }
+}
+#else
+typedef lat_complex link_cx;
+template <int NC>
+__device__ __forceinline__ void site_update(link_cx *up, link_cx *dn, link_cx *gacc, const struct gf_params *p,
+                                            struct lat_rng *r)
+{
+    gf_site_update(NC, up, dn, gacc, p, r);
+}
+#endif
 
 template <int NC, int G, int UPD, bool TRACK, int BS, int MINB>
 __global__ void __launch_bounds__(BS, MINB)
@@ -181,7 +285,7 @@ k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const uns
     int site = decode(g, p, h, x);
     if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
     constexpr int NN = NC * NC;
-    lat_complex up[4 * NN], dn[4 * NN];
+    link_cx up[4 * NN], dn[4 * NN];
     int hb[4];
     load_site<NC>(links, g, p, h, site, x, up, dn, hb);
     struct gf_params par;
@@ -193,13 +297,13 @@ k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const uns
     struct lat_rng r;
     rng_init(&r, seed, copy, (uint64_t)site, sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     if (TRACK) {
-        lat_complex gm[NN];
+        link_cx gm[NN];
         store_t *gb = transform_ptr<NC>(gt, g, p, h);
         load_rows<NC, NC, layout<NC>::ncomp_t>(gb, gm);
-        gf_site_update(NC, up, dn, gm, &par, &r);
+        site_update<NC>(up, dn, gm, &par, &r);
         store_rows<NC, NC, layout<NC>::ncomp_t>(gb, gm);
     } else {
-        gf_site_update(NC, up, dn, NULL, &par, &r);
+        site_update<NC>(up, dn, (link_cx *)NULL, &par, &r);
     }
 #pragma unroll
     for (int mu = 0; mu < 4; mu++) {

@@ -1,7 +1,10 @@
 /* gaugefix_gpu_m.cu -- the CUDA gauge-fixing kernels in precision 'm':
- * float storage, double arithmetic (see gaugefix_gpu_impl.cuh). */
+ * float storage, double arithmetic (every SU(2) subgroup step and every
+ * measurement in double; the links wait in float registers between the
+ * steps; see gaugefix_gpu_impl.cuh). */
 #define LAT_REAL double
 #define GF_STORE float
 #define GF_NS gf_m
 #define GF_SFX m
+#define GF_MIXED 1
 #include "gaugefix_gpu_impl.cuh"
