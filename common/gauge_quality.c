@@ -23,7 +23,7 @@ void gauge_quality_measure(const struct gauge_field *u, enum gauge_kind g, struc
     const struct lattice *lat = &u->lat;
     int n = u->nc, nt = lat->L[3];
     int64_t v3 = lat->V / nt;
-    double *ft = lat_calloc((size_t)nt, sizeof(double)), *tt = lat_calloc((size_t)nt, sizeof(double));
+    double *sums = lat_calloc((size_t)2 * nt, sizeof(double));
     /* timeslices in parallel: each is summed in site order by one thread */
 #pragma omp parallel for schedule(dynamic, 1) if (lat->V >= 4096)
     for (int t = 0; t < nt; t++) {
@@ -34,11 +34,24 @@ void gauge_quality_measure(const struct gauge_field *u, enum gauge_kind g, struc
             fs += n == 3 ? gf_site_functional(3, g, up) : gf_site_functional(n, g, up);
             ts += n == 3 ? gf_site_theta(3, g, up, dn) : gf_site_theta(n, g, up, dn);
         }
-        ft[t] = fs / ((double)n * gf_ndirs(g) * v3);
-        tt[t] = ts / ((double)n * v3);
+        sums[2 * t] = fs;
+        sums[2 * t + 1] = ts;
     }
+    gauge_quality_from_sums(q, g, n, lat->V, nt, sums);
+    free(sums);
+}
+
+void gauge_quality_from_sums(struct gauge_quality *q, enum gauge_kind g, int n, int64_t V, int nt, const double *sums)
+{
+    int64_t v3 = V / nt;
+    double *ft = lat_calloc((size_t)nt, sizeof(double)), *tt = lat_calloc((size_t)nt, sizeof(double));
     q->F = q->theta = 0;
-    for (int t = 0; t < nt; t++) { q->F += ft[t]; q->theta += tt[t]; }
+    for (int t = 0; t < nt; t++) {
+        ft[t] = sums[2 * t] / ((double)n * gf_ndirs(g) * v3);
+        tt[t] = sums[2 * t + 1] / ((double)n * v3);
+        q->F += ft[t];
+        q->theta += tt[t];
+    }
     q->F /= nt;
     q->theta /= nt;
     if (g == GAUGE_COULOMB) {

@@ -338,6 +338,10 @@ struct gauge_quality {
 /* F and theta of a double-precision host field in SPEC §3 normalisation.
  * Coulomb: theta = mean over timeslices of theta_t (= 1/(Nc V) sum_x). */
 void gauge_quality_measure(const struct gauge_field *u, enum gauge_kind g, struct gauge_quality *q);
+/* The same from raw per-timeslice sums (sums[2t] = sum of gf_site_functional,
+ * sums[2t+1] = sum of gf_site_theta over timeslice t): the one place of the
+ * normalisation, shared by every backend. */
+void gauge_quality_from_sums(struct gauge_quality *q, enum gauge_kind g, int n, int64_t V, int nt, const double *sums);
 void gauge_quality_free(struct gauge_quality *q);
 int gauge_kind_parse(const char *s, enum gauge_kind *g); /* 0 ok, -1 unknown */
 const char *gauge_kind_name(enum gauge_kind g);

@@ -173,30 +173,8 @@ static void gpu_measure(struct gf_state *s, enum gauge_kind g, struct gauge_qual
     case 's': gpu_gf_quality_s(f, g, out); break;
     default: gpu_gf_quality_m(f, g, out); break;
     }
-    int64_t v3 = f->V / nt;
-    double *ft = lat_calloc((size_t)nt, sizeof(double)), *tt = lat_calloc((size_t)nt, sizeof(double));
-    for (int t = 0; t < nt; t++) {
-        ft[t] = out[2 * t] / ((double)n * gf_ndirs(g) * v3);
-        tt[t] = out[2 * t + 1] / ((double)n * v3);
-    }
+    gauge_quality_from_sums(q, g, n, f->V, nt, out);
     free(out);
-    q->F = q->theta = 0;
-    for (int t = 0; t < nt; t++) {
-        q->F += ft[t];
-        q->theta += tt[t];
-    }
-    q->F /= nt;
-    q->theta /= nt;
-    if (g == GAUGE_COULOMB) {
-        q->nt = nt;
-        q->F_t = ft;
-        q->theta_t = tt;
-    } else {
-        q->nt = 0;
-        q->F_t = q->theta_t = NULL;
-        free(ft);
-        free(tt);
-    }
 }
 
 static void gpu_reunitarize(struct gf_state *s)
