@@ -30,7 +30,21 @@ CUDA    ?= 1
 endif
 CUDA_ARCH ?= -arch=sm_90
 NVCCFLAGS ?= -O3 $(CUDA_ARCH) -std=c++17 -Icommon -Ikernels -Xcompiler -Wall --expt-relaxed-constexpr
-CUDA_LIBDIR ?= $(patsubst %/bin/nvcc,%,$(NVCC))/lib64
+# Where libcudart_static.a lives: nvcc may be a wrapper script elsewhere on
+# PATH (/usr/local/bin/nvcc), so ask nvcc for its own top directory (TOP=)
+# and try the usual library folders under it and under /usr/local/cuda.
+ifeq ($(CUDA),1)
+CUDA_TOP := $(shell $(NVCC) --dryrun -c -x cu /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p' | head -n1)
+ifndef CUDA_LIBDIR
+CUDA_LIBDIR := $(firstword $(foreach d,$(CUDA_TOP)/lib64 $(CUDA_TOP)/lib $(CUDA_TOP)/targets/x86_64-linux/lib \
+    $(patsubst %/bin/nvcc,%,$(NVCC))/lib64 /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/lib/x86_64-linux-gnu,\
+    $(if $(wildcard $(d)/libcudart_static.a),$(d))))
+endif
+ifeq ($(CUDA_LIBDIR),)
+$(warning nvcc found at $(NVCC) but no libcudart_static.a beside it: building without CUDA (CUDA=0))
+override CUDA := 0
+endif
+endif
 
 MPICC_FOUND := $(shell command -v mpicc 2>/dev/null)
 ifeq ($(MPICC_FOUND),)
