@@ -52,6 +52,14 @@ MPI     ?= 0
 else
 MPI     ?= 1
 endif
+# MPI=1: every program is built with MPI (-DLAT_HAVE_MPI) and runs as ranks
+# when mpirun starts it; started plainly it does not touch MPI (common/comm.h).
+ifeq ($(MPI),1)
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null || mpicc -compile_info 2>/dev/null | cut -d' ' -f2-)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null || mpicc -link_info 2>/dev/null | cut -d' ' -f2-)
+CFLAGS     += -DLAT_HAVE_MPI=1 $(MPI_CFLAGS)
+LDLIBS     += $(MPI_LIBS)
+endif
 
 COMMON_SRC  := $(wildcard common/*.c)
 COMMON_OBJ  := $(COMMON_SRC:%.c=build/%.o)

@@ -1,5 +1,6 @@
 /* cli.c -- table-driven option parsing; see cli.h for the contract. */
 #include "cli.h"
+#include "comm.h"
 #include "lat.h"
 #include "log.h"
 #include <errno.h>
@@ -15,13 +16,16 @@ static char cmdline[4096];
 
 void cli_usage_error(const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", lat_progname);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try --help)\n");
-    va_end(ap);
-    exit(LAT_EUSAGE);
+    /* under mpirun every rank parsed the same command line: one message */
+    if (comm_should_print_usage()) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "%s: ", lat_progname);
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, " (try --help)\n");
+        va_end(ap);
+    }
+    comm_exit(LAT_EUSAGE);
 }
 
 static void print_help(const struct cli_info *info, const struct cli_opt *opts)
@@ -100,6 +104,7 @@ int cli_parse(const struct cli_info *info, struct cli_opt *opts, int argc, char 
 {
     const char *slash = strrchr(info->name, '/');
     lat_progname = slash ? slash + 1 : info->name;
+    comm_init(NULL, NULL); /* MPI ranks when started by mpirun (comm.h) */
     size_t used = 0;
     for (int i = 0; i < argc && used + 2 < sizeof cmdline; i++) {
         int n = snprintf(cmdline + used, sizeof cmdline - used, "%s%s", i ? " " : "", i ? argv[i] : lat_progname);
@@ -116,8 +121,8 @@ int cli_parse(const struct cli_info *info, struct cli_opt *opts, int argc, char 
         char *a = argv[i];
         if (strcmp(a, "--") == 0) { i++; break; }
         if (a[0] != '-' || a[1] == 0) { operands[nops++] = a; continue; } /* operand (or "-" = stdin) */
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { print_help(info, opts); exit(0); }
-        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) { printf("%s (lat) %s\n", lat_progname, LAT_VERSION); exit(0); }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { if (comm_is_root()) print_help(info, opts); comm_exit(0); }
+        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) { if (comm_is_root()) printf("%s (lat) %s\n", lat_progname, LAT_VERSION); comm_exit(0); }
         if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) { lat_verbosity = -1; continue; }
         if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) { lat_verbosity = 1; continue; }
         if (strcmp(a, "--progress") == 0) { cli_progress = 1; continue; }
@@ -156,6 +161,7 @@ int cli_parse(const struct cli_info *info, struct cli_opt *opts, int argc, char 
     int first = argc - nops;
     for (int k = 0; k < nops; k++) argv[first + k] = operands[k];
     free(operands);
+    if (!comm_is_root()) lat_verbosity = -1; /* rank 0 speaks for the run */
     return first;
 }
 
@@ -194,6 +200,7 @@ const char *cli_command_line(void) { return cmdline; }
 
 int cli_show_progress(void)
 {
+    if (!comm_is_root()) return 0;
     if (cli_progress >= 0) return cli_progress;
     return lat_verbosity >= 0 && isatty(2);
 }

@@ -1,6 +1,7 @@
 /* field.c -- host gauge fields: allocation, conversion, unit and Haar-random
  * starts; see field.h for the layout. */
 #include "field.h"
+#include "domain.h"
 #include "log.h"
 #include "rng.h"
 #include "sun.h"
@@ -15,6 +16,7 @@ void field_alloc(struct gauge_field *u, const struct lattice *lat, int nc, int p
     u->prec = prec;
     u->d = NULL;
     u->f = NULL;
+    u->dom = NULL;
     size_t n = field_reals(u);
     if (prec == 64) u->d = lat_calloc(n, sizeof(double));
     else u->f = lat_calloc(n, sizeof(float));
@@ -34,6 +36,7 @@ void field_copy(struct gauge_field *dst, const struct gauge_field *src)
     size_t n = field_reals(src);
     if (src->prec == 64) memcpy(dst->d, src->d, n * sizeof(double));
     else memcpy(dst->f, src->f, n * sizeof(float));
+    dst->dom = src->dom;
 }
 
 void field_convert(struct gauge_field *u, int prec)
@@ -93,7 +96,7 @@ void field_set_random(struct gauge_field *u, uint64_t seed)
 {
     for (int64_t s = 0; s < u->lat.V; s++) {
         struct lat_rng r;
-        rng_init(&r, seed, 0, (uint64_t)s, 0, RNG_HOT_START);
+        rng_init(&r, seed, 0, (uint64_t)domain_any_global_site(u->dom, s), 0, RNG_HOT_START);
         for (int mu = 0; mu < LAT_ND; mu++) sun_random_haar(u->nc, field_link(u, s, mu), &r);
     }
 }

@@ -12,12 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct domain;
+
 struct gauge_field {
     struct lattice lat;
     int nc;    /* N of SU(N) */
     int prec;  /* 64: d holds the links; 32: f does */
     double *d;
     float *f;
+    /* NULL: lat is the whole lattice.  Else this rank's slab of the
+     * lattice d->global with halo slices, lat == d->local (domain.h). */
+    const struct domain *dom;
 };
 
 /* reals per link matrix: 2 N^2 */
@@ -37,7 +42,9 @@ void field_copy(struct gauge_field *dst, const struct gauge_field *src); /* allo
 void field_convert(struct gauge_field *u, int prec);                     /* in place */
 
 void field_set_unit(struct gauge_field *u);
-/* Haar-random SU(N) links from Philox (seed, purpose RNG_HOT_START) */
+/* Haar-random SU(N) links from Philox (seed, global site, purpose
+ * RNG_HOT_START); on a slab the halo slices get the same links as their
+ * owners (drawn from the same counters) */
 void field_set_random(struct gauge_field *u, uint64_t seed);
 
 /* Returns the index of the first non-finite real, or -1 if all are finite. */

@@ -1,10 +1,12 @@
 /* gauge_quality.c -- F and theta of a host field for Landau, Coulomb and
  * maximally Abelian gauge, from the local terms in gaugefix.h (the same
  * functions the kernels use).  Sums run site by site in ILDG order, per
- * timeslice (timeslices on any number of OpenMP threads), then over
- * timeslices in order: the result is deterministic. */
+ * timeslice (timeslices on any number of OpenMP threads or MPI ranks), then
+ * over timeslices in order: the result is deterministic and the same on
+ * any number of ranks. */
 #include "gaugefix.h"
 #include "field.h"
+#include "domain.h"
 #include "log.h"
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +23,15 @@ static void load_site(const struct gauge_field *u, int64_t s, lat_complex *up, l
 void gauge_quality_measure(const struct gauge_field *u, enum gauge_kind g, struct gauge_quality *q)
 {
     const struct lattice *lat = &u->lat;
-    int n = u->nc, nt = lat->L[3];
-    int64_t v3 = lat->V / nt;
+    const struct domain *d = u->dom;
+    const struct lattice *glob = domain_global(d, lat);
+    int n = u->nc, nt = glob->L[3];
+    int64_t v3 = lat->V / lat->L[3];
+    int tb = domain_t_begin(d), te = domain_t_end(d, lat);
     double *sums = lat_calloc((size_t)2 * nt, sizeof(double));
     /* timeslices in parallel: each is summed in site order by one thread */
 #pragma omp parallel for schedule(dynamic, 1) if (lat->V >= 4096)
-    for (int t = 0; t < nt; t++) {
+    for (int t = tb; t < te; t++) {
         lat_complex up[4 * LAT_NC_MAX * LAT_NC_MAX], dn[4 * LAT_NC_MAX * LAT_NC_MAX];
         double fs = 0, ts = 0;
         for (int64_t s = t * v3; s < (t + 1) * v3; s++) {
@@ -34,10 +39,14 @@ void gauge_quality_measure(const struct gauge_field *u, enum gauge_kind g, struc
             fs += n == 3 ? gf_site_functional(3, g, up) : gf_site_functional(n, g, up);
             ts += n == 3 ? gf_site_theta(3, g, up, dn) : gf_site_theta(n, g, up, dn);
         }
-        sums[2 * t] = fs;
-        sums[2 * t + 1] = ts;
+        int tg = domain_t_global(d, t);
+        sums[2 * tg] = fs;
+        sums[2 * tg + 1] = ts;
     }
-    gauge_quality_from_sums(q, g, n, lat->V, nt, sums);
+    /* each slice's sum comes from one rank, the others add 0: exact, so
+     * the result does not depend on the number of ranks */
+    if (d) comm_sum(sums, (size_t)2 * nt);
+    gauge_quality_from_sums(q, g, n, glob->V, nt, sums);
     free(sums);
 }
 

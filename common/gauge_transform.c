@@ -3,6 +3,7 @@
  * Every site's work depends only on that site: OpenMP loops give the same
  * bits with any number of threads. */
 #include "gauge_transform.h"
+#include "domain.h"
 #include "log.h"
 #include "rng.h"
 #include "sun.h"
@@ -23,16 +24,26 @@ void gauge_transform_identity(int nc, int64_t V, double *g)
     for (int64_t s = 0; s < V; s++) sun_unit(nc, (lat_complex *)(g + 2 * nn * (size_t)s));
 }
 
-void gauge_transform_random(int nc, int64_t V, uint64_t seed, uint32_t copy, double *g)
+static void random_on(const struct domain *d, int nc, int64_t V, uint64_t seed, uint32_t copy, double *g)
 {
     check_nc(nc);
     size_t nn = (size_t)nc * nc;
 #pragma omp parallel for schedule(static) if (V >= 1024)
     for (int64_t s = 0; s < V; s++) {
         struct lat_rng r;
-        rng_init(&r, seed, copy, (uint64_t)s, 0, RNG_ORBIT);
+        rng_init(&r, seed, copy, (uint64_t)domain_any_global_site(d, s), 0, RNG_ORBIT);
         sun_random_haar(nc, g + 2 * nn * (size_t)s, &r);
     }
+}
+
+void gauge_transform_random(int nc, int64_t V, uint64_t seed, uint32_t copy, double *g)
+{
+    random_on(NULL, nc, V, seed, copy, g);
+}
+
+void gauge_transform_random_field(const struct gauge_field *u, uint64_t seed, uint32_t copy, double *g)
+{
+    random_on(u->dom, u->nc, u->lat.V, seed, copy, g);
 }
 
 void gauge_transform_apply(struct gauge_field *u, const double *g)
@@ -42,8 +53,12 @@ void gauge_transform_apply(struct gauge_field *u, const double *g)
     if (u->prec != 64) lat_die(1, NULL, "internal error: gauge_transform_apply needs a double field");
     size_t nn = (size_t)n * n;
     const struct lattice *lat = &u->lat;
+    /* on a slab: the owned sites (the upper halo's g is there for x+mu),
+     * then the halo links from their owners */
+    const int64_t v3 = lat->V / lat->L[3];
+    const int64_t s0 = domain_t_begin(u->dom) * v3, s1 = domain_t_end(u->dom, lat) * v3;
 #pragma omp parallel for schedule(static) if (lat->V >= 1024)
-    for (int64_t s = 0; s < lat->V; s++) {
+    for (int64_t s = s0; s < s1; s++) {
         const lat_complex *gx = (const lat_complex *)(g + 2 * nn * (size_t)s);
         lat_complex t[NN];
         for (int mu = 0; mu < LAT_ND; mu++) {
@@ -53,6 +68,7 @@ void gauge_transform_apply(struct gauge_field *u, const double *g)
             sun_mul_nd(n, m, t, gy);
         }
     }
+    halo_refresh_all(u->dom, u->d, sizeof(double), field_link_reals(n));
 }
 
 void gauge_transform_compose(int nc, int64_t V, double *acc, const double *g)

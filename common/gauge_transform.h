@@ -23,6 +23,9 @@
 
 void gauge_transform_identity(int nc, int64_t V, double *g);
 void gauge_transform_random(int nc, int64_t V, uint64_t seed, uint32_t copy, double *g);
+/* the same for this rank's field u (V = u->lat.V sites; on a slab every
+ * site, halos included, gets the g of its global site) */
+void gauge_transform_random_field(const struct gauge_field *u, uint64_t seed, uint32_t copy, double *g);
 void gauge_transform_apply(struct gauge_field *u, const double *g);
 void gauge_transform_compose(int nc, int64_t V, double *acc, const double *g);
 

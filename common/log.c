@@ -1,5 +1,6 @@
 /* log.c -- one-line messages and clean exits; see log.h for the contract. */
 #include "log.h"
+#include "comm.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@ void lat_on_die(void (*fn)(void))
 static void vmessage(const char *where, const char *fmt, va_list ap)
 {
     fprintf(stderr, "%s: ", lat_progname);
+    if (comm_size() > 1 && !comm_is_root()) fprintf(stderr, "rank %d: ", comm_rank());
     if (where) fprintf(stderr, "%s: ", where);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -31,11 +33,24 @@ void lat_die(int status, const char *where, const char *fmt, ...)
     va_end(ap);
     for (int i = n_die_hooks - 1; i >= 0; i--) die_hooks[i]();
     fflush(stderr);
-    exit(status);
+    comm_die(status); /* stops the other ranks too (comm.h) */
+}
+
+void lat_die_all(int status, const char *where, const char *fmt, ...)
+{
+    if (comm_is_root()) {
+        va_list ap;
+        va_start(ap, fmt);
+        vmessage(where, fmt, ap);
+        va_end(ap);
+    }
+    for (int i = n_die_hooks - 1; i >= 0; i--) die_hooks[i]();
+    comm_exit(status);
 }
 
 void lat_warn(const char *where, const char *fmt, ...)
 {
+    if (!comm_is_root()) return; /* the ranks would repeat each other */
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "%s: warning: ", lat_progname);

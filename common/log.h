@@ -22,6 +22,9 @@ extern int lat_verbosity;        /* -1 quiet, 0 normal, 1 verbose */
 
 /* status 1 = data/runtime error, 2 = usage; where may be NULL */
 LAT_NORETURN void lat_die(int status, const char *where, const char *fmt, ...) LAT_PRINTF(3, 4);
+/* An error every rank of an MPI run meets alike (comm.h): only rank 0
+ * prints it, every rank exits with status.  One process: lat_die. */
+LAT_NORETURN void lat_die_all(int status, const char *where, const char *fmt, ...) LAT_PRINTF(3, 4);
 void lat_warn(const char *where, const char *fmt, ...) LAT_PRINTF(2, 3);
 void lat_info(const char *fmt, ...) LAT_PRINTF(1, 2);    /* unless -q */
 void lat_debug(const char *fmt, ...) LAT_PRINTF(1, 2);   /* only with -v */

@@ -3,13 +3,16 @@
  *
  * Contract: any N (1 <= nc <= LAT_NC_MAX), double or single fields (a single
  * field is measured through a temporary double copy).  Every sum is
- * deterministic: the sites are cut into fixed chunks of OBS_CHUNK sites (in
- * site order); within a chunk per-site values (double) are added in site order
- * into a long double, and the chunk sums are added in chunk order.  Chunks
- * may run on any number of OpenMP threads: the result depends only on the
- * field.  SU(3) (and SU(2)) take separately instantiated code paths with the
+ * deterministic: every timeslice is cut into fixed chunks of at most
+ * OBS_CHUNK sites (in site order); within a chunk per-site values (double)
+ * are added in site order into a long double, and the chunk sums are added
+ * in chunk order (t slowest).  Chunks may run on any number of OpenMP
+ * threads or MPI ranks (a slab field, domain.h: each rank fills the chunks
+ * of its timeslices, comm_sum_ld adds the others' zeros): the result
+ * depends only on the field.  SU(3) (and SU(2)) take separately instantiated code paths with the
  * constant N, so the sun.h loops are unrolled. */
 #include "observables.h"
+#include "domain.h"
 #include "log.h"
 #include "sun.h"
 #include <math.h>
@@ -27,6 +30,38 @@ static long double sum_ordered(const long double *a, int64_t n)
     for (int64_t i = 0; i < n; i++) s += a[i];
     return s;
 }
+
+/* The chunks of a field: cps per timeslice, numbered tg*cps + j by global
+ * timeslice tg; this rank computes those of its local slices tb..te-1. */
+struct chunks {
+    const struct domain *d;
+    int64_t v3, cps, n; /* sites per slice, chunks per slice, chunks in all */
+    int tb, te;
+};
+
+static struct chunks chunks_of(const struct gauge_field *u, int64_t v3)
+{
+    struct chunks c;
+    c.d = u->dom;
+    c.v3 = v3;
+    c.cps = nchunks(v3);
+    c.n = c.cps * domain_global(u->dom, &u->lat)->L[3];
+    c.tb = domain_t_begin(u->dom);
+    c.te = domain_t_end(u->dom, &u->lat);
+    return c;
+}
+
+/* the local sites [*begin, *end) and global chunk number of the k-th chunk
+ * this rank computes (0 <= k < (te-tb)*cps) */
+static int64_t chunk_at(const struct chunks *c, int64_t k, int64_t *begin, int64_t *end)
+{
+    int t = c->tb + (int)(k / c->cps);
+    int64_t j = k % c->cps;
+    *begin = t * c->v3 + j * OBS_CHUNK;
+    *end = *begin + OBS_CHUNK < (t + 1) * c->v3 ? *begin + OBS_CHUNK : (t + 1) * c->v3;
+    return domain_t_global(c->d, t) * c->cps + j;
+}
+static int64_t chunks_here(const struct chunks *c) { return (int64_t)(c->te - c->tb) * c->cps; }
 
 #if defined(__GNUC__)
 #define OBS_INLINE static inline __attribute__((always_inline))
@@ -58,14 +93,15 @@ static inline const lat_complex *link(const struct gauge_field *u, int64_t s, in
  * traces Re tr[U_mu(x) U_nu(x+mu) U_mu(x+nu)^dag U_nu(x)^dag]. */
 OBS_INLINE void plaquette_sums(const struct gauge_field *u, int n, long double *sp, long double *tm)
 {
-    int64_t nch = nchunks(u->lat.V);
-    long double *cs = lat_malloc(sizeof(long double) * (size_t)nch * 2), *ct = cs + nch;
+    struct chunks ch = chunks_of(u, u->lat.V / u->lat.L[3]);
+    const int64_t nch = ch.n;
+    long double *cs = lat_calloc((size_t)nch * 2, sizeof(long double)), *ct = cs + nch;
 #pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < nch; c++) {
+    for (int64_t k = 0; k < chunks_here(&ch); k++) {
         lat_complex a[LAT_NC_MAX * LAT_NC_MAX], b[LAT_NC_MAX * LAT_NC_MAX];
         long double ssum = 0, tsum = 0;
-        int64_t end = (c + 1) * OBS_CHUNK < u->lat.V ? (c + 1) * OBS_CHUNK : u->lat.V;
-        for (int64_t s = c * OBS_CHUNK; s < end; s++) {
+        int64_t begin, end, c = chunk_at(&ch, k, &begin, &end);
+        for (int64_t s = begin; s < end; s++) {
             int64_t fwd[LAT_ND];
             for (int mu = 0; mu < LAT_ND; mu++) fwd[mu] = lattice_neighbour(&u->lat, s, mu, +1);
             double ps = 0, pt = 0;
@@ -83,6 +119,7 @@ OBS_INLINE void plaquette_sums(const struct gauge_field *u, int n, long double *
         cs[c] = ssum;
         ct[c] = tsum;
     }
+    if (ch.d) comm_sum_ld(cs, (size_t)nch * 2);
     *sp = sum_ordered(cs, nch);
     *tm = sum_ordered(ct, nch);
     free(cs);
@@ -97,7 +134,7 @@ struct plaquette measure_plaquette(const struct gauge_field *u0)
     if (u->nc == 3) plaquette_sums(u, 3, &sp, &tm);
     else if (u->nc == 2) plaquette_sums(u, 2, &sp, &tm);
     else plaquette_sums(u, u->nc, &sp, &tm);
-    long double nv = (long double)u->nc * (long double)u->lat.V;
+    long double nv = (long double)u->nc * (long double)domain_global(u->dom, &u->lat)->V;
     struct plaquette p;
     p.all = (double)((sp + tm) / (6 * nv));
     p.spatial = (double)(sp / (3 * nv));
@@ -110,19 +147,21 @@ struct plaquette measure_plaquette(const struct gauge_field *u0)
 
 OBS_INLINE long double link_trace_sum(const struct gauge_field *u, int n)
 {
-    int64_t nch = nchunks(u->lat.V);
-    long double *cs = lat_malloc(sizeof(long double) * (size_t)nch);
+    struct chunks ch = chunks_of(u, u->lat.V / u->lat.L[3]);
+    const int64_t nch = ch.n;
+    long double *cs = lat_calloc((size_t)nch, sizeof(long double));
 #pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < nch; c++) {
+    for (int64_t k = 0; k < chunks_here(&ch); k++) {
         long double sum = 0;
-        int64_t end = (c + 1) * OBS_CHUNK < u->lat.V ? (c + 1) * OBS_CHUNK : u->lat.V;
-        for (int64_t s = c * OBS_CHUNK; s < end; s++) {
+        int64_t begin, end, c = chunk_at(&ch, k, &begin, &end);
+        for (int64_t s = begin; s < end; s++) {
             double t = 0;
             for (int mu = 0; mu < LAT_ND; mu++) t += sun_retrace(n, link(u, s, mu));
             sum += t;
         }
         cs[c] = sum;
     }
+    if (ch.d) comm_sum_ld(cs, (size_t)nch);
     long double sum = sum_ordered(cs, nch);
     free(cs);
     return sum;
@@ -134,39 +173,60 @@ double measure_link_trace(const struct gauge_field *u0)
     int made;
     const struct gauge_field *u = as_double(u0, &tmp, &made);
     long double sum = u->nc == 3 ? link_trace_sum(u, 3) : link_trace_sum(u, u->nc);
-    double r = (double)(sum / (4.0L * u->nc * (long double)u->lat.V));
+    double r = (double)(sum / (4.0L * u->nc * (long double)domain_global(u->dom, &u->lat)->V));
     if (made) field_free(&tmp);
     return r;
 }
 
 /* ---- Polyakov loop -------------------------------------------------------- */
 
-/* Sum over spatial sites of tr prod_{t=0}^{Lt-1} U_t(xvec, t). */
+/* Sum over spatial sites of tr prod_{t=0}^{Lt-1} U_t(xvec, t).  On slabs
+ * the running products travel from rank to rank in t order, so every
+ * product is formed in the same order as on one rank; the last rank sums
+ * the traces and tells everyone. */
 OBS_INLINE void polyakov_sum(const struct gauge_field *u, int n, long double *re, long double *im)
 {
-    int64_t v3 = u->lat.V / u->lat.L[3], nch = nchunks(v3);
-    long double *cr = lat_malloc(sizeof(long double) * (size_t)nch * 2), *ci = cr + nch;
+    const struct domain *d = u->dom;
+    const int64_t v3 = u->lat.V / u->lat.L[3], nch = nchunks(v3);
+    const int tb = domain_t_begin(d), te = domain_t_end(d, &u->lat);
+    const size_t mr = 2 * (size_t)n * n;
+    const int first = !d || d->rank == 0, last = !d || d->rank == d->size - 1;
+    double *run = lat_malloc(sizeof(double) * (size_t)v3 * mr); /* the products so far */
+    if (!first) comm_recv(run, sizeof(double) * (size_t)v3 * mr, d->rank - 1, 13);
 #pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < nch; c++) {
-        lat_complex p[LAT_NC_MAX * LAT_NC_MAX], q[LAT_NC_MAX * LAT_NC_MAX];
-        long double sre = 0, sim = 0;
-        int64_t end = (c + 1) * OBS_CHUNK < v3 ? (c + 1) * OBS_CHUNK : v3;
-        for (int64_t s3 = c * OBS_CHUNK; s3 < end; s3++) {
-            sun_copy(n, p, link(u, s3, 3));
-            for (int t = 1; t < u->lat.L[3]; t++) {
-                sun_mul(n, q, p, link(u, s3 + v3 * t, 3));
-                sun_copy(n, p, q);
-            }
-            lat_complex tr = sun_trace(n, p);
-            sre += tr.re;
-            sim += tr.im;
+    for (int64_t s3 = 0; s3 < v3; s3++) {
+        lat_complex *p = (lat_complex *)(run + (size_t)s3 * mr), q[LAT_NC_MAX * LAT_NC_MAX];
+        int t = tb;
+        if (first) sun_copy(n, p, link(u, s3 + v3 * t++, 3));
+        for (; t < te; t++) {
+            sun_mul(n, q, p, link(u, s3 + v3 * t, 3));
+            sun_copy(n, p, q);
         }
-        cr[c] = sre;
-        ci[c] = sim;
     }
-    *re = sum_ordered(cr, nch);
-    *im = sum_ordered(ci, nch);
-    free(cr);
+    long double sums[2] = {0, 0};
+    if (!last) comm_send(run, sizeof(double) * (size_t)v3 * mr, d->rank + 1, 13);
+    else {
+        long double *cr = lat_malloc(sizeof(long double) * (size_t)nch * 2), *ci = cr + nch;
+#pragma omp parallel for schedule(static)
+        for (int64_t c = 0; c < nch; c++) {
+            long double sre = 0, sim = 0;
+            int64_t end = (c + 1) * OBS_CHUNK < v3 ? (c + 1) * OBS_CHUNK : v3;
+            for (int64_t s3 = c * OBS_CHUNK; s3 < end; s3++) {
+                lat_complex tr = sun_trace(n, (const lat_complex *)(run + (size_t)s3 * mr));
+                sre += tr.re;
+                sim += tr.im;
+            }
+            cr[c] = sre;
+            ci[c] = sim;
+        }
+        sums[0] = sum_ordered(cr, nch);
+        sums[1] = sum_ordered(ci, nch);
+        free(cr);
+    }
+    if (d) comm_bcast(sums, sizeof sums, d->size - 1);
+    *re = sums[0];
+    *im = sums[1];
+    free(run);
 }
 
 void measure_polyakov(const struct gauge_field *u0, double *re, double *im)
@@ -177,7 +237,7 @@ void measure_polyakov(const struct gauge_field *u0, double *re, double *im)
     long double sre, sim;
     if (u->nc == 3) polyakov_sum(u, 3, &sre, &sim);
     else polyakov_sum(u, u->nc, &sre, &sim);
-    long double norm = (long double)u->nc * (long double)(u->lat.V / u->lat.L[3]);
+    long double norm = (long double)u->nc * (long double)(u->lat.V / u->lat.L[3]); /* V3: the same on slabs */
     *re = (double)(sre / norm);
     *im = (double)(sim / norm);
     if (made) field_free(&tmp);
@@ -190,15 +250,16 @@ static inline double max_nan(double a, double b) { return isnan(a) || isnan(b) ?
 
 OBS_INLINE void unitarity_sums(const struct gauge_field *u, int n, struct unitarity *r)
 {
-    int64_t nch = nchunks(u->lat.V);
-    long double *cu = lat_malloc(sizeof(long double) * (size_t)nch * 2), *cd = cu + nch;
-    double *mu_ = lat_malloc(sizeof(double) * (size_t)nch * 2), *md = mu_ + nch;
+    struct chunks ch = chunks_of(u, u->lat.V / u->lat.L[3]);
+    const int64_t nch = ch.n;
+    long double *cu = lat_calloc((size_t)nch * 2, sizeof(long double)), *cd = cu + nch;
+    double *mu_ = lat_calloc((size_t)nch * 2, sizeof(double)), *md = mu_ + nch;
 #pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < nch; c++) {
+    for (int64_t k = 0; k < chunks_here(&ch); k++) {
         long double usum = 0, dsum = 0;
         double umax = 0, dmax = 0;
-        int64_t end = (c + 1) * OBS_CHUNK < u->lat.V ? (c + 1) * OBS_CHUNK : u->lat.V;
-        for (int64_t s = c * OBS_CHUNK; s < end; s++) {
+        int64_t begin, end, c = chunk_at(&ch, k, &begin, &end);
+        for (int64_t s = begin; s < end; s++) {
             double us = 0, ds = 0;
             for (int mu = 0; mu < LAT_ND; mu++) {
                 const lat_complex *m = link(u, s, mu);
@@ -218,12 +279,16 @@ OBS_INLINE void unitarity_sums(const struct gauge_field *u, int n, struct unitar
         mu_[c] = umax;
         md[c] = dmax;
     }
+    if (ch.d) {
+        comm_sum_ld(cu, (size_t)nch * 2);
+        comm_sum(mu_, (size_t)nch * 2);
+    } /* one rank's value per chunk, NaN stays NaN */
     double umax = 0, dmax = 0;
     for (int64_t c = 0; c < nch; c++) {
         umax = max_nan(umax, mu_[c]);
         dmax = max_nan(dmax, md[c]);
     }
-    long double links = 4.0L * (long double)u->lat.V;
+    long double links = 4.0L * (long double)domain_global(u->dom, &u->lat)->V;
     r->mean = (double)(sum_ordered(cu, nch) / links);
     r->det_mean = (double)(sum_ordered(cd, nch) / links);
     r->max = umax;

@@ -13,6 +13,7 @@
  * number of threads.  SU(3) runs a separately inlined path with n = 3. */
 #include "gaugefix_cpu.h"
 #include "gaugefix.h"
+#include "domain.h"
 #include "log.h"
 #include <stdlib.h>
 #include <string.h>
@@ -78,39 +79,54 @@ ALWAYS_INLINE void site_update(struct gf_state *s, int n, int64_t x, const struc
         gp = g;
     }
     struct lat_rng r;
-    rng_init(&r, seed, copy, (uint64_t)x, sweep, purpose);
+    rng_init(&r, seed, copy, (uint64_t)domain_global_site(s->dom, x), sweep, purpose);
     gf_site_update(n, up, dn, gp, p, &r);
     store(LAT_ND * nn, ux, up);
     for (int mu = 0; mu < LAT_ND; mu++) store(nn, U + ((size_t)bw[mu] * LAT_ND + mu) * lr, dn + mu * nn);
     if (T) store(nn, T + (size_t)x * lr, g);
 }
 
+/* the sites list[i0..i1) of one parity, in parallel */
+static void update_sites(struct gf_state *s, const int32_t *list, int64_t i0, int64_t i1, const struct gf_params *pl,
+                         uint64_t seed, uint32_t copy, uint32_t sweep_index, uint32_t purpose,
+                         const unsigned char *active_t)
+{
+    const int n = s->nc;
+    const int64_t ns = i1 - i0;
+    if (n == 3) {
+#pragma omp parallel for schedule(static) if (ns >= GF_OMP_MIN)
+        for (int64_t i = i0; i < i1; i++) {
+            int64_t x = list[i];
+            if (active_t && !active_t[domain_t_global(s->dom, (int)(x / s->v3))]) continue;
+            lat_complex up[4 * 9], dn[4 * 9], g[9];
+            site_update(s, 3, x, pl, seed, copy, sweep_index, purpose, up, dn, g);
+        }
+    } else {
+#pragma omp parallel for schedule(static) if (ns >= GF_OMP_MIN)
+        for (int64_t i = i0; i < i1; i++) {
+            int64_t x = list[i];
+            if (active_t && !active_t[domain_t_global(s->dom, (int)(x / s->v3))]) continue;
+            lat_complex up[4 * NN], dn[4 * NN], g[NN];
+            site_update(s, n, x, pl, seed, copy, sweep_index, purpose, up, dn, g);
+        }
+    }
+}
+
 void VSFX(gf_cpu_sweep)(struct gf_state *s, const struct gf_params *p, uint64_t seed, uint32_t copy,
                         uint32_t sweep_index, const unsigned char *active_t)
 {
-    const int n = s->nc;
     const uint32_t purpose = p->update == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC;
     const struct gf_params pl = *p;
+    const size_t lr = 2 * (size_t)s->nc * s->nc;
     for (int par = 0; par < 2; par++) {
-        const int32_t *list = s->sites[par];
-        const int64_t ns = s->nsites[par];
-        if (n == 3) {
-#pragma omp parallel for schedule(static) if (ns >= GF_OMP_MIN)
-            for (int64_t i = 0; i < ns; i++) {
-                int64_t x = list[i];
-                if (active_t && !active_t[x / s->v3]) continue;
-                lat_complex up[4 * 9], dn[4 * 9], g[9];
-                site_update(s, 3, x, &pl, seed, copy, sweep_index, purpose, up, dn, g);
-            }
-        } else {
-#pragma omp parallel for schedule(static) if (ns >= GF_OMP_MIN)
-            for (int64_t i = 0; i < ns; i++) {
-                int64_t x = list[i];
-                if (active_t && !active_t[x / s->v3]) continue;
-                lat_complex up[4 * NN], dn[4 * NN], g[NN];
-                site_update(s, n, x, &pl, seed, copy, sweep_index, purpose, up, dn, g);
-            }
-        }
+        /* boundary slices first; their links travel while the interior
+         * is updated (one rank: every site is "boundary") */
+        update_sites(s, s->sites[par], 0, s->nbound[par], &pl, seed, copy, sweep_index, purpose, active_t);
+        struct halo_xfer x;
+        struct halo_part parts[2];
+        if (s->dom) halo_start(&x, s->dom, s->links, sizeof(store_t), lr, parts, halo_parts_gaugefix(s->dom, par, parts));
+        update_sites(s, s->sites[par], s->nbound[par], s->nsites[par], &pl, seed, copy, sweep_index, purpose, active_t);
+        if (s->dom) halo_finish(&x);
     }
 }
 
@@ -154,10 +170,13 @@ void VSFX(gf_cpu_upload)(struct gf_state *s, const struct gauge_field *u, const 
 void VSFX(gf_cpu_measure)(struct gf_state *s, enum gauge_kind g, struct gauge_quality *q)
 {
 #if defined(LAT_VARIANT_D)
-    struct gauge_field f = {s->lat, s->nc, 64, (double *)s->links, NULL};
+    struct gauge_field f = {s->lat, s->nc, 64, (double *)s->links, NULL, s->dom};
     gauge_quality_measure(&f, g, q);
 #else
-    if (!s->scratch.d) field_alloc(&s->scratch, &s->lat, s->nc, 64);
+    if (!s->scratch.d) {
+        field_alloc(&s->scratch, &s->lat, s->nc, 64);
+        s->scratch.dom = s->dom;
+    }
     to_double(s, &s->scratch, NULL);
     gauge_quality_measure(&s->scratch, g, q);
 #endif

@@ -12,6 +12,7 @@
 #define LAT_GAUGEFIX_CPU_H
 
 #include "gaugefix_backend.h"
+#include "domain.h"
 #include <stdint.h>
 
 struct gf_state {
@@ -22,8 +23,12 @@ struct gf_state {
     void *links;           /* double* (d) or float* (s, m) */
     void *transform;       /* same type as links, or NULL */
     int32_t *bwd;          /* 4 V backward neighbours */
-    int32_t *sites[2];     /* the sites of parity 0 and 1, ascending */
-    int64_t nsites[2];
+    /* the owned sites of (global) parity p, ascending: first those of the
+     * boundary slices, whose links other ranks need (nbound[p] of them;
+     * all when the run has one rank), then the interior */
+    int32_t *sites[2];
+    int64_t nsites[2], nbound[2];
+    const struct domain *dom; /* NULL: the whole lattice */
     struct gauge_field scratch; /* s, m: double copy for measurements (lazily) */
 };
 

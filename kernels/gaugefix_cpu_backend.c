@@ -13,15 +13,27 @@ void gf_cpu_state_init(struct gf_state *s, const struct gauge_field *u, char pre
     s->lat = u->lat;
     s->nc = u->nc;
     s->prec = prec;
+    s->dom = u->dom;
     s->v3 = u->lat.V / u->lat.L[3];
     const int64_t V = u->lat.V;
+    const struct domain *d = u->dom;
     s->bwd = lat_malloc((size_t)V * 4 * sizeof(int32_t));
     s->sites[0] = lat_malloc((size_t)(V / 2 + 1) * sizeof(int32_t));
     s->sites[1] = lat_malloc((size_t)(V / 2 + 1) * sizeof(int32_t));
-    for (int64_t x = 0; x < V; x++) {
+    for (int64_t x = 0; x < V; x++)
         for (int mu = 0; mu < LAT_ND; mu++) s->bwd[4 * x + mu] = (int32_t)lattice_neighbour(&s->lat, x, mu, -1);
-        int p = lattice_parity(&s->lat, x);
-        s->sites[p][s->nsites[p]++] = (int32_t)x;
+    /* owned slices; on a slab the boundary slices 1 and lt come first */
+    const int tb = domain_t_begin(d), te = domain_t_end(d, &s->lat);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int t = tb; t < te; t++) {
+            int boundary = !d || t == tb || t == te - 1;
+            if (boundary != (pass == 0)) continue;
+            for (int64_t x = t * s->v3; x < (t + 1) * s->v3; x++) {
+                int p = domain_parity(d, &s->lat, x);
+                s->sites[p][s->nsites[p]++] = (int32_t)x;
+            }
+        }
+        if (pass == 0) { s->nbound[0] = s->nsites[0]; s->nbound[1] = s->nsites[1]; }
     }
 }
 

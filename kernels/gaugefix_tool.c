@@ -2,6 +2,7 @@
  * writing shared by lat-randomize-orbit, lat-overrelax and lat-anneal; see
  * gaugefix_tool.h for the order of calls and the error contract. */
 #include "gaugefix_tool.h"
+#include "comm.h"
 #include "gpu.h"
 #include "lat.h"
 #include "log.h"
@@ -59,32 +60,39 @@ void gf_tool_validate(struct gf_tool *t, const struct cli_opt *opts)
         lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
 }
 
-void gf_tool_read(struct gf_tool *t, const char *input)
+static void check_input(struct conf *c, void *arg)
 {
-    conf_read(input, &t->c);
-    const struct gauge_field *u = &t->c.u;
+    const struct gf_tool *t = arg;
+    const struct gauge_field *u = &c->u;
     if (u->nc < 2 || u->nc > LAT_NC_MAX)
-        lat_die(1, t->c.name, "SU(%d) configurations are not supported (N = 2..%d)", u->nc, LAT_NC_MAX);
-    double tol = t->unitarity_tol > 0 ? t->unitarity_tol : t->c.file_prec == 32 ? 1e-5 : 1e-10;
+        lat_die(1, c->name, "SU(%d) configurations are not supported (N = 2..%d)", u->nc, LAT_NC_MAX);
+    double tol = t->unitarity_tol > 0 ? t->unitarity_tol : c->file_prec == 32 ? 1e-5 : 1e-10;
     struct unitarity un = measure_unitarity(u);
     if (!(un.max <= tol) || !(un.det_max <= tol))
-        lat_die(1, t->c.name,
+        lat_die(1, c->name,
                 "links are not in SU(%d): max ||U^dag U - 1|| = %.3g, max |det U - 1| = %.3g, tolerance %.3g "
                 "(lat-unitarity can reproject; --unitarity-tol sets the tolerance)",
                 u->nc, un.max, un.det_max, tol);
-    if (t->track) conf_transform_start(&t->c);
+}
+
+void gf_tool_read(struct gf_tool *t, const char *input)
+{
+    dist_read(&t->x, input, check_input, t);
+    if (t->track) dist_transform_start(&t->x);
 }
 
 void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
 {
-    const struct gauge_field *u = &t->c.u;
-    if (gauge == GAUGE_COULOMB && u->lat.L[3] % 2)
-        lat_die(1, t->c.name, "Coulomb gauge needs an even number of timeslices (Lt = %d)", u->lat.L[3]);
+    const struct gauge_field *u = t->x.u;
+    if (gauge == GAUGE_COULOMB && t->x.lat.L[3] % 2)
+        lat_die_all(1, t->x.c.name, "Coulomb gauge needs an even number of timeslices (Lt = %d)", t->x.lat.L[3]);
     const char *dev = t->device;
     const char *env = getenv("LAT_DEVICE");
     int explicit_gpu = (dev && strcmp(dev, "gpu") == 0) || (!dev && env && strcmp(env, "gpu") == 0);
     t->be = &gf_backend_cpu;
-    if (backend_choose(dev) == BACKEND_GPU) {
+    if (t->x.dom && explicit_gpu)
+        lat_die_all(1, NULL, "--device gpu: the CUDA backend does not run on several MPI ranks yet (use --device cpu)");
+    if (!t->x.dom && backend_choose(dev) == BACKEND_GPU) {
 #ifdef LAT_HAVE_CUDA
         /* the CUDA backend has SU(2) and SU(3) kernels; its double-arithmetic
          * annealing did not finish on 32^4 in the benchmark (docs/PERFORMANCE.md,
@@ -99,8 +107,8 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
         if (explicit_gpu) lat_die(1, NULL, "--device gpu: GPU gauge fixing is not built (use --device cpu)");
 #endif
     }
-    t->st = t->be->create(u, t->c.transform, t->prec);
-    if (t->log_path) {
+    t->st = t->be->create(u, t->x.transform, t->prec);
+    if (t->log_path && comm_is_root()) {
         if (strlen(t->log_path) >= sizeof log_created) lat_die(1, t->log_path, "log path too long");
         if (access(t->log_path, F_OK) != 0) snprintf(log_created, sizeof log_created, "%s", t->log_path);
         lat_on_die(remove_log);
@@ -115,7 +123,7 @@ void gf_tool_run(struct gf_tool *t, enum gauge_kind gauge, struct gf_run *run)
     memset(run, 0, sizeof *run);
     run->be = t->be;
     run->st = t->st;
-    run->lat = t->c.u.lat;
+    run->lat = t->x.lat;
     run->gauge = gauge;
     run->seed = (uint64_t)t->seed;
     run->copy = (uint32_t)t->copy;
@@ -156,7 +164,7 @@ void gf_tool_summary(const char *what, enum gauge_kind gauge, const struct gf_re
 int gf_tool_finish(struct gf_tool *t, const char *results, int status)
 {
     if (t->st) {
-        t->be->download(t->st, &t->c.u, t->c.transform);
+        t->be->download(t->st, t->x.u, t->x.transform);
         t->be->destroy(t->st);
         t->st = NULL;
     }
@@ -164,10 +172,9 @@ int gf_tool_finish(struct gf_tool *t, const char *results, int status)
         if (fclose(t->log) != 0) lat_die(1, t->log_path, "write failed");
         t->log = log_file = NULL;
     }
-    conf_history_add(&t->c, results);
     struct conf_write_opts wo = {0};
-    conf_write(t->output, &t->c, &wo);
+    dist_write(&t->x, t->output, &wo, results);
     *log_created = 0; /* complete: keep the log */
-    conf_free(&t->c);
+    dist_free(&t->x);
     return status;
 }

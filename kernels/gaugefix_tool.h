@@ -8,7 +8,8 @@
  *   ...own usage checks (cli_usage_error, exit 2)...
  *   gf_tool_validate(&t, opts);       common usage checks, then (exit 1)
  *                                     a terminal as binary standard output
- *   gf_tool_read(&t, in);             conf_read, SU(N) check within the
+ *   gf_tool_read(&t, in);             dist_read (rank 0 reads, every MPI
+ *                                     rank gets its slab), SU(N) check within the
  *                                     unitarity tolerance (exit 1), starts
  *                                     the transform on --track-transform
  *   gf_tool_backend(&t, gauge);       (gauge fixers) Coulomb needs an even
@@ -16,8 +17,11 @@
  *                                     created, --log opened
  *   gf_tool_run(&t, gauge, &run);     a gf_run for the driver
  *   ... gf_relax / gf_anneal ...
- *   return gf_tool_finish(&t, results, status);   download, history entry,
- *                                     atomic write; returns status
+ *   return gf_tool_finish(&t, results, status);   download, gather, history
+ *                                     entry, atomic write; returns status
+ *
+ * Under mpirun (comm.h) every rank runs the same calls on its slab: t.x.u is
+ * this rank's field; rank 0 alone reads, writes, logs and reports.
  *
  * Errors: usage -> exit 2 before anything is read or written; data -> exit
  * 1 before anything is written; a die removes unfinished output and the
@@ -26,7 +30,7 @@
 #define LAT_GAUGEFIX_TOOL_H
 
 #include "cli.h"
-#include "conf.h"
+#include "dist.h"
 #include "gaugefix_driver.h"
 
 struct gf_tool {
@@ -37,7 +41,7 @@ struct gf_tool {
     double unitarity_tol; /* 0: 1e-5 for 32-bit input files, 1e-10 for 64-bit */
     /* set by gf_tool_validate / gf_tool_read / gf_tool_backend */
     char prec;            /* 'd', 's', 'm' */
-    struct conf c;
+    struct dist x;        /* the configuration, spread over the ranks (dist.h) */
     const struct gf_backend *be;
     struct gf_state *st;
     FILE *log;

@@ -7,7 +7,8 @@
  * record instead.  Output as --format text|tsv|json on standard output.
  * Exit 0 ok, 1 unreadable input, 2 usage.  See lat-measure(1). */
 #include "cli.h"
-#include "conf.h"
+#include "comm.h"
+#include "dist.h"
 #include "gaugefix.h"
 #include "gpu.h"
 #include "lat.h"
@@ -45,17 +46,21 @@ int main(int argc, char **argv)
     if (backend_choose(device) == BACKEND_GPU)
         lat_debug("measurements run on the CPU backend (no GPU measurement yet)");
 
-    struct conf c;
-    conf_read(input, &c);
+    /* under mpirun rank 0 reads and reports, every rank measures its slab */
+    struct dist x;
+    dist_read(&x, input, NULL, NULL);
+    const struct conf *c = &x.c;
     if (history) {
-        if (!c.history) lat_info("note: %s has no lat-history record", c.name);
-        report_history(stdout, fmt, c.name, c.history);
-        conf_free(&c);
-        if (fflush(stdout) != 0 || ferror(stdout)) lat_die(1, "standard output", "write failed");
+        if (comm_is_root()) {
+            if (!c->history) lat_info("note: %s has no lat-history record", c->name);
+            report_history(stdout, fmt, c->name, c->history);
+            if (fflush(stdout) != 0 || ferror(stdout)) lat_die(1, "standard output", "write failed");
+        }
+        dist_free(&x);
         return LAT_OK;
     }
 
-    const struct gauge_field *u = &c.u;
+    const struct gauge_field *u = x.u;
     struct plaquette p = measure_plaquette(u);
     double lt = measure_link_trace(u), pre, pim;
     measure_polyakov(u, &pre, &pim);
@@ -63,10 +68,10 @@ int main(int argc, char **argv)
 
     struct report *r = report_new();
     char lattice[64];
-    snprintf(lattice, sizeof lattice, "%dx%dx%dx%d", u->lat.L[0], u->lat.L[1], u->lat.L[2], u->lat.L[3]);
-    report_str(r, "file", c.name);
-    report_str(r, "file_format", c.format == CONF_NERSC ? "nersc" : "ildg");
-    report_int(r, "file_precision", c.file_prec);
+    snprintf(lattice, sizeof lattice, "%dx%dx%dx%d", x.lat.L[0], x.lat.L[1], x.lat.L[2], x.lat.L[3]);
+    report_str(r, "file", c->name);
+    report_str(r, "file_format", c->format == CONF_NERSC ? "nersc" : "ildg");
+    report_int(r, "file_precision", c->file_prec);
     report_str(r, "lattice", lattice);
     report_int(r, "nc", u->nc);
     report_num(r, "plaquette", p.all);
@@ -94,9 +99,11 @@ int main(int argc, char **argv)
         }
         gauge_quality_free(&q);
     }
-    report_print(r, stdout, fmt);
+    if (comm_is_root()) {
+        report_print(r, stdout, fmt);
+        if (fflush(stdout) != 0 || ferror(stdout)) lat_die(1, "standard output", "write failed");
+    }
     report_free(r);
-    conf_free(&c);
-    if (fflush(stdout) != 0 || ferror(stdout)) lat_die(1, "standard output", "write failed");
+    dist_free(&x);
     return LAT_OK;
 }

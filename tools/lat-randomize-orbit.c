@@ -23,11 +23,11 @@ int main(int argc, char **argv)
     gf_tool_validate(&t, opts);
     gf_tool_read(&t, input);
 
-    struct gauge_field *u = &t.c.u;
+    struct gauge_field *u = t.x.u; /* this rank's slab under mpirun */
     double *g = lat_malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
-    gauge_transform_random(u->nc, u->lat.V, (uint64_t)t.seed, (uint32_t)t.copy, g);
+    gauge_transform_random_field(u, (uint64_t)t.seed, (uint32_t)t.copy, g);
     gauge_transform_apply(u, g);
-    if (t.c.transform) gauge_transform_compose(u->nc, u->lat.V, t.c.transform, g);
+    if (t.x.transform) gauge_transform_compose(u->nc, u->lat.V, t.x.transform, g);
     free(g);
 
     char results[256];

@@ -11,7 +11,8 @@
  * history entry; the tolerance then applies to the written links and a
  * failing run writes nothing.  See lat-unitarity(1). */
 #include "cli.h"
-#include "conf.h"
+#include "comm.h"
+#include "dist.h"
 #include "lat.h"
 #include "log.h"
 #include "observables.h"
@@ -62,33 +63,38 @@ int main(int argc, char **argv)
     enum report_format fmt;
     report_format_parse(format, &fmt);
 
-    struct conf c;
-    conf_read(input, &c);
-    struct unitarity before = measure_unitarity(&c.u), after = before;
+    /* under mpirun rank 0 reads, writes and reports; every rank checks and
+     * reprojects its slab (halo copies too: the same links, the same result) */
+    struct dist x;
+    dist_read(&x, input, NULL, NULL);
+    const struct conf c = x.c; /* name, format, file_prec (rank 0: everything) */
+    struct gauge_field *u = x.u;
+    struct unitarity before = measure_unitarity(u), after = before;
 
     /* the precision of the links checked: the input's, or the file written */
     int prec = out_prec ? atoi(out_prec) : c.file_prec;
     if (!tol_given) tolerance = (reproject ? prec : c.file_prec) == 32 ? 1e-5 : 1e-10;
     if (reproject) {
-        int64_t bad = field_reproject(&c.u);
-        if (bad) lat_die(1, c.name, "%lld links cannot be projected onto SU(%d) (zero or non-finite rows)", (long long)bad, c.u.nc);
+        double bad = (double)field_reproject(u);
+        comm_sum(&bad, 1);
+        if (bad > 0) lat_die_all(1, c.name, "links cannot be projected onto SU(%d) (zero or non-finite rows)", u->nc);
         /* measure what will be in the file: round to its precision */
         if (prec == 32) {
-            field_convert(&c.u, 32);
-            field_convert(&c.u, 64);
+            field_convert(u, 32);
+            field_convert(u, 64);
         }
-        after = measure_unitarity(&c.u);
+        after = measure_unitarity(u);
     }
 
     struct report *r = report_new();
     char lattice[64];
-    snprintf(lattice, sizeof lattice, "%dx%dx%dx%d", c.u.lat.L[0], c.u.lat.L[1], c.u.lat.L[2], c.u.lat.L[3]);
+    snprintf(lattice, sizeof lattice, "%dx%dx%dx%d", x.lat.L[0], x.lat.L[1], x.lat.L[2], x.lat.L[3]);
     report_str(r, "file", c.name);
     report_str(r, "file_format", c.format == CONF_NERSC ? "nersc" : "ildg");
     report_int(r, "file_precision", c.file_prec);
     report_str(r, "lattice", lattice);
-    report_int(r, "nc", c.u.nc);
-    report_int(r, "links", (long long)c.u.lat.V * LAT_ND);
+    report_int(r, "nc", x.nc);
+    report_int(r, "links", (long long)x.lat.V * LAT_ND);
     add_unitarity(r, "", before);
     if (reproject) {
         report_int(r, "out_precision", prec);
@@ -102,24 +108,23 @@ int main(int argc, char **argv)
     /* the report goes to stdout unless the configuration does */
     int conf_to_stdout = reproject && (!output || strcmp(output, "-") == 0);
     FILE *rf = conf_to_stdout ? stderr : stdout;
-    if (lat_verbosity >= 0) report_print(r, rf, fmt);
+    if (lat_verbosity >= 0 && comm_is_root()) report_print(r, rf, fmt);
     report_free(r);
     fflush(rf);
     if (fail)
-        lat_die(1, c.name, "%sdeviation from SU(%d) %.3g exceeds the tolerance %g (max ||U^dag U - 1|| %.3g, max |det U - 1| %.3g)",
-                reproject ? "after reprojection the " : "", c.u.nc, w, tolerance, after.max, after.det_max);
+        lat_die_all(1, c.name, "%sdeviation from SU(%d) %.3g exceeds the tolerance %g (max ||U^dag U - 1|| %.3g, max |det U - 1| %.3g)",
+                reproject ? "after reprojection the " : "", x.nc, w, tolerance, after.max, after.det_max);
 
     if (reproject) {
         char results[512];
         snprintf(results, sizeof results,
                  "reprojected=SU(%d) unitarity_max=%.3g->%.3g det_max=%.3g->%.3g unitarity_mean=%.3g->%.3g out_precision=%d",
-                 c.u.nc, before.max, after.max, before.det_max, after.det_max, before.mean, after.mean, prec);
-        conf_history_add(&c, results);
+                 x.nc, before.max, after.max, before.det_max, after.det_max, before.mean, after.mean, prec);
         struct conf_write_opts wo = {CONF_ILDG, prec, 0}; /* like every lat program: ILDG keeps the history */
-        conf_write(output, &c, &wo);
-    } else if (fflush(stdout) != 0 || ferror(stdout)) {
+        dist_write(&x, output, &wo, results);
+    } else if (comm_is_root() && (fflush(stdout) != 0 || ferror(stdout))) {
         lat_die(1, "standard output", "write failed");
     }
-    conf_free(&c);
+    dist_free(&x);
     return LAT_OK;
 }

@@ -1,0 +1,46 @@
+/* dist.h -- a configuration spread over the ranks of a run (comm.h,
+ * domain.h): what every program that computes works on.
+ *
+ *   struct dist x;
+ *   dist_read(&x, path, check, arg);  rank 0 reads and verifies (conf_read,
+ *                                      then check(c, arg) if given), every
+ *                                      rank gets its slab; a failure on
+ *                                      rank 0 stops all ranks with rank 0's
+ *                                      one-line error and status
+ *   ... compute on x.u (and x.transform) ...
+ *   dist_write(&x, path, &opts, results);  gather to rank 0, which adds the
+ *                                      history entry and writes atomically
+ *   dist_free(&x);
+ *
+ * With one rank x.u is &x.c.u and nothing is copied.  On rank 0 x.c is the
+ * whole configuration (records, history, name); on the other ranks x.c
+ * holds only the header fields (format, file_prec) and no links. */
+#ifndef LAT_DIST_H
+#define LAT_DIST_H
+
+#include "conf.h"
+#include "domain.h"
+
+struct dist {
+    struct conf c;
+    const struct domain *dom;  /* NULL with one rank */
+    struct lattice lat;        /* the whole lattice */
+    int nc;
+    struct gauge_field *u;     /* this rank's field: &c.u, or &slab */
+    double *transform;         /* this rank's g(x) (NULL unless tracked) */
+    struct gauge_field slab;
+    double *slab_transform;
+};
+
+void dist_read(struct dist *x, const char *path, void (*check)(struct conf *c, void *arg), void *arg);
+/* a new configuration (unit links) for generators */
+void dist_new(struct dist *x, const struct lattice *lat, int nc);
+/* start tracking g(x) (identity) unless the input carried one */
+void dist_transform_start(struct dist *x);
+/* gather to rank 0 (links and transform) without writing */
+void dist_gather(struct dist *x);
+/* gather, add the history entry (results may be NULL: none), write */
+void dist_write(struct dist *x, const char *path, const struct conf_write_opts *o, const char *results);
+void dist_free(struct dist *x);
+
+#endif
