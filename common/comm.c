@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #ifdef LAT_HAVE_MPI
 #include <mpi.h>
@@ -48,7 +50,18 @@ void comm_init(int *argc, char ***argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     atexit(finalize_at_exit);
+    /* OpenMPI hands rank 0 a pseudo terminal as standard output; its line
+     * discipline would turn \n into \r\n in a binary configuration */
+    if (rank_ == 0 && isatty(1)) {
+        struct termios tio;
+        if (tcgetattr(1, &tio) == 0) {
+            cfmakeraw(&tio);
+            tcsetattr(1, TCSANOW, &tio);
+        }
+    }
 }
+
+int comm_stdout_is_terminal(void) { return started ? 0 : isatty(1); }
 
 static void check(int rc, const char *what)
 {
@@ -195,5 +208,6 @@ void comm_waitall(struct comm_reqs *r) { r->n = 0; }
 void comm_exit(int status) { fflush(stdout); exit(status); }
 void comm_die(int status) { exit(status); }
 int comm_should_print_usage(void) { return 1; }
+int comm_stdout_is_terminal(void) { return isatty(1); }
 
 #endif

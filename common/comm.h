@@ -57,6 +57,12 @@ void comm_isend(const void *buf, size_t bytes, int to, int tag, struct comm_reqs
 void comm_irecv(void *buf, size_t bytes, int from, int tag, struct comm_reqs *r);
 void comm_waitall(struct comm_reqs *r);
 
+/* Is standard output a terminal (binary output refused)?  Under mpirun
+ * rank 0's standard output is mpirun's forwarding channel -- a pseudo
+ * terminal that comm_init switches to raw mode so bytes pass unchanged --
+ * and whether mpirun's own output is a terminal cannot be seen: 0. */
+int comm_stdout_is_terminal(void);
+
 /* for log.c: stop the run (see above); does not return */
 LAT_NORETURN void comm_die(int status);
 /* cli_usage_error: the same mistake on every rank: only rank 0 prints;

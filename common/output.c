@@ -1,6 +1,7 @@
 /* output.c -- atomic output files; see output.h for the contract. */
 #define _POSIX_C_SOURCE 200809L
 #include "output.h"
+#include "comm.h"
 #include "log.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ FILE *out_open(const char *path, int binary)
     static int hooked;
     if (!hooked) { lat_on_die(cleanup); hooked = 1; }
     if (!path || strcmp(path, "-") == 0) {
-        if (binary && isatty(1))
+        if (binary && comm_stdout_is_terminal())
             lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
         snprintf(final_path, sizeof final_path, "standard output");
         cur = stdout;

@@ -8,20 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hb_geom_init(struct hb_geom *g, const struct lattice *lat)
+void hb_geom_init(struct hb_geom *g, const struct lattice *lat) { hb_geom_init_dom(g, lat, NULL); }
+
+void hb_geom_init_dom(struct hb_geom *g, const struct lattice *lat, const struct domain *dom)
 {
     g->lat = *lat;
+    g->dom = dom;
     g->nb = lat_malloc((size_t)lat->V * 8 * sizeof(uint32_t));
     g->sites[0] = lat_malloc((size_t)(lat->V / 2 + 1) * sizeof(uint32_t));
     g->sites[1] = lat_malloc((size_t)(lat->V / 2 + 1) * sizeof(uint32_t));
     g->nsites[0] = g->nsites[1] = 0;
-    for (int64_t x = 0; x < lat->V; x++) {
+    for (int64_t x = 0; x < lat->V; x++)
         for (int mu = 0; mu < LAT_ND; mu++) {
             g->nb[8 * x + mu] = (uint32_t)lattice_neighbour(lat, x, mu, +1);
             g->nb[8 * x + 4 + mu] = (uint32_t)lattice_neighbour(lat, x, mu, -1);
         }
-        int p = lattice_parity(lat, x);
-        g->sites[p][g->nsites[p]++] = (uint32_t)x;
+    const int64_t v3 = lat->V / lat->L[3];
+    const int tb = domain_t_begin(dom), te = domain_t_end(dom, lat);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int t = tb; t < te; t++) {
+            int boundary = !dom || t == tb || t == te - 1;
+            if (boundary != (pass == 0)) continue;
+            for (int64_t x = t * v3; x < (t + 1) * v3; x++) {
+                int p = domain_parity(dom, lat, x);
+                g->sites[p][g->nsites[p]++] = (uint32_t)x;
+            }
+        }
+        if (pass == 0) { g->nbound[0] = g->nsites[0]; g->nbound[1] = g->nsites[1]; }
     }
 }
 
@@ -47,7 +60,7 @@ static struct hb_state *cpu_create(const struct gauge_field *u, char precision)
     s->precision = precision;
     field_copy(&s->u, u);
     field_convert(&s->u, precision == 'd' ? 64 : 32);
-    hb_geom_init(&s->geom, &u->lat);
+    hb_geom_init_dom(&s->geom, &u->lat, u->dom);
     return s;
 }
 

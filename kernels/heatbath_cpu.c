@@ -82,7 +82,7 @@ HB_INLINE void link_update(int n, int heatbath, const struct hb_geom *g, hb_stor
     sun_copy(n, U, load(n, links, x, mu, buf));
     if (heatbath) {
         struct lat_rng r;
-        rng_init(&r, seed, 0, (uint64_t)x, 4 * k + (uint32_t)mu, RNG_HEATBATH);
+        rng_init(&r, seed, 0, (uint64_t)domain_global_site(g->dom, x), 4 * k + (uint32_t)mu, RNG_HEATBATH);
         hb_link_heatbath(n, U, A, beta_n, &r);
     } else {
         hb_link_overrelax(n, U, A);
@@ -105,20 +105,35 @@ HB_FLATTEN static void link_update_3(int hb, const struct hb_geom *g, hb_store *
 HB_FLATTEN static void link_update_n(int n, int hb, const struct hb_geom *g, hb_store *l, int64_t x, int mu, double b, uint64_t s, uint32_t k)
 { link_update(n, hb, g, l, x, mu, b, s, k); }
 
-/* one sweep in the order of heatbath_backend.h */
+/* the links U_mu(sites[i0..i1)) */
+static void update_links(int n, int heatbath, const struct hb_geom *g, hb_store *links, const uint32_t *sites,
+                         int64_t i0, int64_t i1, int mu, double beta_n, uint64_t seed, uint32_t k)
+{
+#pragma omp parallel for schedule(static) if (i1 - i0 >= HB_OMP_MIN)
+    for (int64_t i = i0; i < i1; i++) {
+        if (n == 3) link_update_3(heatbath, g, links, sites[i], mu, beta_n, seed, k);
+        else if (n == 2) link_update_2(heatbath, g, links, sites[i], mu, beta_n, seed, k);
+        else link_update_n(n, heatbath, g, links, sites[i], mu, beta_n, seed, k);
+    }
+}
+
+/* one sweep in the order of heatbath_backend.h; on a slab the boundary
+ * slices go first and their new links travel to the neighbours' halos
+ * while the interior is updated */
 static void sweep(int n, int heatbath, const struct hb_geom *g, hb_store *links, double beta, uint64_t seed, uint32_t k)
 {
     double beta_n = heatbath ? beta / n : 0;
     for (int parity = 0; parity < 2; parity++)
         for (int mu = 0; mu < LAT_ND; mu++) {
             const uint32_t *sites = g->sites[parity];
-            int64_t ns = g->nsites[parity];
-#pragma omp parallel for schedule(static) if (ns >= HB_OMP_MIN)
-            for (int64_t i = 0; i < ns; i++) {
-                if (n == 3) link_update_3(heatbath, g, links, sites[i], mu, beta_n, seed, k);
-                else if (n == 2) link_update_2(heatbath, g, links, sites[i], mu, beta_n, seed, k);
-                else link_update_n(n, heatbath, g, links, sites[i], mu, beta_n, seed, k);
-            }
+            update_links(n, heatbath, g, links, sites, 0, g->nbound[parity], mu, beta_n, seed, k);
+            struct halo_xfer x;
+            struct halo_part parts[2];
+            if (g->dom)
+                halo_start(&x, g->dom, links, sizeof(hb_store), 2 * (size_t)n * n, parts,
+                           halo_parts_heatbath(g->dom, parity, mu, parts));
+            update_links(n, heatbath, g, links, sites, g->nbound[parity], g->nsites[parity], mu, beta_n, seed, k);
+            if (g->dom) halo_finish(&x);
         }
 }
 

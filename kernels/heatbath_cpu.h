@@ -7,17 +7,23 @@
 #ifndef LAT_HEATBATH_CPU_H
 #define LAT_HEATBATH_CPU_H
 
+#include "domain.h"
 #include "lattice.h"
 #include <stdint.h>
 
 struct hb_geom {
     struct lattice lat;
     uint32_t *nb;        /* nb[8*x + mu] = x + mu, nb[8*x + 4 + mu] = x - mu */
-    uint32_t *sites[2];  /* the sites of parity 0 and 1, ascending */
-    int64_t nsites[2];
+    /* the owned sites of (global) parity p, ascending; on a slab (dom) the
+     * nbound[p] sites of the boundary slices come first */
+    uint32_t *sites[2];
+    int64_t nsites[2], nbound[2];
+    const struct domain *dom; /* NULL: the whole lattice (domain.h) */
 };
 
 void hb_geom_init(struct hb_geom *g, const struct lattice *lat);
+/* the same for this rank's slab (dom may be NULL) */
+void hb_geom_init_dom(struct hb_geom *g, const struct lattice *lat, const struct domain *dom);
 void hb_geom_free(struct hb_geom *g);
 
 void hb_cpu_heatbath_d(const struct hb_geom *g, int nc, void *links, double beta, uint64_t seed, uint32_t k);

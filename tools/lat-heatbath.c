@@ -10,7 +10,8 @@
  * field as one of 200.  Exit 0, 1 data/runtime error, 2 usage error; every
  * check happens before anything is written.  See lat-heatbath(1). */
 #include "cli.h"
-#include "conf.h"
+#include "comm.h"
+#include "dist.h"
 #include "field.h"
 #include "gpu.h"
 #include "heatbath_backend.h"
@@ -73,25 +74,46 @@ static long long history_next_sweep(const char *h)
 }
 
 struct run {
-    struct conf c;
-    char *base_history; /* the input's history (owned) */
+    struct dist x;      /* the field, spread over the MPI ranks (dist.h) */
+    char *base_history; /* the input's history (owned; rank 0) */
     int file_prec;
     const char *summary; /* parameters for the history entry */
+    /* what --start FILE must match (checked on rank 0 while reading) */
+    const struct cli_opt *opts;
+    int nc;
+    const int *L;
 };
 
-/* Write the current field c->u with a history entry ending in results. */
+/* Write the current field x.u with a history entry ending in results. */
 static void write_conf(struct run *r, const char *path, const char *results)
 {
     char *entry = lat_malloc(strlen(r->summary) + strlen(results) + 2);
     sprintf(entry, "%s %s", r->summary, results);
-    r->c.history = r->base_history ? strdup(r->base_history) : NULL;
-    if (r->base_history && !r->c.history) lat_die(1, NULL, "out of memory");
-    conf_history_add(&r->c, entry);
+    if (comm_is_root()) {
+        r->x.c.history = r->base_history ? strdup(r->base_history) : NULL;
+        if (r->base_history && !r->x.c.history) lat_die(1, NULL, "out of memory");
+    }
     struct conf_write_opts o = {CONF_ILDG, r->file_prec, 0};
-    conf_write(path, &r->c, &o);
-    free(r->c.history);
-    r->c.history = NULL;
+    dist_write(&r->x, path, &o, entry);
+    free(r->x.c.history);
+    r->x.c.history = NULL;
     free(entry);
+}
+
+/* --start FILE: the configuration must match --nc and --lattice */
+static void check_start(struct conf *c, void *arg)
+{
+    const struct run *r = arg;
+    const struct gauge_field *u = &c->u;
+    const int *L = r->L;
+    if (cli_given(r->opts, "nc") && u->nc != r->nc)
+        lat_die(1, c->name, "holds an SU(%d) configuration, but --nc %d was asked for", u->nc, r->nc);
+    if (L && memcmp(u->lat.L, L, sizeof(int) * LAT_ND) != 0)
+        lat_die(1, c->name, "is a %dx%dx%dx%d lattice, but --lattice %dx%dx%dx%d was asked for", u->lat.L[0],
+                u->lat.L[1], u->lat.L[2], u->lat.L[3], L[0], L[1], L[2], L[3]);
+    const char *why = NULL;
+    struct lattice chk;
+    if (lattice_init(&chk, u->lat.L, &why)) lat_die(1, c->name, "cannot run the heatbath on it: %s", why);
 }
 
 static void results_of(const struct gauge_field *u, long long next, char *buf, size_t n)
@@ -150,7 +172,7 @@ int main(int argc, char **argv)
         cli_usage_error("--output-pattern '%s' must hold exactly one integer conversion such as %%04d", pattern);
     if (pattern && every == 0) cli_usage_error("--output-pattern needs --every K");
     int final_to_stdout = every == 0 && !output;
-    if (final_to_stdout && isatty(1))
+    if (final_to_stdout && comm_stdout_is_terminal())
         cli_usage_error("refusing to write a binary configuration to a terminal (use -o FILE, --every, or a pipe)");
     if (logpath && strcmp(logpath, "-") == 0 && (final_to_stdout || (output && strcmp(output, "-") == 0)))
         cli_usage_error("--log - and the configuration cannot both go to standard output");
@@ -170,6 +192,12 @@ int main(int argc, char **argv)
     if (therm + sweeps > 0) {
         enum backend b = backend_choose(device);
         be = hb_backend_for(b);
+        if (comm_size() > 1 && be != &hb_backend_cpu) {
+            const char *d = device ? device : getenv("LAT_DEVICE");
+            if (d && strcmp(d, "gpu") == 0)
+                lat_die_all(1, NULL, "--device gpu: the GPU heatbath does not run on several MPI ranks yet (use --device cpu)");
+            be = &hb_backend_cpu;
+        }
         if (!be) {
             const char *d = device ? device : getenv("LAT_DEVICE");
             if (d && strcmp(d, "gpu") == 0) lat_die(1, NULL, "--device gpu: this lat has no GPU heatbath backend yet");
@@ -183,24 +211,21 @@ int main(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.file_prec = atoi(fprec);
     if (is_hot || is_cold) {
-        conf_init(&r.c, &lat, nc);
-        if (is_hot) field_set_random(&r.c.u, (uint64_t)seed);
+        dist_new(&r.x, &lat, nc);
+        if (is_hot) field_set_random(r.x.u, (uint64_t)seed);
     } else {
-        conf_read(start, &r.c);
-        const struct gauge_field *u = &r.c.u;
-        if (cli_given(opts, "nc") && u->nc != nc)
-            lat_die(1, r.c.name, "holds an SU(%d) configuration, but --nc %d was asked for", u->nc, nc);
-        if (lattice && memcmp(u->lat.L, L, sizeof L) != 0)
-            lat_die(1, r.c.name, "is a %dx%dx%dx%d lattice, but --lattice %dx%dx%dx%d was asked for", u->lat.L[0],
-                    u->lat.L[1], u->lat.L[2], u->lat.L[3], L[0], L[1], L[2], L[3]);
-        const char *why = NULL;
-        struct lattice chk;
-        if (lattice_init(&chk, u->lat.L, &why)) lat_die(1, r.c.name, "cannot run the heatbath on it: %s", why);
-        nc = u->nc;
-        lat = u->lat;
-        r.base_history = r.c.history;
-        r.c.history = NULL;
-        if (!cli_given(opts, "first-sweep")) first_sweep = history_next_sweep(r.base_history);
+        r.opts = opts;
+        r.nc = nc;
+        r.L = lattice ? L : NULL;
+        dist_read(&r.x, start, check_start, &r);
+        nc = r.x.nc;
+        lat = r.x.lat;
+        if (comm_is_root()) {
+            r.base_history = r.x.c.history;
+            r.x.c.history = NULL;
+            if (!cli_given(opts, "first-sweep")) first_sweep = history_next_sweep(r.base_history);
+        }
+        comm_bcast(&first_sweep, sizeof first_sweep, 0); /* the counter of the random streams */
     }
     if (first_sweep < 0) first_sweep = 0;
     long long last = first_sweep + therm + sweeps;
@@ -215,29 +240,31 @@ int main(int argc, char **argv)
 
     char res[512];
     if (therm + sweeps == 0) { /* a start configuration as it is */
-        results_of(&r.c.u, first_sweep, res, sizeof res);
+        results_of(r.x.u, first_sweep, res, sizeof res);
         write_conf(&r, output, res);
         lat_debug("wrote a %s SU(%d) %s configuration", is_hot ? "Haar-random" : is_cold ? "unit" : "copied", nc, ext);
-        conf_free(&r.c);
+        dist_free(&r.x);
         free(r.base_history);
         return LAT_OK;
     }
 
     /* ---- the chain ---- */
     FILE *logf = NULL;
-    if (logpath) {
+    if (logpath && comm_is_root()) {
         logf = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
         if (!logf) lat_die(1, logpath, "cannot open the log: %s", strerror(errno));
         setvbuf(logf, NULL, _IOLBF, 0); /* a line per sweep, visible at once (tail -f) */
         fprintf(logf, "sweep\tplaquette\tspatial\ttemporal\tpolyakov_re\tpolyakov_im\tseconds\n");
     }
     int progress = cli_show_progress();
-    struct hb_state *s = be->create(&r.c.u, prec);
+    comm_bcast(&progress, sizeof progress, 0); /* measuring is collective: every rank joins */
+    const int measure_each = logpath || progress;
+    struct hb_state *s = be->create(r.x.u, prec);
     double t0 = now();
     struct plaquette pl;
     double pre = 0, pim = 0;
+    if (logpath) be->measure(s, &pl, &pre, &pim);
     if (logf) {
-        be->measure(s, &pl, &pre, &pim);
         fprintf(logf, "%lld\t%.12f\t%.12f\t%.12f\t%.12f\t%.12f\t%.3f\n", first_sweep, pl.all, pl.spatial, pl.temporal,
                 pre, pim, 0.0);
     }
@@ -247,7 +274,7 @@ int main(int argc, char **argv)
         for (int o = 0; o < nor; o++) be->overrelax(s);
         long long done = k + 1, after_therm = done - first_sweep - therm;
         double t = now() - t0;
-        if (logf || progress) be->measure(s, &pl, logf ? &pre : NULL, logf ? &pim : NULL);
+        if (measure_each) be->measure(s, &pl, logpath ? &pre : NULL, logpath ? &pim : NULL);
         if (logf) {
             fprintf(logf, "%lld\t%.12f\t%.12f\t%.12f\t%.12f\t%.12f\t%.3f\n", done, pl.all, pl.spatial, pl.temporal, pre,
                     pim, t);
@@ -262,23 +289,23 @@ int main(int argc, char **argv)
             char path[4096];
             int n = snprintf(path, sizeof path, pattern, (int)done);
             if (n <= 0 || (size_t)n >= sizeof path) lat_die(1, NULL, "--output-pattern gives an unusable file name");
-            be->download(s, &r.c.u);
-            results_of(&r.c.u, done, res, sizeof res);
+            be->download(s, r.x.u);
+            results_of(r.x.u, done, res, sizeof res);
             write_conf(&r, path, res);
         }
     }
     if (progress) fputc('\n', stderr);
     double elapsed = now() - t0;
     if (logf && logf != stdout && fclose(logf) != 0) lat_die(1, logpath, "cannot write the log: %s", strerror(errno));
-    be->download(s, &r.c.u);
+    be->download(s, r.x.u);
     be->destroy(s);
-    results_of(&r.c.u, last, res, sizeof res);
+    results_of(r.x.u, last, res, sizeof res);
     if (every == 0 || output) write_conf(&r, output, res);
-    pl = measure_plaquette(&r.c.u);
+    pl = measure_plaquette(r.x.u);
     lat_debug("SU(%d) %s beta=%g: %lld sweeps (1 heatbath + %d OR) in %.1f s, %.3g link updates/s; plaquette %.8f",
              nc, ext, beta, last - first_sweep, nor, elapsed, (double)(last - first_sweep) * links * (1 + nor) / elapsed,
              pl.all);
-    conf_free(&r.c);
+    dist_free(&r.x);
     free(r.base_history);
     return LAT_OK;
 }
