@@ -14,14 +14,16 @@
 #include <mpi.h>
 #endif
 
-static int rank_, size_ = 1, started;
-static int in_root_section;
+static int rank_, size_ = 1;
 
 int comm_rank(void) { return rank_; }
 int comm_size(void) { return size_; }
 int comm_is_root(void) { return rank_ == 0; }
 
 #ifdef LAT_HAVE_MPI
+
+static int started;         /* MPI_Init was called */
+static int in_root_section; /* rank 0 between comm_root_begin and _end */
 
 /* started by a process manager: OpenMPI's mpirun, PMIx (srun, prterun) or
  * an MPICH-style PMI */
@@ -164,6 +166,54 @@ void comm_waitall(struct comm_reqs *r)
     r->n = 0;
 }
 
+void comm_xor_u32(uint32_t *v, size_t n)
+{
+    if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_BXOR, MPI_COMM_WORLD), "xor");
+}
+
+struct comm_file {
+    MPI_File fh;
+    char path[4096];
+};
+
+struct comm_file *comm_file_open(const char *path, int write)
+{
+    struct comm_file *f = lat_calloc(1, sizeof *f);
+    snprintf(f->path, sizeof f->path, "%s", path);
+    int rc = MPI_File_open(MPI_COMM_WORLD, f->path, write ? MPI_MODE_WRONLY : MPI_MODE_RDONLY, MPI_INFO_NULL, &f->fh);
+    if (rc != MPI_SUCCESS) lat_die(1, path, "MPI-IO cannot open the file for %s (error %d)", write ? "writing" : "reading", rc);
+    return f;
+}
+
+void comm_file_read_at(struct comm_file *f, uint64_t offset, void *buf, size_t bytes)
+{
+    for (size_t o = 0; o < bytes; o += PIECE) {
+        int b = (int)(bytes - o < PIECE ? bytes - o : PIECE), got = 0;
+        MPI_Status st;
+        if (MPI_File_read_at(f->fh, (MPI_Offset)(offset + o), (char *)buf + o, b, MPI_BYTE, &st) != MPI_SUCCESS)
+            lat_die(1, f->path, "MPI-IO read of %d bytes at byte %llu failed", b, (unsigned long long)(offset + o));
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        if (got != b)
+            lat_die(1, f->path, "truncated: %d of %d bytes at byte %llu", got, b, (unsigned long long)(offset + o));
+    }
+}
+
+void comm_file_write_at(struct comm_file *f, uint64_t offset, const void *buf, size_t bytes)
+{
+    for (size_t o = 0; o < bytes; o += PIECE) {
+        int b = (int)(bytes - o < PIECE ? bytes - o : PIECE);
+        MPI_Status st;
+        if (MPI_File_write_at(f->fh, (MPI_Offset)(offset + o), (const char *)buf + o, b, MPI_BYTE, &st) != MPI_SUCCESS)
+            lat_die(1, f->path, "MPI-IO write of %d bytes at byte %llu failed", b, (unsigned long long)(offset + o));
+    }
+}
+
+void comm_file_close(struct comm_file *f)
+{
+    if (MPI_File_close(&f->fh) != MPI_SUCCESS) lat_die(1, f->path, "MPI-IO close failed");
+    free(f);
+}
+
 void comm_exit(int status)
 {
     fflush(stdout);
@@ -209,5 +259,13 @@ void comm_exit(int status) { fflush(stdout); exit(status); }
 void comm_die(int status) { exit(status); }
 int comm_should_print_usage(void) { return 1; }
 int comm_stdout_is_terminal(void) { return isatty(1); }
+void comm_xor_u32(uint32_t *v, size_t n) { (void)v; (void)n; }
+struct comm_file *comm_file_open(const char *path, int write)
+{ (void)write; lat_die(1, path, "internal error: MPI-IO in a program built without MPI"); }
+void comm_file_read_at(struct comm_file *f, uint64_t offset, void *buf, size_t bytes)
+{ (void)f; (void)offset; (void)buf; (void)bytes; }
+void comm_file_write_at(struct comm_file *f, uint64_t offset, const void *buf, size_t bytes)
+{ (void)f; (void)offset; (void)buf; (void)bytes; }
+void comm_file_close(struct comm_file *f) { (void)f; }
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "log.h"
 #include <stddef.h>
+#include <stdint.h>
 
 void comm_init(int *argc, char ***argv); /* called once by cli_parse */
 int comm_rank(void);
@@ -62,6 +63,18 @@ void comm_waitall(struct comm_reqs *r);
  * terminal that comm_init switches to raw mode so bytes pass unchanged --
  * and whether mpirun's own output is a terminal cannot be seen: 0. */
 int comm_stdout_is_terminal(void);
+
+/* every rank: element-wise XOR over ranks (checksums), in place */
+void comm_xor_u32(uint32_t *v, size_t n);
+
+/* MPI-IO: a file every rank opens (collective), then reads or writes at
+ * byte offsets of its own (independent), then closes (collective).
+ * Errors name the path and stop the run. */
+struct comm_file;
+struct comm_file *comm_file_open(const char *path, int write);
+void comm_file_read_at(struct comm_file *f, uint64_t offset, void *buf, size_t bytes);
+void comm_file_write_at(struct comm_file *f, uint64_t offset, const void *buf, size_t bytes);
+void comm_file_close(struct comm_file *f);
 
 /* for log.c: stop the run (see above); does not return */
 LAT_NORETURN void comm_die(int status);

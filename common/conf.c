@@ -3,6 +3,7 @@
  * conf.h for the contract.  The formats themselves live in ildg.c and
  * nersc.c (confio.h). */
 #include "conf.h"
+#include <sys/stat.h>
 #include "cli.h"
 #include "confio.h"
 #include "lat.h"
@@ -79,9 +80,21 @@ time_t conf_now(void)
     return time(NULL);
 }
 
-void conf_read(const char *path, struct conf *c)
+static void read_conf(const char *path, struct conf *c, int defer);
+
+void conf_read(const char *path, struct conf *c) { read_conf(path, c, 0); }
+
+void conf_read_deferring(const char *path, struct conf *c)
+{
+    struct stat st;
+    int regular = path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    read_conf(path, c, regular);
+}
+
+static void read_conf(const char *path, struct conf *c, int defer)
 {
     memset(c, 0, sizeof *c);
+    c->deferred.on = defer ? -1 : 0; /* -1: asked for; ildg_read makes it 1 */
     FILE *f;
     const char *name;
     if (!path || strcmp(path, "-") == 0) {
@@ -113,6 +126,7 @@ void conf_read(const char *path, struct conf *c)
     } else {
         lat_die(1, name, "not a gauge configuration lat reads: neither LIME/ILDG (bytes 45 67 89 ab) nor NERSC (BEGIN_HEADER)");
     }
+    if (c->deferred.on < 0) c->deferred.on = 0;
     if (f != stdin) fclose(f);
 }
 

@@ -51,6 +51,16 @@ struct conf {
     int nkeep;
     char *history;              /* lat-history payload (NUL-terminated) or NULL */
     double *transform;          /* tracked g(x): V * 2*nc*nc reals, or NULL */
+    /* conf_read_deferring: the ILDG binary record left unread (on = 1) for
+     * the MPI ranks to read in parallel: where its payload starts, its
+     * precision, and the checksum the file states (dist.c verifies it) */
+    struct conf_deferred {
+        int on;
+        uint64_t offset;
+        int prec;
+        int have_sum;
+        uint32_t suma, sumb;
+    } deferred;
     struct conf_check check;    /* filled by conf_read */
 };
 
@@ -58,6 +68,11 @@ struct conf {
 void conf_init(struct conf *c, const struct lattice *lat, int nc);
 
 void conf_read(const char *path, struct conf *c);
+/* conf_read, except that a regular ILDG file's binary record (if it comes
+ * after the ildg-format record) is not read: c->u is allocated but not
+ * filled, c->deferred says where the data is, and the checks that need
+ * the data (checksum, finite numbers, usqcdInfo) are the caller's. */
+void conf_read_deferring(const char *path, struct conf *c);
 void conf_free(struct conf *c);
 
 struct conf_write_opts {

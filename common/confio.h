@@ -66,6 +66,16 @@ void conf_extents(const struct lattice *lat, char *buf, size_t n);
 /* ---- back ends ---- */
 void ildg_read(struct byte_in *in, struct conf *c);
 void ildg_write(FILE *f, const char *name, const struct conf *c, int prec);
+/* ildg_write, but with given != NULL the binary payload is left as a hole
+ * (lime_skip) starting at byte *data_offset and the checksum record says
+ * given->sum, the usqcdInfo given->plaq and linktr: the MPI ranks write
+ * the data (dist.c).  c->u is then not read. */
+struct ildg_given {
+    struct scidac_sum sum;  /* of the data as written */
+    double plaq, linktr;    /* for the usqcdInfo record */
+};
+void ildg_write_framing(FILE *f, const char *name, const struct conf *c, int prec, const struct ildg_given *given,
+                        uint64_t *data_offset);
 void nersc_read(struct byte_in *in, struct conf *c);
 void nersc_write(FILE *f, const char *name, const struct conf *c, int prec, int rows);
 

@@ -2,14 +2,20 @@
  * domain.h): what every program that computes works on.
  *
  *   struct dist x;
- *   dist_read(&x, path, check, arg);  rank 0 reads and verifies (conf_read,
- *                                      then check(c, arg) if given), every
- *                                      rank gets its slab; a failure on
- *                                      rank 0 stops all ranks with rank 0's
- *                                      one-line error and status
+ *   dist_read(&x, path, check, arg);  rank 0 reads and verifies the file
+ *                                      (conf_read); every rank gets its slab:
+ *                                      scattered by rank 0, or, from a
+ *                                      regular ILDG file, read by the ranks
+ *                                      themselves (MPI-IO) and checksummed
+ *                                      together; then check(x, arg) on every
+ *                                      rank.  A failure on rank 0 stops all
+ *                                      ranks with rank 0's one-line error
  *   ... compute on x.u (and x.transform) ...
- *   dist_write(&x, path, &opts, results);  gather to rank 0, which adds the
- *                                      history entry and writes atomically
+ *   dist_write(&x, path, &opts, results);  an ILDG file: rank 0 writes the
+ *                                      records around a hole, the ranks write
+ *                                      their slabs into it (MPI-IO), rank 0
+ *                                      renames the complete file; standard
+ *                                      output or NERSC: gathered to rank 0
  *   dist_free(&x);
  *
  * With one rank x.u is &x.c.u and nothing is copied.  On rank 0 x.c is the
@@ -32,7 +38,10 @@ struct dist {
     double *slab_transform;
 };
 
-void dist_read(struct dist *x, const char *path, void (*check)(struct conf *c, void *arg), void *arg);
+/* check (may be NULL) runs on every rank once the slabs are in place; it
+ * sees x->lat, x->nc and this rank's x->u, measures collectively and dies
+ * with lat_die_all */
+void dist_read(struct dist *x, const char *path, void (*check)(struct dist *x, void *arg), void *arg);
 /* a new configuration (unit links) for generators */
 void dist_new(struct dist *x, const struct lattice *lat, int nc);
 /* start tracking g(x) (identity) unless the input carried one */

@@ -385,7 +385,12 @@ void ildg_read(struct byte_in *in, struct conf *c)
             s->nbinary++;
             if (s->have_binary) { note_dup(s, t); continue; }
             s->have_binary = 1;
-            if (s->have_format) read_binary_stream(s);
+            if (s->have_format && c->deferred.on) { /* the ranks read it (dist.c) */
+                check_binary_size(s, s->r.hdr.len);
+                c->deferred.on = 1;
+                c->deferred.offset = s->r.in->pos;
+                c->deferred.prec = s->prec;
+            } else if (s->have_format) read_binary_stream(s);
             else {
                 s->raw_len = s->r.hdr.len;
                 if (lime_read_all(&s->r, &s->raw_binary, KEEP_MAX) < 0) rdie(s, "%s", s->r.err);
@@ -420,8 +425,13 @@ void ildg_read(struct byte_in *in, struct conf *c)
         lat_warn(s->name, "%d ildg-binary-data records; using the first and dropping the others with their metadata", s->nbinary);
     else if (s->ndup)
         lat_warn(s->name, "duplicate records (%s) dropped; the first of each is used", s->dup_types);
-    conf_check_finite(&c->u, s->name, "ildg-binary-data");
     snprintf(c->check.detail, sizeof c->check.detail, "ILDG");
+    if (c->deferred.on == 1) { /* the data is checked where it is read */
+        c->deferred.have_sum = s->have_sum;
+        c->deferred.suma = s->file_sum.a;
+        c->deferred.sumb = s->file_sum.b;
+        s->have_sum = 0;
+    } else conf_check_finite(&c->u, s->name, "ildg-binary-data");
     if (s->have_sum) {
         if (s->file_sum.a != s->data_sum.a || s->file_sum.b != s->data_sum.b)
             rdie(s, "scidac-checksum mismatch: the record says suma %" PRIx32 " sumb %" PRIx32 ", the data gives %" PRIx32 " %" PRIx32,
@@ -443,7 +453,7 @@ void ildg_read(struct byte_in *in, struct conf *c)
     }
     /* a usqcdInfo states the plaquette and link trace: compare (Grid's tolerance) */
     const struct lime_record *rx = conf_keep_find(c, "scidac-record-xml");
-    if (rx) {
+    if (rx && c->deferred.on != 1) {
         char *x = lat_malloc(rx->len + 1);
         memcpy(x, rx->data, rx->len);
         x[rx->len] = 0;
@@ -508,9 +518,10 @@ int ildg_record_is_regenerable(const struct lime_record *r)
 
 /* scidac-record-xml: ours, a carried usqcdInfo with fresh numbers, or a
  * carried record unchanged (returns NULL then) */
-static char *record_xml(const struct conf *c, const struct lime_record *in)
+static char *record_xml(const struct conf *c, const struct lime_record *in, const struct ildg_given *given)
 {
-    double plaq = measure_plaquette(&c->u).all, linktr = measure_link_trace(&c->u);
+    double plaq = given ? given->plaq : measure_plaquette(&c->u).all;
+    double linktr = given ? given->linktr : measure_link_trace(&c->u);
     char p[40], l[40];
     snprintf(p, sizeof p, "%.15g", plaq);
     snprintf(l, sizeof l, "%.15g", linktr);
@@ -531,7 +542,10 @@ static char *record_xml(const struct conf *c, const struct lime_record *in)
     return z;
 }
 
-void ildg_write(FILE *f, const char *name, const struct conf *c, int prec)
+void ildg_write(FILE *f, const char *name, const struct conf *c, int prec) { ildg_write_framing(f, name, c, prec, NULL, NULL); }
+
+void ildg_write_framing(FILE *f, const char *name, const struct conf *c, int prec, const struct ildg_given *given,
+                        uint64_t *data_offset)
 {
     struct ildg_out out;
     struct ildg_out *o = &out;
@@ -567,7 +581,7 @@ void ildg_write(FILE *f, const char *name, const struct conf *c, int prec)
                date, pc, nc, pc, nc, field_link_reals(nc) * (size_t)(prec / 8));
     put_string(o, "scidac-private-record-xml", s, 1, 0);
     free(s);
-    s = record_xml(c, rec_xml);
+    s = record_xml(c, rec_xml, given);
     if (s) put_string(o, "scidac-record-xml", s, 0, 0);
     else put_kept(o, rec_xml, 0, 0);
     free(s);
@@ -587,7 +601,12 @@ void ildg_write(FILE *f, const char *name, const struct conf *c, int prec)
     wcheck(o, lime_begin(&o->w, "ildg-binary-data", total, 0, 0));
     unsigned char *buf = lat_malloc(sb * CHUNK_SITES);
     struct scidac_sum sum = {0, 0};
-    for (int64_t x0 = 0; x0 < u->lat.V; x0 += CHUNK_SITES) {
+    if (given) { /* the ranks write the data themselves */
+        sum = given->sum;
+        *data_offset = o->w.pos;
+        wcheck(o, lime_skip(&o->w, total));
+    }
+    for (int64_t x0 = 0; x0 < u->lat.V && !given; x0 += CHUNK_SITES) {
         int64_t k = u->lat.V - x0 < CHUNK_SITES ? u->lat.V - x0 : CHUNK_SITES;
         for (int64_t i = 0; i < k; i++) {
             unsigned char *b = buf + (size_t)i * sb;

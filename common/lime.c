@@ -188,6 +188,22 @@ int lime_write(struct lime_writer *w, const void *buf, size_t n)
     return 0;
 }
 
+int lime_skip(struct lime_writer *w, uint64_t n)
+{
+    if (!w->in_record || n > w->left) {
+        snprintf(w->err, sizeof w->err, "internal error: %" PRIu64 " bytes skipped beyond the declared LIME record length", n);
+        return -1;
+    }
+    if (fflush(w->f) != 0 || fseeko(w->f, (off_t)n, SEEK_CUR) != 0) {
+        snprintf(w->err, sizeof w->err, "cannot leave room for the data at byte %" PRIu64 ": %s", w->pos,
+                 strerror(errno ? errno : EIO));
+        return -1;
+    }
+    w->pos += n;
+    w->left -= n;
+    return 0;
+}
+
 int lime_end(struct lime_writer *w)
 {
     if (!w->in_record) return 0;

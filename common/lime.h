@@ -74,6 +74,10 @@ void lime_writer_init(struct lime_writer *w, FILE *f);
 int lime_begin(struct lime_writer *w, const char *type, uint64_t len, int mb, int me);
 int lime_write(struct lime_writer *w, const void *buf, size_t n);
 int lime_end(struct lime_writer *w);
+/* leave n payload bytes for someone else to write (a seekable file: the
+ * MPI ranks fill the binary record, dist.c); w->pos before the call is
+ * where they start */
+int lime_skip(struct lime_writer *w, uint64_t n);
 /* begin + write + end */
 int lime_record(struct lime_writer *w, const char *type, const void *data, uint64_t len, int mb, int me);
 

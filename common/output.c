@@ -85,3 +85,5 @@ void out_commit(FILE *f)
 void out_abort(void) { cleanup(); }
 
 const char *out_name(void) { return final_path; }
+
+const char *out_file_path(void) { return cur && !cur_is_stdout ? tmp_path : NULL; }

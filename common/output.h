@@ -20,5 +20,9 @@ void out_commit(FILE *f);
 void out_abort(void);
 /* The name to use in error messages for the current output. */
 const char *out_name(void);
+/* The file being written now (the temporary file), or NULL when writing to
+ * standard output or directly to a device: for writers that add to it from
+ * other processes before out_commit (MPI-IO, dist.c). */
+const char *out_file_path(void);
 
 #endif

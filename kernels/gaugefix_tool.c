@@ -60,19 +60,20 @@ void gf_tool_validate(struct gf_tool *t, const struct cli_opt *opts)
         lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
 }
 
-static void check_input(struct conf *c, void *arg)
+/* on every rank, once the slabs are in place (dist.h) */
+static void check_input(struct dist *x, void *arg)
 {
     const struct gf_tool *t = arg;
-    const struct gauge_field *u = &c->u;
-    if (u->nc < 2 || u->nc > LAT_NC_MAX)
-        lat_die(1, c->name, "SU(%d) configurations are not supported (N = 2..%d)", u->nc, LAT_NC_MAX);
-    double tol = t->unitarity_tol > 0 ? t->unitarity_tol : c->file_prec == 32 ? 1e-5 : 1e-10;
-    struct unitarity un = measure_unitarity(u);
+    const char *name = x->c.name;
+    if (x->nc < 2 || x->nc > LAT_NC_MAX)
+        lat_die_all(1, name, "SU(%d) configurations are not supported (N = 2..%d)", x->nc, LAT_NC_MAX);
+    double tol = t->unitarity_tol > 0 ? t->unitarity_tol : x->c.file_prec == 32 ? 1e-5 : 1e-10;
+    struct unitarity un = measure_unitarity(x->u);
     if (!(un.max <= tol) || !(un.det_max <= tol))
-        lat_die(1, c->name,
-                "links are not in SU(%d): max ||U^dag U - 1|| = %.3g, max |det U - 1| = %.3g, tolerance %.3g "
-                "(lat-unitarity can reproject; --unitarity-tol sets the tolerance)",
-                u->nc, un.max, un.det_max, tol);
+        lat_die_all(1, name,
+                    "links are not in SU(%d): max ||U^dag U - 1|| = %.3g, max |det U - 1| = %.3g, tolerance %.3g "
+                    "(lat-unitarity can reproject; --unitarity-tol sets the tolerance)",
+                    x->nc, un.max, un.det_max, tol);
 }
 
 void gf_tool_read(struct gf_tool *t, const char *input)

@@ -143,3 +143,30 @@ mval() { # FILE NAME [lat-measure options]
     [ "$status" -ne 0 ]
     [ "$(echo "$output" | grep -c '^lat-overrelax:')" -eq 1 ]
 }
+
+@test "MPI-IO: the ranks read a file's slabs themselves and verify the checksum together" {
+    # one flipped byte in the middle of the binary record
+    cp "$T/r48.lime" bad.lime
+    printf '\001' | dd of=bad.lime bs=1 seek=150000 conv=notrunc 2>/dev/null
+    run mpi 4 "$BIN/lat-measure" bad.lime
+    [ "$status" -eq 1 ]
+    [ "$(echo "$output" | grep -c '^lat-measure:')" -eq 1 ]
+    echo "$output" | grep -Eq 'bad.lime: (scidac-checksum mismatch|ildg-binary-data: a non-finite)'
+    # the serial reader finds the same
+    run "$BIN/lat-measure" bad.lime
+    [ "$status" -eq 1 ]
+    # a file cut short inside the binary record
+    head -c 200000 "$T/r48.lime" > cut.lime
+    run mpi 2 "$BIN/lat-measure" cut.lime
+    [ "$status" -eq 1 ]
+    [ "$(echo "$output" | grep -c '^lat-measure:')" -eq 1 ]
+    echo "$output" | grep -q 'cut.lime: truncated'
+}
+
+@test "MPI-IO: a file written by 4 ranks reads back the same with 1 and 2 ranks" {
+    mpi 4 "$BIN/lat-overrelax" -q --gauge landau --theta 1e-10 "$T/r48.lime" -o w.lime
+    "$BIN/lat-convert" --check w.lime
+    "$BIN/lat-measure" --format tsv w.lime > s.tsv
+    mpi 2 "$BIN/lat-measure" --format tsv w.lime > p.tsv
+    cmp s.tsv p.tsv
+}

@@ -100,20 +100,19 @@ static void write_conf(struct run *r, const char *path, const char *results)
     free(entry);
 }
 
-/* --start FILE: the configuration must match --nc and --lattice */
-static void check_start(struct conf *c, void *arg)
+/* --start FILE: the configuration must match --nc and --lattice (every rank) */
+static void check_start(struct dist *x, void *arg)
 {
     const struct run *r = arg;
-    const struct gauge_field *u = &c->u;
-    const int *L = r->L;
-    if (cli_given(r->opts, "nc") && u->nc != r->nc)
-        lat_die(1, c->name, "holds an SU(%d) configuration, but --nc %d was asked for", u->nc, r->nc);
-    if (L && memcmp(u->lat.L, L, sizeof(int) * LAT_ND) != 0)
-        lat_die(1, c->name, "is a %dx%dx%dx%d lattice, but --lattice %dx%dx%dx%d was asked for", u->lat.L[0],
-                u->lat.L[1], u->lat.L[2], u->lat.L[3], L[0], L[1], L[2], L[3]);
+    const int *L = r->L, *H = x->lat.L;
+    if (cli_given(r->opts, "nc") && x->nc != r->nc)
+        lat_die_all(1, x->c.name, "holds an SU(%d) configuration, but --nc %d was asked for", x->nc, r->nc);
+    if (L && memcmp(H, L, sizeof(int) * LAT_ND) != 0)
+        lat_die_all(1, x->c.name, "is a %dx%dx%dx%d lattice, but --lattice %dx%dx%dx%d was asked for", H[0], H[1],
+                    H[2], H[3], L[0], L[1], L[2], L[3]);
     const char *why = NULL;
     struct lattice chk;
-    if (lattice_init(&chk, u->lat.L, &why)) lat_die(1, c->name, "cannot run the heatbath on it: %s", why);
+    if (lattice_init(&chk, H, &why)) lat_die_all(1, x->c.name, "cannot run the heatbath on it: %s", why);
 }
 
 static void results_of(const struct gauge_field *u, long long next, char *buf, size_t n)
