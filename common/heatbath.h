@@ -42,7 +42,7 @@
 /* CUDA: unroll the subgroup loop when N is a compile-time constant, so the
  * (i,j) indices are constants and U and W stay in registers (without it the
  * heatbath loop is not unrolled and both go to local memory). */
-#ifdef __CUDACC__
+#ifdef __CUDA_ARCH__ /* device code only: the host compiler would warn */
 #define HB_UNROLL _Pragma("unroll")
 #else
 #define HB_UNROLL

@@ -1,7 +1,8 @@
 /* heatbath_backend.c -- the CPU heatbath backend (hb_backend_cpu: the field
  * in a host gauge_field of the chosen precision, sweeps from
  * heatbath_cpu.c, measurements from common/observables.c), the geometry
- * tables, and the choice of backend (hb_backend_for). */
+ * tables, and the choice of backend (hb_backend_for: the CUDA backend
+ * hb_backend_gpu of heatbath_gpu.cu when built with CUDA, else none). */
 #include "heatbath_backend.h"
 #include "heatbath_cpu.h"
 #include "log.h"
@@ -108,11 +109,12 @@ const struct hb_backend hb_backend_cpu = {
     "cpu", cpu_create, cpu_heatbath, cpu_overrelax, cpu_measure, cpu_download, cpu_destroy,
 };
 
-/* weak until kernels/heatbath_gpu.cu defines it (see heatbath_backend.h) */
-extern const struct hb_backend hb_backend_gpu __attribute__((weak));
-
 const struct hb_backend *hb_backend_for(enum backend b)
 {
     if (b == BACKEND_CPU) return &hb_backend_cpu;
-    return &hb_backend_gpu ? &hb_backend_gpu : NULL;
+#ifdef LAT_HAVE_CUDA
+    return &hb_backend_gpu; /* kernels/heatbath_gpu.cu */
+#else
+    return NULL; /* make CUDA=0: kernels/nocuda/gpu_stub.c has no heatbath */
+#endif
 }

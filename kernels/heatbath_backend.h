@@ -48,11 +48,12 @@ struct hb_backend {
 };
 
 extern const struct hb_backend hb_backend_cpu;
+/* kernels/heatbath_gpu.cu: SU(2) and SU(3); only when built with CUDA
+ * (LAT_HAVE_CUDA) */
+extern const struct hb_backend hb_backend_gpu;
 
-/* The backend for b, or NULL when that backend has no heatbath (yet).
- * The GPU backend is looked up as hb_backend_gpu (kernels/heatbath_gpu.cu,
- * declared weak here until it exists; its author makes it a normal reference
- * in heatbath_backend.c so that the archive member is linked in). */
+/* The backend for b, or NULL when that backend is not built (BACKEND_GPU
+ * in a build without CUDA). */
 const struct hb_backend *hb_backend_for(enum backend b);
 
 #endif

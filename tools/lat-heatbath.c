@@ -1,6 +1,7 @@
 /* lat-heatbath -- SU(N) pure-gauge configurations, Wilson action
  * (Cabibbo-Marinari heatbath + overrelaxation; common/heatbath.h, backends
- * kernels/heatbath_backend.h).  Also the toolkit's source of test inputs:
+ * kernels/heatbath_backend.h: the CPU, or the GPU for SU(2) and SU(3) when
+ * built with CUDA and one is present, --device).  Also the toolkit's source of test inputs:
  * --sweeps 0 --start cold|hot writes a unit or Haar-random SU(N) field,
  * deterministic by --seed.
  *
@@ -227,6 +228,12 @@ int main(int argc, char **argv)
         comm_bcast(&first_sweep, sizeof first_sweep, 0); /* the counter of the random streams */
     }
     if (first_sweep < 0) first_sweep = 0;
+    if (be && strcmp(be->name, "gpu") == 0 && nc != 2 && nc != 3) { /* the CUDA kernels: SU(2), SU(3) */
+        const char *d = device ? device : getenv("LAT_DEVICE");
+        if (d && strcmp(d, "gpu") == 0) lat_die(1, NULL, "--device gpu: the CUDA heatbath has no SU(%d) kernels (use --device cpu)", nc);
+        lat_info("note: the CUDA heatbath has no SU(%d) kernels: using the CPU backend", nc);
+        be = &hb_backend_cpu;
+    }
     long long last = first_sweep + therm + sweeps;
     if (last >= (1LL << 30)) lat_die(2, NULL, "the sweep counter would pass 2^30 (first sweep %lld + %d + %d)", first_sweep, therm, sweeps);
 

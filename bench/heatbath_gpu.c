@@ -1,0 +1,174 @@
+/* heatbath_gpu.c -- benchmark of the CUDA heatbath backend (make bench, GPU
+ * present).
+ *
+ *   build/bench/heatbath_gpu [--sizes 32,24] [--seconds S] [--variants]
+ *                            [--tsv FILE]
+ *
+ * Measures first the device-to-device copy bandwidth (cudaMemcpy of 1 GiB,
+ * bytes read + written, median of 20), then for SU(3) on L^4 in single,
+ * mixed and double precision the heatbath sweep and the overrelaxation
+ * sweep of hb_backend_gpu, timed with CUDA events (the median of 5 timed
+ * runs of about S/10 seconds each, default S = 1), on a field brought to
+ * equilibrium at beta = 6 by 30 heatbath sweeps from a hot start.
+ * Reports per line: link updates per second; bytes moved per second,
+ * counting per link update the link and the 6 staples x 3 links loaded and
+ * the link stored, 20 links of 12 reals (960 B single/mixed, 1920 B double;
+ * caches make the DRAM traffic smaller, so this can pass 100%); that as a
+ * percentage of the copy bandwidth; and GFlop/s at 4245 flop per link
+ * update, the arithmetic of the header functions for SU(3) without the
+ * random numbers: staple sum 3 x (4 matrix products of 198 + 2 sums of 18)
+ * = 2484, third-row rebuilds 19 x 42 = 798, W = U A 198, three SU(2)
+ * subgroup steps of 213 (g, g U and g W) = 639, reprojection 126 (the same
+ * count for heatbath and overrelaxation).  --variants times every launch
+ * variant (heatbath_gpu.h) too.  Exits 0 with a note when built without
+ * CUDA or no GPU is present. */
+#include "gpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LAT_HAVE_CUDA
+int main(void)
+{
+    printf("heatbath_gpu: built without CUDA: nothing to measure\n");
+    return 0;
+}
+#else
+#include "field.h"
+#include "heatbath_backend.h"
+#include "heatbath_gpu.h"
+
+#define FLOP_PER_LINK 4245.0
+#define LINKS_MOVED 20.0
+
+static uint32_t counter;
+
+static double time_sweeps(struct hb_state *s, int hb, int n)
+{
+    gpu_timer_start();
+    for (int k = 0; k < n; k++) {
+        if (hb) hb_backend_gpu.heatbath(s, 6.0, 1, counter++);
+        else hb_backend_gpu.overrelax(s);
+    }
+    return gpu_timer_stop();
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* median seconds per sweep */
+static double measure(struct hb_state *s, int hb, double seconds)
+{
+    time_sweeps(s, hb, 3);
+    double t1 = time_sweeps(s, hb, 5) / 5;
+    int n = (int)(seconds / 10 / t1);
+    if (n < 3) n = 3;
+    double t[5];
+    for (int r = 0; r < 5; r++) t[r] = time_sweeps(s, hb, n) / n;
+    qsort(t, 5, sizeof t[0], cmp_d);
+    return t[2];
+}
+
+struct row {
+    const char *kernel;
+    int L, variant;
+    char prec;
+    double rate, gbs, gflops, pct;
+};
+
+int main(int argc, char **argv)
+{
+    int sizes[8] = {32, 24}, nsizes = 2, variants = 0;
+    double seconds = 1;
+    const char *tsv = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+            nsizes = 0;
+            for (char *t = strtok(argv[++i], ","); t && nsizes < 8; t = strtok(NULL, ",")) sizes[nsizes++] = atoi(t);
+        } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
+        else if (strcmp(argv[i], "--variants") == 0) variants = 1;
+        else if (strcmp(argv[i], "--tsv") == 0 && i + 1 < argc) tsv = argv[++i];
+        else {
+            fprintf(stderr, "usage: heatbath_gpu [--sizes 32,24] [--seconds S] [--variants] [--tsv FILE]\n");
+            return 2;
+        }
+    }
+    char why[256];
+    if (!gpu_available(why, sizeof why)) {
+        printf("heatbath_gpu: no GPU (%s): nothing to measure\n", why);
+        return 0;
+    }
+    char dev[256];
+    gpu_device_name(dev, sizeof dev);
+    double bw = gpu_copy_bandwidth((size_t)1 << 30, 20);
+    printf("device: %s\ndevice-to-device copy bandwidth (1 GiB cudaMemcpy, read + write): %.1f GB/s\n", dev, bw * 1e-9);
+    fflush(stdout);
+    struct row rows[128];
+    int nrows = 0;
+    const char precs[3] = {'s', 'm', 'd'};
+    for (int si = 0; si < nsizes; si++) {
+        int L = sizes[si], e[4] = {L, L, L, L};
+        struct lattice lat;
+        const char *w;
+        if (lattice_init(&lat, e, &w)) {
+            fprintf(stderr, "heatbath_gpu: --sizes %d: %s\n", L, w);
+            return 2;
+        }
+        struct gauge_field u;
+        field_alloc(&u, &lat, 3, 64);
+        field_set_random(&u, 1);
+        for (int pi = 0; pi < 3; pi++) {
+            char prec = precs[pi];
+            struct hb_state *s = hb_backend_gpu.create(&u, prec);
+            hb_gpu_set_variant(0);
+            time_sweeps(s, 1, 30); /* to equilibrium at beta = 6 */
+            int nv = variants ? HB_GPU_VARIANTS : 1;
+            for (int hb = 1; hb >= 0; hb--)
+                for (int v = 0; v < nv; v++) {
+                    hb_gpu_set_variant(v);
+                    double t = measure(s, hb, seconds);
+                    struct row *r = &rows[nrows++];
+                    r->kernel = hb ? "heatbath" : "overrelax";
+                    r->L = L;
+                    r->prec = prec;
+                    r->variant = v;
+                    r->rate = 4.0 * (double)lat.V / t;
+                    r->gbs = r->rate * LINKS_MOVED * 12 * (prec == 'd' ? 8 : 4);
+                    r->gflops = r->rate * FLOP_PER_LINK;
+                    r->pct = 100 * r->gbs / bw;
+                    printf("  %-9s %2d^4 %c variant %d (%s): %.3f G link-updates/s, %.0f GB/s, %.1f%% of copy, %.0f GFlop/s\n",
+                           r->kernel, L, prec, v, hb_gpu_variant_name(v), r->rate * 1e-9, r->gbs * 1e-9, r->pct,
+                           r->gflops * 1e-9);
+                    fflush(stdout);
+                }
+            hb_gpu_set_variant(0);
+            struct plaquette p;
+            hb_backend_gpu.measure(s, &p, NULL, NULL);
+            printf("  (%d^4 %c: plaquette after the timed sweeps %.6f)\n", L, prec, p.all);
+            hb_backend_gpu.destroy(s);
+        }
+        field_free(&u);
+    }
+    double bw2 = gpu_copy_bandwidth((size_t)1 << 30, 20);
+    printf("copy bandwidth again at the end: %.1f GB/s\n", bw2 * 1e-9);
+    FILE *f = tsv ? fopen(tsv, "w") : NULL;
+    if (f) fprintf(f, "kernel\tL\tprecision\tvariant\tGlink_per_s\tGB_per_s\tGflop_per_s\tpct_copy\tcopy_GB_per_s\n");
+    printf("\nSU(3) heatbath on %s (copy bandwidth %.1f GB/s; %g links x 12 reals moved, %g flop per link update)\n", dev,
+           bw * 1e-9, LINKS_MOVED, FLOP_PER_LINK);
+    printf("%-10s %5s %-6s %4s %13s %8s %9s %8s\n", "kernel", "L^4", "prec", "var", "Glink-upd/s", "GB/s", "GFlop/s", "%copy");
+    for (int i = 0; i < nrows; i++) {
+        struct row *r = &rows[i];
+        const char *pn = r->prec == 's' ? "single" : r->prec == 'm' ? "mixed" : "double";
+        if (f)
+            fprintf(f, "%s\t%d\t%s\t%d\t%.4f\t%.1f\t%.1f\t%.2f\t%.1f\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9,
+                    r->gbs * 1e-9, r->gflops * 1e-9, r->pct, bw * 1e-9);
+        printf("%-10s %5d %-6s %4d %13.3f %8.0f %9.0f %7.1f%%\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9, r->gbs * 1e-9,
+               r->gflops * 1e-9, r->pct);
+    }
+    if (f) fclose(f);
+    return 0;
+}
+#endif
