@@ -4,4 +4,7 @@
 #define GF_STORE double
 #define GF_NS gf_d
 #define GF_SFX d
+#define GF_THREADS_PER_SITE 4
+#define GF_MINB 4
+#define GF_MINB_HEAVY 3
 #include "gaugefix_gpu_impl.cuh"

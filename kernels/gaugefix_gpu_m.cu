@@ -7,4 +7,7 @@
 #define GF_NS gf_m
 #define GF_SFX m
 #define GF_MIXED 1
+#define GF_THREADS_PER_SITE 4
+#define GF_MINB 4
+#define GF_MINB_HEAVY 3
 #include "gaugefix_gpu_impl.cuh"

@@ -156,10 +156,17 @@ extern "C" int gpu_get_sweep_variant(void)
     return sweep_variant;
 }
 
-extern "C" const char *gpu_sweep_variant_name(int v)
+extern "C" const char *gpu_sweep_variant_name(char prec, int v)
 {
-    static const char *names[GPU_SWEEP_VARIANTS] = {
-        "128 threads, >= 2 blocks/SM", "256 threads, >= 1 block/SM",
-        "128 threads, >= 3 blocks/SM", "64 threads, >= 4 blocks/SM"};
-    return v >= 0 && v < GPU_SWEEP_VARIANTS ? names[v] : NULL;
+    /* the dispatch in gaugefix_gpu_impl.cuh (sweep_t) */
+    static const char *one[GPU_SWEEP_VARIANTS] = {
+        "1 thread/site, 128 threads, >= 2 blocks/SM", "1 thread/site, 256 threads, >= 1 block/SM",
+        "1 thread/site, 128 threads, >= 3 blocks/SM", "1 thread/site, 64 threads, >= 4 blocks/SM",
+        "4 threads/site, 128 threads, >= 4 blocks/SM"};
+    static const char *four[GPU_SWEEP_VARIANTS] = {
+        "4 threads/site, 128 threads, >= 4 blocks/SM", "1 thread/site, 128 threads, >= 2 blocks/SM",
+        "4 threads/site, 256 threads, >= 2 blocks/SM", "4 threads/site, 128 threads, >= 3 blocks/SM",
+        "4 threads/site, 64 threads, >= 8 blocks/SM"};
+    if (v < 0 || v >= GPU_SWEEP_VARIANTS) return NULL;
+    return prec == 's' ? one[v] : four[v];
 }
