@@ -689,11 +689,13 @@ static void sweep_t(const sweep_args &a)
             case 2: launch<NC, G, UPD, TRACK, 128, 3>(a, p); break;
             case 3: launch<NC, G, UPD, TRACK, 64, 4>(a, p); break;
             case 4: launch4<NC, G, UPD, TRACK, 4, 128, 4>(a, p); break;
+            case 5: launch_sh<NC, G, UPD, TRACK, 32, 4>(a, p); break;
 #else
             case 1: launch<NC, G, UPD, TRACK, 128, 2>(a, p); break;
             case 2: launch4<NC, G, UPD, TRACK, 4, 128, 4>(a, p); break;
             case 3: launch4<NC, G, UPD, TRACK, 2, 128, 2>(a, p); break;
             case 4: launch_sh<NC, G, UPD, TRACK, 32, 4>(a, p); break;
+            case 5: launch_sh<NC, G, UPD, TRACK, 64, 2>(a, p); break;
 #endif
             default: sweep_default<NC, G, UPD, TRACK>(a, p); break;
             }
