@@ -12,7 +12,11 @@
  *   Step 2: apply it, U_mu(x) -> g U_mu(x), U_mu(x-mu) -> U_mu(x-mu) g^dag
  *           for all four mu (Coulomb too: the time links must follow).
  * The links are passed as two arrays of four n x n matrices, up[mu] =
- * U_mu(x) and dn[mu] = U_mu(x-mu), at up + mu*n*n.
+ * U_mu(x) and dn[mu] = U_mu(x-mu), at up + mu*n*n.  gf_site_update is built
+ * from per-direction parts (each direction's share of Step 1, Step 1 from
+ * the summed shares, Step 2 on one direction's links or on one column of
+ * the transform: "Step 1 in parts" below), so that a GPU can split a site
+ * over several threads and still compute the bits the CPU computes.
  *
  * Normalisations (SPEC §3):
  *   Landau  F = 1/(Nc Nd V) sum Re tr U_mu(x);  Coulomb: mu spatial, Nd -> 3.
