@@ -134,7 +134,7 @@ int main(int argc, char **argv)
                     r->gflops = ks[k].flops ? r->rate * 2274 : 0;
                     r->pct = 100 * r->gbs / bw;
                     printf("  %-14s %2d^4 %c variant %d (%s): %.3f G site-updates/s, %.0f GB/s, %.1f%% of copy\n", r->kernel,
-                           L, prec, v, gpu_sweep_variant_name(v), r->rate * 1e-9, r->gbs * 1e-9, r->pct);
+                           L, prec, v, gpu_sweep_variant_name(prec, v), r->rate * 1e-9, r->gbs * 1e-9, r->pct);
                     fflush(stdout);
                 }
                 gpu_set_sweep_variant(0);

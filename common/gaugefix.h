@@ -12,7 +12,11 @@
  *   Step 2: apply it, U_mu(x) -> g U_mu(x), U_mu(x-mu) -> U_mu(x-mu) g^dag
  *           for all four mu (Coulomb too: the time links must follow).
  * The links are passed as two arrays of four n x n matrices, up[mu] =
- * U_mu(x) and dn[mu] = U_mu(x-mu), at up + mu*n*n.
+ * U_mu(x) and dn[mu] = U_mu(x-mu), at up + mu*n*n.  gf_site_update is built
+ * from per-direction parts (each direction's share of Step 1, Step 1 from
+ * the summed shares, Step 2 on one direction's links or on one column of
+ * the transform: "Step 1 in parts" below), so that a GPU can split a site
+ * over several threads and still compute the bits the CPU computes.
  *
  * Normalisations (SPEC §3):
  *   Landau  F = 1/(Nc Nd V) sum Re tr U_mu(x);  Coulomb: mu spatial, Nd -> 3.
@@ -48,19 +52,30 @@ LAT_HD int gf_ndirs(enum gauge_kind g) { return g == GAUGE_COULOMB ? 3 : 4; }
 
 /* ---- Step 1 ------------------------------------------------------------- */
 
-/* Landau/Coulomb: quaternion k of the (i,j) block of K = sum up + dn^dag.
- * The block of dn^dag is the dagger of dn's block quaternion. */
+/* Landau/Coulomb, one direction's share of k: the (i,j) block quaternion of
+ * u + d^dag for u = U_mu(x), d = U_mu(x-mu).  The block of d^dag is the
+ * dagger of d's block quaternion. */
+LAT_HD lat_su2 gf_landau_k_link(int n, const lat_complex *u, const lat_complex *d, int i, int j)
+{
+    lat_su2 a = sun_su2_block(n, u, i, j);
+    lat_su2 b = sun_su2_block(n, d, i, j);
+    lat_su2 c = {{a.q[0] + b.q[0], a.q[1] - b.q[1], a.q[2] - b.q[2], a.q[3] - b.q[3]}};
+    return c;
+}
+
+/* k += c, componentwise: the one order of summation of the shares (mu = 0,
+ * 1, ... in turn), which every backend keeps, so that a site's k has the
+ * same bits whichever threads computed the shares */
+LAT_HD void gf_su2_acc(lat_su2 *k, lat_su2 c)
+{
+    for (int a = 0; a < 4; a++) k->q[a] += c.q[a];
+}
+
+/* Landau/Coulomb: quaternion k of the (i,j) block of K = sum up + dn^dag */
 LAT_HD lat_su2 gf_landau_k(int n, const lat_complex *up, const lat_complex *dn, int ndirs, int i, int j)
 {
     lat_su2 k = {{0, 0, 0, 0}};
-    for (int mu = 0; mu < ndirs; mu++) {
-        lat_su2 a = sun_su2_block(n, up + mu * n * n, i, j);
-        lat_su2 b = sun_su2_block(n, dn + mu * n * n, i, j);
-        k.q[0] += a.q[0] + b.q[0];
-        k.q[1] += a.q[1] - b.q[1];
-        k.q[2] += a.q[2] - b.q[2];
-        k.q[3] += a.q[3] - b.q[3];
-    }
+    for (int mu = 0; mu < ndirs; mu++) gf_su2_acc(&k, gf_landau_k_link(n, up + mu * n * n, dn + mu * n * n, i, j));
     return k;
 }
 
@@ -79,18 +94,23 @@ LAT_HD lat_su2 gf_landau_k(int n, const lat_complex *up, const lat_complex *dn, 
  * unitarity to ~1e-14 (random-walk level) over thousands of sweeps. */
 LAT_HD lat_su2 gf_su2_unit(lat_su2 a)
 {
+    /* k and |r_k| found and used through comparisons only (no r.q[k] with a
+     * run-time k: on the GPU that puts r in local memory) */
     lat_su2 r = su2_normalize(a);
     int k = 0;
+    lat_real rk = (lat_real)fabs(r.q[0]);
     for (int i = 1; i < 4; i++)
-        if (fabs(r.q[i]) > fabs(r.q[k])) k = i;
+        if ((lat_real)fabs(r.q[i]) > rk) {
+            k = i;
+            rk = (lat_real)fabs(r.q[i]);
+        }
     lat_real rest = 0;
     for (int i = 0; i < 4; i++)
         if (i != k) rest += r.q[i] * r.q[i];
     /* sqrt(1 - rest) = 1 - rest/(1 + sqrt(1 - rest)); in the denominator
      * |r_k| is sqrt(1 - rest) to rounding, which is good enough there */
-    lat_real rk = (lat_real)fabs(r.q[k]);
     lat_real v = 1 - rest / (1 + rk);
-    r.q[k] = r.q[k] < 0 ? -v : v;
+    for (int i = 0; i < 4; i++) r.q[i] = i != k ? r.q[i] : r.q[i] < 0 ? -v : v; /* a select for each */
     return r;
 }
 
@@ -116,14 +136,25 @@ LAT_HD void gf_mag_accumulate(lat_real h[4], lat_complex c00, lat_complex c01, l
     h[3] += t.im;
 }
 
+/* the terms of H from one up link u = U_mu(x) and one down link d = U_mu(x-mu) */
+LAT_HD void gf_mag_h_up(int n, const lat_complex *u, int i, int j, lat_real h[4])
+{
+    gf_mag_accumulate(h, u[i * n + i], u[i * n + j], u[j * n + i], u[j * n + j]);
+}
+LAT_HD void gf_mag_h_dn(int n, const lat_complex *d, int i, int j, lat_real h[4])
+{
+    /* block of d^dag: C00 = conj(d_ii), C01 = conj(d_ji), C10 = conj(d_ij), C11 = conj(d_jj) */
+    gf_mag_accumulate(h, c_conj(d[i * n + i]), c_conj(d[j * n + i]), c_conj(d[i * n + j]), c_conj(d[j * n + j]));
+}
+
+/* H summed in the one order every backend keeps: up link, down link, for
+ * mu = 0..3 */
 LAT_HD void gf_mag_h(int n, const lat_complex *up, const lat_complex *dn, int i, int j, lat_real h[4])
 {
     h[0] = h[1] = h[2] = h[3] = 0;
     for (int mu = 0; mu < 4; mu++) {
-        const lat_complex *u = up + mu * n * n, *d = dn + mu * n * n;
-        gf_mag_accumulate(h, u[i * n + i], u[i * n + j], u[j * n + i], u[j * n + j]);
-        /* block of d^dag: C00 = conj(d_ii), C01 = conj(d_ji), C10 = conj(d_ij), C11 = conj(d_jj) */
-        gf_mag_accumulate(h, c_conj(d[i * n + i]), c_conj(d[j * n + i]), c_conj(d[i * n + j]), c_conj(d[j * n + j]));
+        gf_mag_h_up(n, up + mu * n * n, i, j, h);
+        gf_mag_h_dn(n, dn + mu * n * n, i, j, h);
     }
 }
 
@@ -222,21 +253,16 @@ LAT_HD lat_su2 gf_anneal_mag(struct lat_rng *r, const lat_real h[4], double T)
     return gf_su2_from_v(alpha, beta);
 }
 
-/* Step 1 for subgroup (i,j): r is used by GF_STOCHASTIC and GF_ANNEAL only */
-LAT_HD lat_su2 gf_step1(int n, const lat_complex *up, const lat_complex *dn, int i, int j,
-                        const struct gf_params *p, struct lat_rng *r)
+/* Step 1 in parts.  A site's update may be split over several threads (the
+ * GPU's four threads per site, one per direction mu): each computes its
+ * links' share (gf_landau_k_link; gf_mag_h_up/_dn), the shares are summed in
+ * the fixed order of gf_landau_k/gf_mag_h, and then every thread finds the
+ * same g from the sum with the functions below (the random updates draw from
+ * the site's one stream: equal streams give equal g). */
+
+/* the update type's change of the relaxation optimum g */
+LAT_HD lat_su2 gf_step1_finish(lat_su2 g, const struct gf_params *p, struct lat_rng *r)
 {
-    lat_su2 g;
-    if (p->gauge == GAUGE_MAG) {
-        lat_real h[4];
-        gf_mag_h(n, up, dn, i, j, h);
-        if (p->update == GF_ANNEAL) return gf_anneal_mag(r, h, p->temperature);
-        g = gf_relax_mag(h);
-    } else {
-        lat_su2 k = gf_landau_k(n, up, dn, gf_ndirs(p->gauge), i, j);
-        if (p->update == GF_ANNEAL) return gf_anneal_landau(r, k, p->temperature);
-        g = gf_relax_landau(k);
-    }
     switch (p->update) {
     case GF_OVERRELAX: return gf_overrelax(g, (lat_real)p->omega);
     case GF_MICRO: return gf_square(g);
@@ -245,14 +271,51 @@ LAT_HD lat_su2 gf_step1(int n, const lat_complex *up, const lat_complex *dn, int
     }
 }
 
+/* Landau/Coulomb: g from the summed k */
+LAT_HD lat_su2 gf_step1_k(lat_su2 k, const struct gf_params *p, struct lat_rng *r)
+{
+    if (p->update == GF_ANNEAL) return gf_anneal_landau(r, k, p->temperature);
+    return gf_step1_finish(gf_relax_landau(k), p, r);
+}
+
+/* MAG: g from the summed H */
+LAT_HD lat_su2 gf_step1_h(const lat_real h[4], const struct gf_params *p, struct lat_rng *r)
+{
+    if (p->update == GF_ANNEAL) return gf_anneal_mag(r, h, p->temperature);
+    return gf_step1_finish(gf_relax_mag(h), p, r);
+}
+
+/* Step 1 for subgroup (i,j): r is used by GF_STOCHASTIC and GF_ANNEAL only */
+LAT_HD lat_su2 gf_step1(int n, const lat_complex *up, const lat_complex *dn, int i, int j,
+                        const struct gf_params *p, struct lat_rng *r)
+{
+    if (p->gauge == GAUGE_MAG) {
+        lat_real h[4];
+        gf_mag_h(n, up, dn, i, j, h);
+        return gf_step1_h(h, p, r);
+    }
+    return gf_step1_k(gf_landau_k(n, up, dn, gf_ndirs(p->gauge), i, j), p, r);
+}
+
 /* ---- Step 2 ------------------------------------------------------------- */
+
+/* one direction: U_mu(x) -> g U_mu(x), U_mu(x-mu) -> U_mu(x-mu) g^dag */
+LAT_HD void gf_step2_link(int n, lat_complex *u, lat_complex *d, int i, int j, lat_su2 g)
+{
+    sun_su2_left(n, u, i, j, g);
+    sun_su2_right_dagger(n, d, i, j, g);
+}
 
 LAT_HD void gf_step2(int n, lat_complex *up, lat_complex *dn, int i, int j, lat_su2 g)
 {
-    for (int mu = 0; mu < 4; mu++) {
-        sun_su2_left(n, up + mu * n * n, i, j, g);
-        sun_su2_right_dagger(n, dn + mu * n * n, i, j, g);
-    }
+    for (int mu = 0; mu < 4; mu++) gf_step2_link(n, up + mu * n * n, dn + mu * n * n, i, j, g);
+}
+
+/* the tracked transform, one column c of it (col[k] = g(x)_kc):
+ * g(x) -> G g(x), which gf_site_update does with sun_su2_left */
+LAT_HD void gf_step2_column(lat_complex *col, int i, int j, lat_su2 g)
+{
+    su2_left_pair(g, &col[i], &col[j]);
 }
 
 /* The whole update of one site: every subgroup in order, Steps 1 and 2.

@@ -261,16 +261,21 @@ LAT_HD lat_su2 su2_mul(lat_su2 a, lat_su2 b)
     return r;
 }
 
-/* m <- G m, G the subgroup (i,j) embedding of g (rows i and j change) */
-LAT_HD void sun_su2_left(int n, lat_complex *m, int i, int j, lat_su2 g)
+/* (a, b) <- G (a, b): one column (rows i, j) of the left multiplication */
+LAT_HD void su2_left_pair(lat_su2 g, lat_complex *a, lat_complex *b)
 {
     lat_complex g00 = c_make(g.q[0], g.q[3]), g01 = c_make(g.q[2], g.q[1]);
     lat_complex g10 = c_make(-g.q[2], g.q[1]), g11 = c_make(g.q[0], -g.q[3]);
-    for (int k = 0; k < n; k++) {
-        lat_complex a = m[i * n + k], b = m[j * n + k];
-        m[i * n + k] = c_add(c_mul(g00, a), c_mul(g01, b));
-        m[j * n + k] = c_add(c_mul(g10, a), c_mul(g11, b));
-    }
+    lat_complex x = *a, y = *b;
+    *a = c_add(c_mul(g00, x), c_mul(g01, y));
+    *b = c_add(c_mul(g10, x), c_mul(g11, y));
+}
+
+/* m <- G m, G the subgroup (i,j) embedding of g (rows i and j change;
+ * column by column, su2_left_pair) */
+LAT_HD void sun_su2_left(int n, lat_complex *m, int i, int j, lat_su2 g)
+{
+    for (int k = 0; k < n; k++) su2_left_pair(g, &m[i * n + k], &m[j * n + k]);
 }
 
 /* m <- m G^dagger (columns i and j change) */

@@ -38,9 +38,17 @@ static void progress(const struct gf_run *r, long step, long total, const struct
     fflush(stderr);
 }
 
-static void measure(const struct gf_run *r, struct gauge_quality *q)
+/* Every measurement is checked: a NaN or infinity in F or theta (non-finite
+ * links: a broken input or a kernel fault) stops the run with one line,
+ * instead of iterating on NaN (theta < eps is never true) to --max-iter. */
+static void measure_at(const struct gf_run *r, struct gauge_quality *q, long step)
 {
     r->be->measure(r->st, r->gauge, q);
+    if (!isfinite(q->F) || !isfinite(q->theta)) {
+        if (cli_show_progress()) fputc('\n', stderr); /* end the progress line */
+        lat_die(1, NULL, "non-finite functional after %ld sweeps (F %g, theta %g): the links hold NaN or infinity",
+                step, q->F, q->theta);
+    }
 }
 
 static void take_result(struct gf_result *res, struct gauge_quality *q)
@@ -73,7 +81,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
     double t0 = now();
 
     struct gauge_quality q;
-    measure(r, &q);
+    measure_at(r, &q, 0);
     if (r->log) {
         fprintf(r->log, "step\tfunctional\ttheta\tseconds%s\n", coulomb ? "\tslices_left" : "");
     }
@@ -111,7 +119,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
         if (r->reunitarize_every > 0 && it % r->reunitarize_every == 0) r->be->reunitarize(r->st);
         if (it % check == 0 || it == o->max_iter) {
             gauge_quality_free(&q);
-            measure(r, &q);
+            measure_at(r, &q, it);
             EVALUATE();
             double t = now();
             if (r->log) {
@@ -167,7 +175,7 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
     long sweeps = 0, prev_sweeps = 0;
     struct gauge_quality q = {0};
     if (r->log) {
-        measure(r, &q);
+        measure_at(r, &q, 0);
         fprintf(r->log, "step\tfunctional\ttheta\ttemperature\tseconds\n");
         fprintf(r->log, "0\t%.15g\t%.15g\t%.9g\t%.6f\n", q.F, q.theta, gf_anneal_temperature(o, 0), 0.0);
         log_flush(r->log);
@@ -185,7 +193,7 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
             if (r->reunitarize_every > 0 && sweeps % r->reunitarize_every == 0) r->be->reunitarize(r->st);
         }
         if (want && ((k + 1) % check == 0 || k + 1 == o->steps)) {
-            measure(r, &q);
+            measure_at(r, &q, sweeps);
             double t = now();
             if (r->log) {
                 fprintf(r->log, "%ld\t%.15g\t%.15g\t%.9g\t%.6f\n", k + 1, q.F, q.theta, hb.temperature, t - t0);
@@ -204,7 +212,7 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
     }
     if (r->reunitarize_every > 0 && sweeps % r->reunitarize_every != 0) r->be->reunitarize(r->st);
     if (show) fputc('\n', stderr);
-    measure(r, &q);
+    measure_at(r, &q, sweeps);
     res->iterations = o->steps;
     res->sweeps = sweeps;
     res->converged = -1;

@@ -52,10 +52,12 @@ static inline size_t gpu_index(int64_t nblk, int ncomp, int vec, int slot, int c
 }
 
 /* ---- launch configuration of the sweep kernels (for the benchmark) ------
- * variant 0 is the default; gpu_sweep_variant_name() names each, NULL past
- * the last.  Only the Landau/Coulomb overrelaxation SU(3) kernels exist in
- * several variants; the others always run the default. */
-#define GPU_SWEEP_VARIANTS 4
+ * variant 0 is the default (one thread per site for 's', four for 'd' and
+ * 'm'); gpu_sweep_variant_name(prec, v) names each, NULL past the last.
+ * Only the Landau/Coulomb overrelaxation SU(3) kernels without a transform
+ * exist in several variants; the others always run the default.  The
+ * environment variable LAT_GPU_VARIANT sets the variant of a program. */
+#define GPU_SWEEP_VARIANTS 6
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,7 +80,7 @@ double gpu_copy_bandwidth(size_t bytes, int reps);
 void gpu_timer_start(void);
 double gpu_timer_stop(void); /* seconds since gpu_timer_start, synchronised */
 void gpu_set_sweep_variant(int v);
-const char *gpu_sweep_variant_name(int v);
+const char *gpu_sweep_variant_name(char prec, int v);
 int gpu_get_sweep_variant(void);
 
 /* ---- per precision (gaugefix_gpu_{d,s,m}.cu) ----------------------------

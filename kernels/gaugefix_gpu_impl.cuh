@@ -5,16 +5,27 @@
  *     GF_NS     a namespace for this precision's kernels (gf_d, gf_s, gf_m)
  *     GF_SFX    the suffix of the extern "C" entry points (d, s, m)
  *     GF_MIXED  (m only) links in float registers between the double steps
+ *               (the one-thread-per-site kernel)
+ *     GF_THREADS_PER_SITE  the default sweep kernel: 1 (k_sweep, one thread
+ *               per site), 2 or 4 (k_sweep4: 2 or 1 directions per thread)
+ *     GF_MINB, GF_MINB_HEAVY  (2 or 4 threads per site) minimum blocks of
+ *               128 threads per SM of the default kernels (sweep_default)
+ *     GF_SHARED_G  (4 threads per site) 1: the default kernel is k_sweep_sh
+ *               (g once per site, through shared memory), 0: k_sweep4
  * The storage layout is described in gaugefix_gpu.h.
  *
  * The physics is not here: each kernel loads the links of a site into
  * registers (rebuilding the third row of SU(3)), calls gf_site_update,
  * gf_site_functional or gf_site_theta of common/gaugefix.h -- the very
- * functions the CPU backend calls -- and stores the links back.  The gauge,
+ * functions the CPU backend calls; the several-threads-per-site kernels call
+ * the parts gf_site_update is built from (gf_landau_k_link, gf_mag_h_up/_dn,
+ * gf_step1_k/_h, gf_step2_link, gf_step2_column) in its order -- and stores
+ * the links back.  The gauge,
  * the update and N are template parameters, so each kernel is compiled with
  * the branches of gaugefix.h folded away and the matrices in registers.
- * One thread updates one site; a sweep is a launch for the even sites, then
- * one for the odd sites.  Random numbers: site x of sweep k draws from
+ * k_sweep: one thread updates one site; k_sweep4: four threads, one per
+ * direction (see there).  A sweep is a launch for the even sites, then one
+ * for the odd sites.  Random numbers: site x of sweep k draws from
  * rng_init(seed, copy, x, k, purpose), the stream the CPU backend uses. */
 #include "gaugefix_gpu.h"
 extern "C" {
@@ -24,8 +35,14 @@ extern "C" {
 #include <stdlib.h>
 #include <string.h>
 
-#if !defined(GF_STORE) || !defined(GF_NS) || !defined(GF_SFX)
-#error "define GF_STORE, GF_NS and GF_SFX before including gaugefix_gpu_impl.cuh"
+#if !defined(GF_STORE) || !defined(GF_NS) || !defined(GF_SFX) || !defined(GF_THREADS_PER_SITE)
+#error "define GF_STORE, GF_NS, GF_SFX and GF_THREADS_PER_SITE before including gaugefix_gpu_impl.cuh"
+#endif
+#ifndef GF_SHARED_G
+#define GF_SHARED_G 0
+#endif
+#if GF_THREADS_PER_SITE != 1 && (!defined(GF_MINB) || !defined(GF_MINB_HEAVY))
+#error "define GF_MINB and GF_MINB_HEAVY (launch bounds of the default kernels) with GF_THREADS_PER_SITE 2 or 4"
 #endif
 
 #define GF_CAT2(a, b) a##_##b
@@ -195,6 +212,283 @@ k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const uns
     }
 }
 
+/* ---- the sweep, four threads per site --------------------------------------
+ * Paper §4.3 (finer granularity), with one thread per direction mu instead
+ * of one per link: the four threads of a site sit in adjacent lanes (lane =
+ * 4 * site + mu within the warp), and thread mu holds U_mu(x) and U_mu(x-mu)
+ * only -- 2 x 18 reals instead of the 8 x 18 that spill in double (255
+ * registers, 600-1100 B of spills per thread, ptxas).  Per SU(2) subgroup,
+ * each thread computes its direction's share of Step 1 (gf_landau_k_link, or
+ * gf_mag_h_up/_dn for MAG), the four shares are exchanged by warp shuffles
+ * within the site's lanes and summed in the fixed order of gf_landau_k /
+ * gf_mag_h (mu = 0, 1, 2, 3; so k has the bits the one-thread kernel and the
+ * CPU compute), every thread finds the same g from the sum (gf_step1_k /
+ * gf_step1_h, the random updates on identical copies of the site's Philox
+ * stream), and applies it to its own two links (gf_step2_link) and, with a
+ * tracked transform, to column mu of g(x) (gf_step2_column; mu < N).  All
+ * arithmetic is lat_real (double for 'd' and 'm'); 'm' loads float links,
+ * runs the whole site update in double and rounds once at the store, as the
+ * CPU backend's 'm' does.  A warp reads 8 consecutive sites of each of its
+ * four link slots per 16-byte group: 128 contiguous bytes per slot. */
+
+/* half index of x - mu for a run-time mu (selects, no dynamic indexing of
+ * the small arrays, which would move them to local memory) */
+__device__ __forceinline__ int neighbour_dn_h(const kgeo &g, int site, const int x[4], int mu)
+{
+    int xm = x[0], sm = 1, lm = g.L[0];
+#pragma unroll
+    for (int m = 1; m < 4; m++)
+        if (mu == m) {
+            xm = x[m];
+            sm = g.s[m];
+            lm = g.L[m];
+        }
+    return (xm > 0 ? site - sm : site + (lm - 1) * sm) >> 1;
+}
+
+/* element (row, col) of a full N x N matrix stored at b (mat_ptr) */
+template <int NC>
+__device__ __forceinline__ store_t *elem_ptr(store_t *b, int row, int col, int im)
+{
+    int e = 2 * (row * NC + col) + im;
+    return b + (e / VEC) * (GPU_LANES * VEC) + e % VEC;
+}
+
+template <int NC, int G, int UPD, bool TRACK, int TPS, int BS, int MINB>
+__global__ void __launch_bounds__(BS, MINB)
+k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const unsigned char *__restrict__ active,
+         int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep)
+{
+    static_assert(BS % 32 == 0 && (TPS == 2 || TPS == 4), "whole warps; 2 or 4 threads per site");
+    constexpr int DPT = 4 / TPS; /* directions per thread */
+    int t = blockIdx.x * BS + threadIdx.x;
+    int h = t / TPS, tid = t % TPS;
+    if (h >= g.Vh) return; /* the site's lanes leave together */
+    int x[4];
+    int site = decode(g, p, h, x);
+    if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
+    const int lead = threadIdx.x & (32 - TPS);            /* lane of this site's tid = 0 */
+    const unsigned grp = ((1u << TPS) - 1) << lead;       /* the site's lanes */
+    constexpr int NN = NC * NC;
+    lat_complex u[DPT][NN], d[DPT][NN];
+    store_t *pu[DPT], *pd[DPT];
+#pragma unroll
+    for (int e = 0; e < DPT; e++) {
+        int mu = tid * DPT + e;
+        pu[e] = link_ptr<NC>(links, g, p, mu, h);
+        pd[e] = link_ptr<NC>(links, g, 1 - p, mu, neighbour_dn_h(g, site, x, mu));
+        load_link<NC>(pu[e], u[e]);
+        load_link<NC>(pd[e], d[e]);
+    }
+    struct gf_params par;
+    par.gauge = (enum gauge_kind)G;
+    par.update = (enum gf_update)UPD;
+    par.omega = omega;
+    par.p = prob;
+    par.temperature = temp;
+    struct lat_rng r; /* the same stream in the site's lanes */
+    rng_init(&r, seed, copy, (uint64_t)site, sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
+    /* tracked transform: this thread's columns c = tid * DPT + e < N */
+    lat_complex col[DPT][NC];
+    store_t *pg = TRACK ? transform_ptr<NC>(gt, g, p, h) : NULL;
+    if (TRACK) {
+#pragma unroll
+        for (int e = 0; e < DPT; e++) {
+            int c = tid * DPT + e;
+            if (c < NC)
+#pragma unroll
+                for (int k = 0; k < NC; k++)
+                    col[e][k] = c_make(__ldcg(elem_ptr<NC>(pg, k, c, 0)), __ldcg(elem_ptr<NC>(pg, k, c, 1)));
+        }
+    }
+#pragma unroll
+    for (int s = 0; s < NC * (NC - 1) / 2; s++) {
+        int i, j;
+        sun_subgroup(NC, s, &i, &j);
+        lat_su2 gs;
+        if (G == GAUGE_MAG) {
+            lat_real hu[DPT][4], hd[DPT][4], hh[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int e = 0; e < DPT; e++) {
+#pragma unroll
+                for (int a = 0; a < 4; a++) hu[e][a] = hd[e][a] = 0;
+                gf_mag_h_up(NC, u[e], i, j, hu[e]);
+                gf_mag_h_dn(NC, d[e], i, j, hd[e]);
+            }
+#pragma unroll
+            for (int m = 0; m < 4; m++) /* the order of gf_mag_h */
+#pragma unroll
+                for (int a = 0; a < 4; a++) {
+                    hh[a] += __shfl_sync(grp, hu[m % DPT][a], lead + m / DPT);
+                    hh[a] += __shfl_sync(grp, hd[m % DPT][a], lead + m / DPT);
+                }
+            gs = gf_step1_h(hh, &par, &r);
+        } else {
+            lat_su2 c[DPT];
+#pragma unroll
+            for (int e = 0; e < DPT; e++) c[e] = gf_landau_k_link(NC, u[e], d[e], i, j);
+            lat_su2 k = {{0, 0, 0, 0}};
+#pragma unroll
+            for (int m = 0; m < gf_ndirs((enum gauge_kind)G); m++) { /* the order of gf_landau_k */
+                lat_su2 cm;
+#pragma unroll
+                for (int a = 0; a < 4; a++) cm.q[a] = __shfl_sync(grp, c[m % DPT].q[a], lead + m / DPT);
+                gf_su2_acc(&k, cm);
+            }
+            gs = gf_step1_k(k, &par, &r);
+        }
+#pragma unroll
+        for (int e = 0; e < DPT; e++) {
+            gf_step2_link(NC, u[e], d[e], i, j, gs);
+            if (TRACK && tid * DPT + e < NC) gf_step2_column(col[e], i, j, gs);
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < DPT; e++) {
+        store_link<NC>(pu[e], u[e]);
+        store_link<NC>(pd[e], d[e]);
+    }
+    if (TRACK) {
+#pragma unroll
+        for (int e = 0; e < DPT; e++) {
+            int c = tid * DPT + e;
+            if (c < NC)
+#pragma unroll
+                for (int k = 0; k < NC; k++) {
+                    __stcg(elem_ptr<NC>(pg, k, c, 0), (store_t)col[e][k].re);
+                    __stcg(elem_ptr<NC>(pg, k, c, 1), (store_t)col[e][k].im);
+                }
+        }
+    }
+}
+
+/* ---- the sweep, four threads per site, g once per site -------------------
+ * k_sweep4 computes g in every thread of a site: with 4 threads per site a
+ * warp holds 8 sites, so each warp instruction of Step 1 serves 8 sites
+ * instead of 32, and Step 1 (sqrt, divisions, normalisation, the
+ * overrelaxation) becomes ~55% of the FP64 work (ptxas/PTX: ~4700 FP64
+ * instructions per site update against ~2700 in one thread per site).  In
+ * double that fits (memory-bound at 1.95 G/s needs ~9 T FP64 op/s of ~16.7),
+ * in mixed it does not (3.4 G/s would need ~95% of the FP64 peak).  Here a
+ * block holds SB sites x 4 directions; warp (mu, chunk) holds direction mu
+ * of 32 consecutive sites (every load and store is 512 contiguous bytes, as
+ * in k_sweep).  Per subgroup the threads write their shares to shared
+ * memory, the warps of mu = 0 sum them in the fixed order, find g (once per
+ * site) and write it back, and every thread applies it: two barriers per
+ * subgroup, ~2700 FP64 instructions per site update. */
+template <int NC, int G, int UPD, bool TRACK, int SB, int MINB>
+__global__ void __launch_bounds__(4 * SB, MINB)
+k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const unsigned char *__restrict__ active,
+           int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep)
+{
+    static_assert(SB % 32 == 0, "whole warps");
+    constexpr int NS = G == GAUGE_MAG ? 8 : 4; /* reals of one share */
+    __shared__ lat_real sh_c[NS][4][SB];
+    __shared__ lat_real sh_g[4][SB];
+    const int mu = threadIdx.x / SB, sl = threadIdx.x % SB;
+    const int h = blockIdx.x * SB + sl;
+    int x[4] = {0, 0, 0, 0}, site = 0;
+    bool live = h < g.Vh; /* every thread stays for the barriers */
+    if (live) {
+        site = decode(g, p, h, x);
+        live = !active || active[x[3]];
+    }
+    constexpr int NN = NC * NC;
+    lat_complex u[NN], d[NN];
+    store_t *pu = NULL, *pd = NULL;
+    if (live) {
+        pu = link_ptr<NC>(links, g, p, mu, h);
+        pd = link_ptr<NC>(links, g, 1 - p, mu, neighbour_dn_h(g, site, x, mu));
+        load_link<NC>(pu, u);
+        load_link<NC>(pd, d);
+    }
+    struct gf_params par;
+    par.gauge = (enum gauge_kind)G;
+    par.update = (enum gf_update)UPD;
+    par.omega = omega;
+    par.p = prob;
+    par.temperature = temp;
+    struct lat_rng r; /* used by the threads of mu = 0 */
+    rng_init(&r, seed, copy, (uint64_t)site, sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
+    lat_complex col[NC]; /* column mu of the tracked transform (mu < N) */
+    store_t *pg = NULL;
+    if (TRACK && live && mu < NC) {
+        pg = transform_ptr<NC>(gt, g, p, h);
+#pragma unroll
+        for (int k = 0; k < NC; k++) col[k] = c_make(__ldcg(elem_ptr<NC>(pg, k, mu, 0)), __ldcg(elem_ptr<NC>(pg, k, mu, 1)));
+    }
+#pragma unroll
+    for (int s = 0; s < NC * (NC - 1) / 2; s++) {
+        int i, j;
+        sun_subgroup(NC, s, &i, &j);
+        if (live) {
+            if (G == GAUGE_MAG) {
+                lat_real hu[4] = {0, 0, 0, 0}, hd[4] = {0, 0, 0, 0};
+                gf_mag_h_up(NC, u, i, j, hu);
+                gf_mag_h_dn(NC, d, i, j, hd);
+#pragma unroll
+                for (int a = 0; a < 4; a++) {
+                    sh_c[a][mu][sl] = hu[a];
+                    sh_c[NS - 4 + a][mu][sl] = hd[a];
+                }
+            } else {
+                lat_su2 c = gf_landau_k_link(NC, u, d, i, j);
+#pragma unroll
+                for (int a = 0; a < 4; a++) sh_c[a][mu][sl] = c.q[a];
+            }
+        }
+        __syncthreads();
+        if (live && mu == 0) {
+            lat_su2 gs;
+            if (G == GAUGE_MAG) {
+                lat_real hh[4] = {0, 0, 0, 0};
+#pragma unroll
+                for (int m = 0; m < 4; m++) /* the order of gf_mag_h */
+#pragma unroll
+                    for (int a = 0; a < 4; a++) {
+                        hh[a] += sh_c[a][m][sl];
+                        hh[a] += sh_c[NS - 4 + a][m][sl];
+                    }
+                gs = gf_step1_h(hh, &par, &r);
+            } else {
+                lat_su2 k = {{0, 0, 0, 0}};
+#pragma unroll
+                for (int m = 0; m < gf_ndirs((enum gauge_kind)G); m++) { /* the order of gf_landau_k */
+                    lat_su2 cm;
+#pragma unroll
+                    for (int a = 0; a < 4; a++) cm.q[a] = sh_c[a][m][sl];
+                    gf_su2_acc(&k, cm);
+                }
+                gs = gf_step1_k(k, &par, &r);
+            }
+#pragma unroll
+            for (int a = 0; a < 4; a++) sh_g[a][sl] = gs.q[a];
+        }
+        __syncthreads();
+        if (live) {
+            lat_su2 gs;
+#pragma unroll
+            for (int a = 0; a < 4; a++) gs.q[a] = sh_g[a][sl];
+            gf_step2_link(NC, u, d, i, j, gs);
+            if (TRACK && mu < NC) gf_step2_column(col, i, j, gs);
+        }
+        /* no races: the next subgroup writes sh_c after this subgroup's
+         * second barrier, by which the mu = 0 warps have read it; sh_g is
+         * read before the next subgroup's first barrier, written after it */
+    }
+    if (live) {
+        store_link<NC>(pu, u);
+        store_link<NC>(pd, d);
+        if (TRACK && mu < NC) {
+#pragma unroll
+            for (int k = 0; k < NC; k++) {
+                __stcg(elem_ptr<NC>(pg, k, mu, 0), (store_t)col[k].re);
+                __stcg(elem_ptr<NC>(pg, k, mu, 1), (store_t)col[k].im);
+            }
+        }
+    }
+}
+
 struct sweep_args {
     kgeo g;
     store_t *links, *gt;
@@ -217,19 +511,79 @@ static void launch(const sweep_args &a, int p)
                                                        a.seed, a.copy, a.sweep);
 }
 
+template <int NC, int G, int UPD, bool TRACK, int TPS, int BS, int MINB>
+static void launch4(const sweep_args &a, int p)
+{
+    static bool configured;
+    if (!configured) {
+        cudaFuncSetAttribute(k_sweep4<NC, G, UPD, TRACK, TPS, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+        configured = true;
+    }
+    size_t nt = TPS * (size_t)a.g.Vh;
+    unsigned nb = (unsigned)((nt + BS - 1) / BS);
+    k_sweep4<NC, G, UPD, TRACK, TPS, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
+                                                             a.seed, a.copy, a.sweep);
+}
+
+template <int NC, int G, int UPD, bool TRACK, int SB, int MINB>
+static void launch_sh(const sweep_args &a, int p)
+{
+    static bool configured;
+    if (!configured) { /* shared memory for MINB blocks and more; the rest L1 */
+        cudaFuncSetAttribute(k_sweep_sh<NC, G, UPD, TRACK, SB, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 25);
+        configured = true;
+    }
+    unsigned nb = (unsigned)((a.g.Vh + SB - 1) / SB);
+    k_sweep_sh<NC, G, UPD, TRACK, SB, MINB><<<nb, 4 * SB>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
+                                                               a.seed, a.copy, a.sweep);
+}
+
+/* The kernel of each precision and launch variant (names in gpu_util.cu,
+ * gpu_sweep_variant_name).  Default (variant 0): one thread per site in
+ * single precision (bound by memory at 95-98% of the copy bandwidth);
+ * GF_THREADS_PER_SITE threads per site in 'd' and 'm' (k_sweep4, or
+ * k_sweep_sh with GF_SHARED_G), for every gauge, update and N, with 128
+ * threads per block and at least GF_MINB blocks per SM (GF_MINB_HEAVY for
+ * the kernels with more live values: annealing, MAG, a tracked transform).  The other variants exist for SU(3) Landau/Coulomb
+ * OR without a transform only (the benchmark compares them); elsewhere the
+ * default runs. */
+template <int NC, int G, int UPD, bool TRACK>
+static void sweep_default(const sweep_args &a, int p)
+{
+#if GF_THREADS_PER_SITE == 1
+    launch<NC, G, UPD, TRACK, 128, 2>(a, p);
+#elif GF_SHARED_G
+    constexpr bool heavy = UPD == GF_ANNEAL || G == GAUGE_MAG || TRACK;
+    launch_sh<NC, G, UPD, TRACK, 32, heavy ? GF_MINB_HEAVY : GF_MINB>(a, p);
+#else
+    constexpr bool heavy = UPD == GF_ANNEAL || G == GAUGE_MAG || TRACK;
+    launch4<NC, G, UPD, TRACK, GF_THREADS_PER_SITE, 128, heavy ? GF_MINB_HEAVY : GF_MINB>(a, p);
+#endif
+}
+
 template <int NC, int G, int UPD, bool TRACK>
 static void sweep_t(const sweep_args &a)
 {
     for (int p = 0; p < 2; p++) {
         if constexpr (NC == 3 && UPD == GF_OVERRELAX && !TRACK && G != GAUGE_MAG) {
             switch (gpu_get_sweep_variant()) { /* the benchmark compares these */
+#if GF_THREADS_PER_SITE == 1
             case 1: launch<NC, G, UPD, TRACK, 256, 1>(a, p); break;
             case 2: launch<NC, G, UPD, TRACK, 128, 3>(a, p); break;
             case 3: launch<NC, G, UPD, TRACK, 64, 4>(a, p); break;
-            default: launch<NC, G, UPD, TRACK, 128, 2>(a, p); break;
+            case 4: launch4<NC, G, UPD, TRACK, 4, 128, 4>(a, p); break;
+            case 5: launch_sh<NC, G, UPD, TRACK, 32, 4>(a, p); break;
+#else
+            case 1: launch<NC, G, UPD, TRACK, 128, 2>(a, p); break;
+            case 2: launch4<NC, G, UPD, TRACK, 4, 128, 4>(a, p); break;
+            case 3: launch4<NC, G, UPD, TRACK, 2, 128, 2>(a, p); break;
+            case 4: launch_sh<NC, G, UPD, TRACK, 32, 4>(a, p); break;
+            case 5: launch_sh<NC, G, UPD, TRACK, 64, 2>(a, p); break;
+#endif
+            default: sweep_default<NC, G, UPD, TRACK>(a, p); break;
             }
         } else {
-            launch<NC, G, UPD, TRACK, 128, 2>(a, p);
+            sweep_default<NC, G, UPD, TRACK>(a, p);
         }
     }
 }

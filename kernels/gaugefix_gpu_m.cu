@@ -1,10 +1,17 @@
 /* gaugefix_gpu_m.cu -- the CUDA gauge-fixing kernels in precision 'm':
- * float storage, double arithmetic (every SU(2) subgroup step and every
- * measurement in double; the links wait in float registers between the
- * steps; see gaugefix_gpu_impl.cuh). */
+ * float storage, double arithmetic (every measurement and the whole site
+ * update in double, rounded to float once at the store, as the CPU's 'm';
+ * default sweep kernel k_sweep_sh, four threads per site with g computed
+ * once per site; the one-thread kernel of variant 1 keeps the links in
+ * float registers between double subgroup steps: GF_MIXED; see
+ * gaugefix_gpu_impl.cuh). */
 #define LAT_REAL double
 #define GF_STORE float
 #define GF_NS gf_m
 #define GF_SFX m
 #define GF_MIXED 1
+#define GF_THREADS_PER_SITE 4
+#define GF_MINB 4
+#define GF_MINB_HEAVY 3
+#define GF_SHARED_G 1
 #include "gaugefix_gpu_impl.cuh"

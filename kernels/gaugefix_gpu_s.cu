@@ -4,4 +4,5 @@
 #define GF_STORE float
 #define GF_NS gf_s
 #define GF_SFX s
+#define GF_THREADS_PER_SITE 1
 #include "gaugefix_gpu_impl.cuh"

@@ -96,8 +96,10 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
     if (!t->x.dom && backend_choose(dev) == BACKEND_GPU) {
 #ifdef LAT_HAVE_CUDA
         /* the CUDA backend has SU(2) and SU(3) kernels; its double-arithmetic
-         * annealing did not finish on 32^4 in the benchmark (docs/PERFORMANCE.md,
-         * open problems): lat-anneal in double/mixed stays on the CPU unless asked */
+         * annealing did not finish on 32^4 in the benchmark with the
+         * one-thread kernels (docs/PERFORMANCE.md, "The annealing hang"; the
+         * sampler is bounded now and the kernels are new, not yet run on a
+         * GPU): lat-anneal in double/mixed stays on the CPU unless asked */
         int anneal_dm = t->prec != 's' && strcmp(lat_progname, "lat-anneal") == 0;
         if ((u->nc == 2 || u->nc == 3) && !(anneal_dm && !explicit_gpu)) t->be = &gf_backend_gpu;
         else if (u->nc != 2 && u->nc != 3 && explicit_gpu)

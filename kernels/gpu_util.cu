@@ -156,10 +156,22 @@ extern "C" int gpu_get_sweep_variant(void)
     return sweep_variant;
 }
 
-extern "C" const char *gpu_sweep_variant_name(int v)
+extern "C" const char *gpu_sweep_variant_name(char prec, int v)
 {
-    static const char *names[GPU_SWEEP_VARIANTS] = {
-        "128 threads, >= 2 blocks/SM", "256 threads, >= 1 block/SM",
-        "128 threads, >= 3 blocks/SM", "64 threads, >= 4 blocks/SM"};
-    return v >= 0 && v < GPU_SWEEP_VARIANTS ? names[v] : NULL;
+    /* the dispatch in gaugefix_gpu_impl.cuh (sweep_t, sweep_default) */
+    static const char *one[GPU_SWEEP_VARIANTS] = {
+        "1 thread/site (k_sweep), 128 threads, >= 2 blocks/SM", "1 thread/site (k_sweep), 256 threads, >= 1 block/SM",
+        "1 thread/site (k_sweep), 128 threads, >= 3 blocks/SM", "1 thread/site (k_sweep), 64 threads, >= 4 blocks/SM",
+        "4 threads/site, shuffles (k_sweep4), 128 threads, >= 4 blocks/SM",
+        "4 threads/site, g once per site in shared memory (k_sweep_sh), 128 threads, >= 4 blocks/SM"};
+    static const char *several[GPU_SWEEP_VARIANTS] = {
+        NULL, "1 thread/site (k_sweep), 128 threads, >= 2 blocks/SM",
+        "4 threads/site, shuffles (k_sweep4), 128 threads, >= 4 blocks/SM",
+        "2 threads/site, shuffles (k_sweep4), 128 threads, >= 2 blocks/SM",
+        "4 threads/site, g once per site in shared memory (k_sweep_sh), 128 threads, >= 4 blocks/SM",
+        "4 threads/site, g once per site in shared memory (k_sweep_sh), 256 threads, >= 2 blocks/SM"};
+    if (v < 0 || v >= GPU_SWEEP_VARIANTS) return NULL;
+    if (prec == 's') return one[v];
+    if (v == 0) return prec == 'm' ? several[4] : several[2]; /* GF_SHARED_G of gaugefix_gpu_{d,m}.cu */
+    return several[v];
 }

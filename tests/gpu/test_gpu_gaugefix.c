@@ -17,6 +17,13 @@
  *     same field bytes, run to run (every precision, random updates too);
  *   - reprojection restores unitarity; a 32^4 field fixed to theta < 1e-12 in
  *     mixed precision with reprojection ends within 1e-6 of the double F;
+ *   - every sweep kernel: the one-thread-per-site kernel and the two- and
+ *     four-threads-per-site kernels (k_sweep4) in each launch variant
+ *     (gpu_set_sweep_variant) agree with the CPU to 1e-12 in double;
+ *   - annealing on 32^4 in every precision finishes (a watchdog turns a hang
+ *     into a failure) with a finite F, double equal to the CPU's; a field
+ *     holding a NaN link goes through annealing sweeps without hanging and
+ *     measures as non-finite;
  *   - out of device memory: one line, exit 1.
  * It prints the largest GPU-vs-CPU differences seen. */
 #include "field.h"
@@ -30,6 +37,7 @@
 #include "log.h"
 #include "observables.h"
 #include "unit.h"
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +168,84 @@ static void test_vs_cpu(void)
     }
     struct gf_params an = {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.5};
     compare(3, 6, 8, an, 0, 0, 5, 'm');
+}
+
+/* every launch variant of the SU(3) Landau/Coulomb OR kernels: one thread
+ * per site and k_sweep4 with 2 and 4 threads per site (the names say which) */
+static void test_variants(void)
+{
+    for (int v = 1; v < GPU_SWEEP_VARIANTS; v++) {
+        gpu_set_sweep_variant(v);
+        if (lat_verbosity > 0) fprintf(stderr, "variant %d (%s / %s):\n", v, gpu_sweep_variant_name('d', v), gpu_sweep_variant_name('s', v));
+        struct gf_params orl = {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0}, orc = {GAUGE_COULOMB, GF_OVERRELAX, 1.6, 0, 0};
+        compare(3, 6, 8, orl, 0, 0, 30, 'd');
+        compare(3, 8, 6, orc, 0, 1, 30, 'd');
+        compare(3, 6, 8, orl, 0, 0, 20, 'm');
+        compare(3, 6, 8, orl, 0, 0, 20, 's');
+    }
+    gpu_set_sweep_variant(0);
+}
+
+/* ---- annealing does not hang -------------------------------------------- */
+static const char *watch_what = "";
+static void watchdog(int sig)
+{
+    (void)sig;
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "FAIL: %s did not finish within the watchdog's time (hang)\ntest_gpu_gaugefix: hang\n", watch_what);
+    if (write(1, buf, (size_t)n) < 0) _exit(3);
+    _exit(2);
+}
+
+static void test_anneal_32(void)
+{
+    signal(SIGALRM, watchdog);
+    struct lattice lat;
+    fields_lattice(&lat, 32, 32);
+    struct gauge_field u;
+    fields_weak(&u, &lat, 3, 0.5, seed0 + 140);
+    fields_orbit(&u, seed0 + 141);
+    struct gf_params an = {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.5};
+    struct gauge_quality qc;
+    struct gf_state *sc = cpu->create(&u, NULL, 'd');
+    for (int k = 0; k < 3; k++) cpu->sweep(sc, &an, 17, 0, (uint32_t)k, NULL);
+    cpu->measure(sc, GAUGE_LANDAU, &qc);
+    cpu->destroy(sc);
+    for (int pi = 0; pi < 3; pi++) {
+        char prec = "dms"[pi];
+        watch_what = prec == 'd' ? "annealing 32^4 double" : prec == 'm' ? "annealing 32^4 mixed" : "annealing 32^4 single";
+        alarm(60);
+        struct gf_state *s = gpu->create(&u, NULL, prec);
+        for (int k = 0; k < 3; k++) gpu->sweep(s, &an, 17, 0, (uint32_t)k, NULL);
+        struct gauge_quality q;
+        gpu->measure(s, GAUGE_LANDAU, &q);
+        alarm(0);
+        double tol = prec == 'd' ? 1e-10 : 1e-5;
+        CHECK(isfinite(q.F) && isfinite(q.theta) && rel(q.F, qc.F) < tol, "%s: F %.15g (CPU double %.15g), theta %g", watch_what,
+              q.F, qc.F, q.theta);
+        if (lat_verbosity > 0) fprintf(stderr, "%s: F %.15g, CPU double %.15g, rel %.3g\n", watch_what, q.F, qc.F, rel(q.F, qc.F));
+        gauge_quality_free(&q);
+        gpu->destroy(s);
+    }
+    gauge_quality_free(&qc);
+    /* a NaN link: annealing sweeps end (the sampler returns NaN at once) and
+     * the measurement shows it */
+    u.d[7 * field_link_reals(3) + 2] = NAN;
+    for (int pi = 0; pi < 3; pi++) {
+        char prec = "dms"[pi];
+        watch_what = "annealing a field with a NaN link";
+        alarm(60);
+        struct gf_state *s = gpu->create(&u, NULL, prec);
+        for (int k = 0; k < 3; k++) gpu->sweep(s, &an, 17, 0, (uint32_t)k, NULL);
+        struct gauge_quality q;
+        gpu->measure(s, GAUGE_LANDAU, &q);
+        alarm(0);
+        CHECK(!isfinite(q.F) || !isfinite(q.theta), "prec %c: NaN link annealed: F %g theta %g (non-finite expected)", prec, q.F,
+              q.theta);
+        gauge_quality_free(&q);
+        gpu->destroy(s);
+    }
+    field_free(&u);
 }
 
 /* ---- the driver on the GPU ------------------------------------------------- */
@@ -460,6 +546,10 @@ int main(int argc, char **argv)
     } while (0)
     test_vs_cpu();
     STAMP("GPU vs CPU");
+    test_variants();
+    STAMP("variants");
+    test_anneal_32();
+    STAMP("annealing 32^4");
     printf("GPU vs CPU, double precision, relaxation and OR (Landau, Coulomb): max relative difference of links %.3g, "
            "F %.3g, theta %.3g; transform max abs %.3g\n",
            worst_link, worst_F, worst_theta, worst_tr);

@@ -16,7 +16,13 @@
  *   - 1 and 2 OpenMP threads give identical bytes; another copy differs;
  *   - annealing: the schedule, hot T lowers F, cold T raises it;
  *   - single and mixed precision end within 1e-5 and 1e-6 (relative) of the
- *     double-precision F for the same copy. */
+ *     double-precision F for the same copy;
+ *   - the site update split by direction, as the GPU's four threads per
+ *     site run it (shares of Step 1 summed in the fixed order, the same g in
+ *     every thread, Step 2 per direction and per transform column), gives
+ *     the bits of gf_site_update for every gauge and update, SU(2) and SU(3);
+ *   - the driver stops with one line (exit 1) on a field holding NaN, in
+ *     relaxation and in annealing, instead of running on. */
 #include "field.h"
 #include "gauge_transform.h"
 #include "gaugefix.h"
@@ -28,6 +34,8 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NN (LAT_NC_MAX * LAT_NC_MAX)
 static const struct gf_backend *be = &gf_backend_cpu;
@@ -169,6 +177,147 @@ static void test_contract(void)
             field_free(&u);
             field_free(&ref);
         }
+    }
+}
+
+/* ---- the site update split by direction (the GPU's k_sweep4) ------------------
+ * Thread mu holds u = U_mu(x), d = U_mu(x-mu), column mu of g(x) and its own
+ * copy of the site's stream; "shuffles" are reads of the other threads'
+ * shares.  Each thread computes g itself; all four must agree. */
+static int site_update_by_direction(int n, lat_complex *up, lat_complex *dn, lat_complex *gacc,
+                                    const struct gf_params *p, const struct lat_rng *r0)
+{
+    int nn = n * n, same = 1;
+    struct lat_rng r[4];
+    lat_complex col[4][LAT_NC_MAX];
+    for (int mu = 0; mu < 4; mu++) {
+        r[mu] = *r0;
+        for (int k = 0; k < n && mu < n; k++) col[mu][k] = gacc[k * n + mu];
+    }
+    for (int s = 0; s < sun_nsubgroups(n); s++) {
+        int i, j;
+        sun_subgroup(n, s, &i, &j);
+        lat_su2 c[4];
+        lat_real hu[4][4] = {{0}}, hd[4][4] = {{0}};
+        for (int mu = 0; mu < 4; mu++) { /* each thread's share */
+            c[mu] = gf_landau_k_link(n, up + mu * nn, dn + mu * nn, i, j);
+            gf_mag_h_up(n, up + mu * nn, i, j, hu[mu]);
+            gf_mag_h_dn(n, dn + mu * nn, i, j, hd[mu]);
+        }
+        lat_su2 g[4];
+        for (int t = 0; t < 4; t++) { /* thread t sums the shares and finds g */
+            if (p->gauge == GAUGE_MAG) {
+                lat_real h[4] = {0, 0, 0, 0};
+                for (int m = 0; m < 4; m++)
+                    for (int a = 0; a < 4; a++) {
+                        h[a] += hu[m][a];
+                        h[a] += hd[m][a];
+                    }
+                g[t] = gf_step1_h(h, p, &r[t]);
+            } else {
+                lat_su2 k = {{0, 0, 0, 0}};
+                for (int m = 0; m < gf_ndirs(p->gauge); m++) gf_su2_acc(&k, c[m]);
+                g[t] = gf_step1_k(k, p, &r[t]);
+            }
+            same &= memcmp(&g[t], &g[0], sizeof g[0]) == 0;
+        }
+        for (int mu = 0; mu < 4; mu++) {
+            gf_step2_link(n, up + mu * nn, dn + mu * nn, i, j, g[mu]);
+            if (mu < n) gf_step2_column(col[mu], i, j, g[mu]);
+        }
+    }
+    for (int mu = 0; mu < n; mu++)
+        for (int k = 0; k < n; k++) gacc[k * n + mu] = col[mu][k];
+    return same;
+}
+
+static void test_by_direction(void)
+{
+    struct gf_params ps[] = {{GAUGE_LANDAU, GF_RELAX, 1, 0, 0},        {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0},
+                             {GAUGE_COULOMB, GF_OVERRELAX, 1.6, 0, 0}, {GAUGE_MAG, GF_OVERRELAX, 1.3, 0, 0},
+                             {GAUGE_MAG, GF_RELAX, 1, 0, 0},           {GAUGE_LANDAU, GF_MICRO, 2, 0, 0},
+                             {GAUGE_COULOMB, GF_MICRO, 2, 0, 0},       {GAUGE_MAG, GF_MICRO, 2, 0, 0},
+                             {GAUGE_LANDAU, GF_STOCHASTIC, 1, 0.4, 0}, {GAUGE_MAG, GF_STOCHASTIC, 1, 0.5, 0},
+                             {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.7},     {GAUGE_COULOMB, GF_ANNEAL, 1, 0, 2.0},
+                             {GAUGE_MAG, GF_ANNEAL, 1, 0, 0.3}};
+    int bad = 0, cases = 0, differ = 0;
+    for (int n = 2; n <= 3; n++)
+        for (size_t t = 0; t < sizeof ps / sizeof ps[0]; t++)
+            for (int site = 0; site < 50; site++) {
+                int nn = n * n;
+                lat_complex up[4 * NN], dn[4 * NN], g[NN], up2[4 * NN], dn2[4 * NN], g2[NN];
+                struct lat_rng rr;
+                rng_init(&rr, 31 + t, (uint32_t)n, (uint64_t)site, 0, RNG_TEST);
+                for (int l = 0; l < 9; l++) { /* weak random links and transform */
+                    lat_complex *m = l < 4 ? up + l * nn : l < 8 ? dn + (l - 4) * nn : g;
+                    for (int k = 0; k < nn; k++) m[k] = c_make(0.6 * rng_normal(&rr), 0.6 * rng_normal(&rr));
+                    for (int k = 0; k < n; k++) m[k * (n + 1)].re += 1;
+                    sun_reunitarize(n, m);
+                }
+                memcpy(up2, up, sizeof up);
+                memcpy(dn2, dn, sizeof dn);
+                memcpy(g2, g, sizeof g);
+                struct lat_rng r;
+                memset(&r, 0, sizeof r); /* copied whole below */
+                rng_init(&r, 99, 1, (uint64_t)site, 3, ps[t].update == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
+                struct lat_rng r2 = r;
+                gf_site_update(n, up, dn, g, &ps[t], &r);
+                int same = site_update_by_direction(n, up2, dn2, g2, &ps[t], &r2);
+                cases++;
+                differ += memcmp(up, up2, 4 * nn * sizeof(lat_complex)) != 0 || memcmp(dn, dn2, 4 * nn * sizeof(lat_complex)) != 0 ||
+                          memcmp(g, g2, nn * sizeof(lat_complex)) != 0;
+                bad += !same;
+            }
+    CHECK(bad == 0 && differ == 0, "site update by direction = gf_site_update, bit for bit: %d of %d cases differ, %d with unequal g",
+          differ, cases, bad);
+}
+
+/* ---- non-finite links: the driver stops with one line ------------------------- */
+static void nan_child(int anneal)
+{
+    struct lattice lat;
+    make_lattice(&lat, 4, 4);
+    struct gauge_field u;
+    weak_field(&u, &lat, 3, 0.5, 3);
+    u.d[5 * field_link_reals(3) + 3] = NAN; /* one real of one link */
+    struct gf_state *st = be->create(&u, NULL, 'd');
+    struct gf_run r = run_for(st, &u, GAUGE_LANDAU, 10);
+    struct gf_result res;
+    if (anneal) {
+        struct gf_anneal_opts ao = {20, 1, 0.1, 0, 1};
+        gf_anneal(&r, &ao, &res);
+    } else {
+        struct gf_relax_opts o = {GF_OVERRELAX, 1.7, 0.5, 1e-12, 1000};
+        gf_relax(&r, &o, &res);
+    }
+    _exit(0); /* must not be reached */
+}
+
+static void test_nan(void)
+{
+    for (int anneal = 0; anneal < 2; anneal++) {
+        fflush(stdout);
+        int fd[2];
+        if (pipe(fd) != 0) return;
+        pid_t pid = fork();
+        if (pid == 0) {
+            dup2(fd[1], 2);
+            close(fd[0]);
+            alarm(20); /* a hang ends as a failure, not as a stuck test */
+            nan_child(anneal);
+        }
+        close(fd[1]);
+        char buf[4096];
+        ssize_t n = 0, k;
+        while (n < (ssize_t)sizeof buf - 1 && (k = read(fd[0], buf + n, sizeof buf - 1 - (size_t)n)) > 0) n += k;
+        buf[n] = 0;
+        close(fd[0]);
+        int st = 0, lines = 0;
+        waitpid(pid, &st, 0);
+        for (ssize_t i = 0; i < n; i++) lines += buf[i] == '\n';
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines == 1 && strstr(buf, "non-finite"),
+              "%s on a NaN link: exit %d, %d lines: %s", anneal ? "annealing" : "overrelaxation",
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1, lines, buf);
     }
 }
 
@@ -513,9 +662,9 @@ int main(void)
     /* one thread except where the thread count is the subject (test_threads):
      * on a busy machine two threads cost more wall time than they save */
     omp_set_num_threads(1);
-    void (*tests[])(void) = {test_contract, test_unit_bias, test_convergence, test_relaxation_monotone, test_micro, test_pure_gauge,
-                             test_transform, test_threads, test_anneal, test_precision};
-    const char *names[] = {"contract", "unit-bias", "convergence", "relaxation", "micro", "pure-gauge",
+    void (*tests[])(void) = {test_contract, test_by_direction, test_nan, test_unit_bias, test_convergence, test_relaxation_monotone,
+                             test_micro, test_pure_gauge, test_transform, test_threads, test_anneal, test_precision};
+    const char *names[] = {"contract", "by-direction", "nan", "unit-bias", "convergence", "relaxation", "micro", "pure-gauge",
                            "transform", "threads", "anneal", "precision"};
     for (size_t k = 0; k < sizeof tests / sizeof tests[0]; k++) {
         double t0 = omp_get_wtime();

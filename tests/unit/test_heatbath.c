@@ -14,7 +14,11 @@
  *     the cube adds 4e-6); SU(4) beta = 1 against beta/32 + beta^3/12288
  *     (errors from bins);
  *   - hot and cold starts at SU(3) beta = 5.7 reach the same plaquette;
- *   - single and mixed precision follow the double chain. */
+ *   - single and mixed precision follow the double chain;
+ *   - the SU(2) sampler (su2_heatbath.h) is bounded: a = NaN returns NaN at
+ *     once (the unbounded loop never ended on it), a = inf returns x0 = 1,
+ *     and on finite a it returns the bits and draws the random numbers of
+ *     the unbounded loop it replaced. */
 #include "field.h"
 #include "heatbath.h"
 #include "heatbath_backend.h"
@@ -26,6 +30,56 @@
 #include <string.h>
 
 #define NN (LAT_NC_MAX * LAT_NC_MAX)
+
+/* ---- the sampler's loops are bounded, results unchanged --------------------- */
+/* the unbounded sampler as it was (reference for finite a) */
+static double x0_unbounded(struct lat_rng *r, double a)
+{
+    if (a >= 2.0) {
+        for (;;) {
+            double r1 = rng_uniform(r), r2 = rng_uniform(r), r3 = rng_uniform(r), r4 = rng_uniform(r);
+            double c = cos(6.283185307179586 * r2);
+            double l2 = -(log(r1) + c * c * log(r3)) / (2.0 * a);
+            if (r4 * r4 <= 1.0 - l2) return 1.0 - 2.0 * l2;
+        }
+    }
+    if (a < 1e-12) {
+        for (;;) {
+            double x0 = 2.0 * rng_uniform(r) - 1.0, u = rng_uniform(r);
+            if (u * u <= 1.0 - x0 * x0) return x0;
+        }
+    }
+    double e = exp(-2.0 * a);
+    for (;;) {
+        double y = e + (1.0 - e) * rng_uniform(r);
+        double x0 = 1.0 + log(y) / a;
+        double u = rng_uniform(r);
+        if (x0 > -1.0 && u * u <= 1.0 - x0 * x0) return x0;
+    }
+}
+
+static void test_sampler_bounded(void)
+{
+    struct lat_rng r;
+    rng_init(&r, 1, 0, 0, 0, RNG_TEST);
+    lat_real x = su2_heatbath_x0(&r, NAN);
+    CHECK(x != x, "a = NaN: x0 = NaN at once (got %g)", (double)x);
+    lat_su2 q = su2_heatbath_x(&r, NAN);
+    CHECK(q.q[0] != q.q[0], "a = NaN: the SU(2) element is NaN");
+    CHECK(su2_heatbath_x0(&r, INFINITY) == 1, "a = inf: x0 = 1");
+    const double as[] = {0, 1e-13, 1e-12, 1e-6, 0.3, 1, 1.99, 2, 2.5, 7, 40, 1e3, 1e8};
+    long differ = 0, draws = 0;
+    for (size_t k = 0; k < sizeof as / sizeof as[0]; k++)
+        for (uint64_t site = 0; site < 2000; site++) {
+            struct lat_rng a, b;
+            rng_init(&a, 5, 1, site, (uint32_t)k, RNG_TEST);
+            b = a;
+            double xa = (double)su2_heatbath_x0(&a, as[k]), xb = x0_unbounded(&b, as[k]);
+            differ += memcmp(&xa, &xb, sizeof xa) != 0 || memcmp(&a, &b, sizeof a) != 0;
+            draws++;
+        }
+    CHECK(differ == 0, "bounded sampler = unbounded sampler on finite a: %ld of %ld draws differ", differ, draws);
+}
 
 static lat_complex *lk(const struct gauge_field *u, int64_t x, int mu) { return (lat_complex *)field_link(u, x, mu); }
 
@@ -396,6 +450,7 @@ static void test_precision_first_sweep(void)
 
 int main(void)
 {
+    test_sampler_bounded();
     test_staple();
     test_link_update();
     test_order_and_threads();
