@@ -97,11 +97,16 @@ void halo_start(struct halo_xfer *x, const struct domain *d, void *links, size_t
         FOR_SELECTED(x, pt->send_slice, { memcpy(x->sbuf[i] + used, l, lb); used += lb; });
         x->bytes[i] = used;
     }
+    halo_post(d, x->part, nparts, (void *const *)x->sbuf, (void *const *)x->rbuf, x->bytes, &x->reqs);
+}
+
+void halo_post(const struct domain *d, const struct halo_part *parts, int nparts, void *const *sbuf,
+               void *const *rbuf, const size_t *bytes, struct comm_reqs *reqs)
+{
     for (int i = 0; i < nparts; i++) {
-        const struct halo_part *pt = &x->part[i];
-        int to = mod(d->rank + pt->dir, d->size), from = mod(d->rank - pt->dir, d->size);
-        comm_irecv(x->rbuf[i], x->bytes[i], from, TAG_HALO + i, &x->reqs);
-        comm_isend(x->sbuf[i], x->bytes[i], to, TAG_HALO + i, &x->reqs);
+        int to = mod(d->rank + parts[i].dir, d->size), from = mod(d->rank - parts[i].dir, d->size);
+        comm_irecv(rbuf[i], bytes[i], from, TAG_HALO + i, reqs);
+        comm_isend(sbuf[i], bytes[i], to, TAG_HALO + i, reqs);
     }
 }
 

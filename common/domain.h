@@ -88,6 +88,11 @@ void halo_start(struct halo_xfer *x, const struct domain *d, void *links, size_t
                 const struct halo_part *parts, int nparts);
 /* ... wait and unpack into the receive slices; frees the buffers */
 void halo_finish(struct halo_xfer *x);
+/* the messages alone, for buffers packed elsewhere (the GPU backend packs
+ * on the device): part i goes from sbuf[i] to the neighbour in parts[i].dir,
+ * whose rbuf[i] receives it; complete with comm_waitall(reqs) */
+void halo_post(const struct domain *d, const struct halo_part *parts, int nparts, void *const *sbuf,
+               void *const *rbuf, const size_t *bytes, struct comm_reqs *reqs);
 /* refresh both halo slices of a field completely */
 void halo_refresh_all(const struct domain *d, void *links, size_t esize, size_t link_reals);
 
@@ -98,8 +103,9 @@ void halo_refresh_all(const struct domain *d, void *links, size_t esize, size_t 
  * whose halo they are.  Fills parts, returns their number. */
 static inline int halo_parts_gaugefix(const struct domain *d, int p, struct halo_part *parts)
 {
-    parts[0] = (struct halo_part){-1, 0, d->lt, 3, 1 - p};
-    parts[1] = (struct halo_part){+1, d->lt, 0, 3, p};
+    struct halo_part back = {-1, 0, d->lt, 3, 1 - p}, up = {+1, d->lt, 0, 3, p};
+    parts[0] = back;
+    parts[1] = up;
     return 2;
 }
 /* The links a heatbath step (parity p, direction mu: U_mu(x) for x of
@@ -107,8 +113,9 @@ static inline int halo_parts_gaugefix(const struct domain *d, int p, struct halo
  * owned slices' U_mu of parity p, to the halos below and above. */
 static inline int halo_parts_heatbath(const struct domain *d, int p, int mu, struct halo_part *parts)
 {
-    parts[0] = (struct halo_part){-1, 1, d->lt + 1, mu, p};
-    parts[1] = (struct halo_part){+1, d->lt, 0, mu, p};
+    struct halo_part down = {-1, 1, d->lt + 1, mu, p}, up = {+1, d->lt, 0, mu, p};
+    parts[0] = down;
+    parts[1] = up;
     return 2;
 }
 

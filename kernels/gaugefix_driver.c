@@ -46,7 +46,8 @@ static void measure_at(const struct gf_run *r, struct gauge_quality *q, long ste
     r->be->measure(r->st, r->gauge, q);
     if (!isfinite(q->F) || !isfinite(q->theta)) {
         if (cli_show_progress()) fputc('\n', stderr); /* end the progress line */
-        lat_die(1, NULL, "non-finite functional after %ld sweeps (F %g, theta %g): the links hold NaN or infinity",
+        /* every rank measured the same F and theta: all stop alike */
+        lat_die_all(1, NULL, "non-finite functional after %ld sweeps (F %g, theta %g): the links hold NaN or infinity",
                 step, q->F, q->theta);
     }
 }

@@ -13,6 +13,7 @@
 #ifdef LAT_HAVE_CUDA
 #include "gaugefix_backend.h"
 #include "gaugefix_gpu.h"
+#include "domain.h"
 #include "log.h"
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,12 @@ struct gf_state {
     struct lattice lat;
     unsigned char *active_host; /* the mask now on the device (Lt bytes) */
     int active_valid;
+    /* a slab of an MPI run (domain.h), else NULL: the device holds the
+     * local lattice (lt+2 slices, lt even), local parity = global ^ pflip */
+    const struct domain *dom;
+    int pflip;
+    struct gpu_halo *halo;
+    unsigned char *active_local;
 };
 
 static size_t store_size(char prec) { return prec == 'd' ? sizeof(double) : sizeof(float); }
@@ -112,6 +119,10 @@ static struct gf_state *gpu_create(const struct gauge_field *u, const double *tr
         lat_die(2, NULL, "--precision: '%c' is not one of double|single|mixed", precision);
     if (u->nc != 2 && u->nc != 3)
         lat_die(1, "GPU", "the CUDA backend has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", u->nc);
+    /* the parity-split layout needs an even local extent: lt + 2 slices */
+    if (u->dom && u->dom->lt % 2)
+        lat_die_all(1, "GPU", "%d ranks leave %d timeslices per rank; the GPU backend needs an even number (Lt/R even)",
+                    u->dom->size, u->dom->lt);
     struct gf_state *s = lat_calloc(1, sizeof *s);
     struct gpu_field *f = &s->f;
     s->lat = u->lat;
@@ -142,24 +153,73 @@ static struct gf_state *gpu_create(const struct gauge_field *u, const double *tr
     }
     f->active = gpu_alloc((size_t)f->L[3], "the timeslice mask");
     s->active_host = lat_calloc((size_t)f->L[3], 1);
+    if (u->dom) {
+        const struct domain *d = u->dom;
+        s->dom = d;
+        s->pflip = (d->t0 + 1) & 1; /* local slice 0 is global t0 - 1 */
+        f->site0 = (int64_t)(d->t0 - 1) * d->v3;
+        s->halo = gpu_halo_new(f);
+        s->active_local = lat_calloc((size_t)f->L[3], 1);
+    }
     gpu_sync("upload");
     return s;
+}
+
+static void sweep_launch(struct gf_state *s, const struct gf_params *p, uint64_t seed, uint32_t copy,
+                         uint32_t sweep_index, int act, int parity)
+{
+    struct gpu_field *f = &s->f;
+    switch (f->prec) {
+    case 'd': gpu_gf_sweep_d(f, p, seed, copy, sweep_index, act, parity); break;
+    case 's': gpu_gf_sweep_s(f, p, seed, copy, sweep_index, act, parity); break;
+    default: gpu_gf_sweep_m(f, p, seed, copy, sweep_index, act, parity); break;
+    }
+}
+
+/* the sites of local slices [ta, tb) of one local parity */
+static void sweep_slices(struct gf_state *s, const struct gf_params *p, uint64_t seed, uint32_t copy,
+                         uint32_t sweep_index, int act, int parity, int ta, int tb)
+{
+    struct gpu_field *f = &s->f;
+    if (tb <= ta) return;
+    int v3h = (int)(f->Vh / f->L[3]);
+    f->h0 = ta * v3h;
+    f->h1 = tb * v3h;
+    sweep_launch(s, p, seed, copy, sweep_index, act, parity);
+    f->h0 = f->h1 = 0;
 }
 
 static void gpu_sweep(struct gf_state *s, const struct gf_params *p, uint64_t seed, uint32_t copy, uint32_t sweep_index,
                       const unsigned char *active_t)
 {
     struct gpu_field *f = &s->f;
+    const struct domain *d = s->dom;
+    if (active_t && d) { /* the global mask, seen from the slab */
+        for (int t = 0; t < f->L[3]; t++)
+            s->active_local[t] = t >= 1 && t <= d->lt ? active_t[domain_t_global(d, t)] : 0;
+        active_t = s->active_local;
+    }
     if (active_t && (!s->active_valid || memcmp(active_t, s->active_host, (size_t)f->L[3]) != 0)) {
         memcpy(s->active_host, active_t, (size_t)f->L[3]);
         gpu_upload(f->active, active_t, (size_t)f->L[3]);
         s->active_valid = 1;
     }
     int act = active_t != NULL;
-    switch (f->prec) {
-    case 'd': gpu_gf_sweep_d(f, p, seed, copy, sweep_index, act); break;
-    case 's': gpu_gf_sweep_s(f, p, seed, copy, sweep_index, act); break;
-    default: gpu_gf_sweep_m(f, p, seed, copy, sweep_index, act); break;
+    if (!d) {
+        sweep_launch(s, p, seed, copy, sweep_index, act, -1);
+        return;
+    }
+    /* a slab: per (global) parity the boundary slices 1 and lt, their links
+     * on their way to the neighbours while the interior 2..lt-1 updates */
+    const int lt = d->lt;
+    for (int par = 0; par < 2; par++) {
+        const int lp = par ^ s->pflip;
+        sweep_slices(s, p, seed, copy, sweep_index, act, lp, 1, 2);
+        if (lt > 1) sweep_slices(s, p, seed, copy, sweep_index, act, lp, lt, lt + 1);
+        struct halo_part parts[2];
+        gpu_halo_start(s->halo, f, parts, halo_parts_gaugefix(d, par, parts), s->pflip);
+        sweep_slices(s, p, seed, copy, sweep_index, act, lp, 2, lt);
+        gpu_halo_finish(s->halo, f, d, s->pflip);
     }
 }
 
@@ -173,7 +233,20 @@ static void gpu_measure(struct gf_state *s, enum gauge_kind g, struct gauge_qual
     case 's': gpu_gf_quality_s(f, g, out); break;
     default: gpu_gf_quality_m(f, g, out); break;
     }
-    gauge_quality_from_sums(q, g, n, f->V, nt, out);
+    const struct domain *d = s->dom;
+    if (d) { /* owned slices into their global slots; the others' zeros add exactly */
+        int Lt = d->global.L[3];
+        double *all = lat_calloc((size_t)2 * Lt, sizeof(double));
+        for (int t = 1; t <= d->lt; t++) {
+            all[2 * domain_t_global(d, t)] = out[2 * t];
+            all[2 * domain_t_global(d, t) + 1] = out[2 * t + 1];
+        }
+        comm_sum(all, (size_t)2 * Lt);
+        gauge_quality_from_sums(q, g, n, d->global.V, Lt, all);
+        free(all);
+    } else {
+        gauge_quality_from_sums(q, g, n, f->V, nt, out);
+    }
     free(out);
 }
 
@@ -212,6 +285,8 @@ static void gpu_destroy(struct gf_state *s)
     gpu_free(s->f.transform);
     gpu_free(s->f.active);
     free(s->active_host);
+    gpu_halo_free(s->halo);
+    free(s->active_local);
     free(s);
 }
 

@@ -41,10 +41,20 @@ struct gpu_field {
     void *links;       /* device: 8*nblk*ncomp*32 reals of the storage type */
     void *transform;   /* device: 2*nblk*ncomp_t*32 reals, or NULL */
     unsigned char *active; /* device: Lt bytes, Coulomb timeslice mask */
+    /* What one sweep launch covers (gaugefix_gpu.c sets them before each):
+     * half indices [h0, h1) of the parity (h1 = 0: all Vh), and site0, added
+     * to the local site for the random streams.  On one rank 0, 0, 0; on a
+     * slab of an MPI run (domain.h) one timeslice range at a time and the
+     * global site of local site 0 (the field is the local lattice). */
+    int h0, h1;
+    int64_t site0;
 };
 
 #define GPU_LANES 32
 /* position of real c of the matrix in slot `slot` at half index h */
+#ifdef __CUDACC__
+__host__ __device__ /* the halo (un)pack kernels use it too (gpu_halo.cu) */
+#endif
 static inline size_t gpu_index(int64_t nblk, int ncomp, int vec, int slot, int c, int64_t h)
 {
     return (((size_t)slot * (size_t)nblk + (size_t)(h / GPU_LANES)) * (size_t)ncomp + (size_t)(c / vec * vec)) * GPU_LANES +
@@ -84,7 +94,8 @@ const char *gpu_sweep_variant_name(char prec, int v);
 int gpu_get_sweep_variant(void);
 
 /* ---- per precision (gaugefix_gpu_{d,s,m}.cu) ----------------------------
- * sweep: even sites, then odd; active: use f->active (Coulomb mask).
+ * sweep: even sites, then odd (parity < 0), or the sites of one (local)
+ *   parity; active: use f->active (Coulomb mask); f->h0, h1, site0 as above.
  * quality: per timeslice t, sums over the sites of t of the local functional
  *   (out[2t]) and theta (out[2t+1]) as gf_site_functional/gf_site_theta give
  *   them (unnormalised).
@@ -93,7 +104,7 @@ int gpu_get_sweep_variant(void);
  *   ||U^dag U - 1||, out[7] max of it, out[8] sum |det U - 1|, out[9] max. */
 #define GPU_DECLARE(sfx)                                                                            \
     void gpu_gf_sweep_##sfx(const struct gpu_field *f, const struct gf_params *p, uint64_t seed,     \
-                            uint32_t copy, uint32_t sweep, int active);                              \
+                            uint32_t copy, uint32_t sweep, int active, int parity);                  \
     void gpu_gf_quality_##sfx(const struct gpu_field *f, enum gauge_kind g, double *out);            \
     void gpu_gf_reunitarize_##sfx(const struct gpu_field *f);                                        \
     void gpu_gf_observables_##sfx(const struct gpu_field *f, double out[10]);
@@ -101,6 +112,19 @@ GPU_DECLARE(d)
 GPU_DECLARE(s)
 GPU_DECLARE(m)
 #undef GPU_DECLARE
+
+/* ---- gpu_halo.cu: the halo exchange on a slab of an MPI run -------------
+ * start: pack the parts' send slices (after the boundary kernels, default
+ * stream) and copy them to pinned host memory on a stream of its own;
+ * finish: MPI exchange, copy back, unpack, default stream waits.  pflip:
+ * local parity = global parity ^ pflip.  Only mu >= 0, parity >= 0 parts. */
+struct gpu_halo;
+struct domain;
+struct halo_part;
+struct gpu_halo *gpu_halo_new(const struct gpu_field *f);
+void gpu_halo_free(struct gpu_halo *x);
+void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct halo_part *parts, int nparts, int pflip);
+void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d, int pflip);
 
 /* ---- extras of the GPU backend (gaugefix_gpu.c) for tools and tests ------ */
 struct gf_state;

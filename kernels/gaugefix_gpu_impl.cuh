@@ -179,8 +179,8 @@ __global__ void __launch_bounds__(BS, MINB)
 k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const unsigned char *__restrict__ active,
         int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep)
 {
-    int h = blockIdx.x * BS + threadIdx.x;
-    if (h >= g.Vh) return;
+    int h = g.h0 + blockIdx.x * BS + threadIdx.x;
+    if (h >= g.h1) return;
     int x[4];
     int site = decode(g, p, h, x);
     if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
@@ -195,7 +195,7 @@ k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const uns
     par.p = prob;
     par.temperature = temp;
     struct lat_rng r;
-    rng_init(&r, seed, copy, (uint64_t)site, sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
+    rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     if (TRACK) {
         link_cx gm[NN];
         store_t *gb = transform_ptr<NC>(gt, g, p, h);
@@ -262,8 +262,8 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
     static_assert(BS % 32 == 0 && (TPS == 2 || TPS == 4), "whole warps; 2 or 4 threads per site");
     constexpr int DPT = 4 / TPS; /* directions per thread */
     int t = blockIdx.x * BS + threadIdx.x;
-    int h = t / TPS, tid = t % TPS;
-    if (h >= g.Vh) return; /* the site's lanes leave together */
+    int h = g.h0 + t / TPS, tid = t % TPS;
+    if (h >= g.h1) return; /* the site's lanes leave together */
     int x[4];
     int site = decode(g, p, h, x);
     if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
@@ -287,7 +287,7 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
     par.p = prob;
     par.temperature = temp;
     struct lat_rng r; /* the same stream in the site's lanes */
-    rng_init(&r, seed, copy, (uint64_t)site, sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
+    rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     /* tracked transform: this thread's columns c = tid * DPT + e < N */
     lat_complex col[DPT][NC];
     store_t *pg = TRACK ? transform_ptr<NC>(gt, g, p, h) : NULL;
@@ -386,9 +386,9 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
     __shared__ lat_real sh_c[NS][4][SB];
     __shared__ lat_real sh_g[4][SB];
     const int mu = threadIdx.x / SB, sl = threadIdx.x % SB;
-    const int h = blockIdx.x * SB + sl;
+    const int h = g.h0 + blockIdx.x * SB + sl;
     int x[4] = {0, 0, 0, 0}, site = 0;
-    bool live = h < g.Vh; /* every thread stays for the barriers */
+    bool live = h < g.h1; /* every thread stays for the barriers */
     if (live) {
         site = decode(g, p, h, x);
         live = !active || active[x[3]];
@@ -409,7 +409,7 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
     par.p = prob;
     par.temperature = temp;
     struct lat_rng r; /* used by the threads of mu = 0 */
-    rng_init(&r, seed, copy, (uint64_t)site, sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
+    rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     lat_complex col[NC]; /* column mu of the tracked transform (mu < N) */
     store_t *pg = NULL;
     if (TRACK && live && mu < NC) {
@@ -496,6 +496,7 @@ struct sweep_args {
     double omega, prob, temp;
     uint64_t seed;
     uint32_t copy, sweep;
+    int parity; /* < 0: both */
 };
 
 template <int NC, int G, int UPD, bool TRACK, int BS, int MINB>
@@ -506,7 +507,8 @@ static void launch(const sweep_args &a, int p)
         cudaFuncSetAttribute(k_sweep<NC, G, UPD, TRACK, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
         configured = true;
     }
-    int nb = (a.g.Vh + BS - 1) / BS;
+    int nb = (a.g.h1 - a.g.h0 + BS - 1) / BS;
+    if (nb <= 0) return;
     k_sweep<NC, G, UPD, TRACK, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
                                                        a.seed, a.copy, a.sweep);
 }
@@ -519,8 +521,9 @@ static void launch4(const sweep_args &a, int p)
         cudaFuncSetAttribute(k_sweep4<NC, G, UPD, TRACK, TPS, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
         configured = true;
     }
-    size_t nt = TPS * (size_t)a.g.Vh;
+    size_t nt = TPS * (size_t)(a.g.h1 - a.g.h0);
     unsigned nb = (unsigned)((nt + BS - 1) / BS);
+    if (nb == 0) return;
     k_sweep4<NC, G, UPD, TRACK, TPS, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
                                                              a.seed, a.copy, a.sweep);
 }
@@ -533,7 +536,8 @@ static void launch_sh(const sweep_args &a, int p)
         cudaFuncSetAttribute(k_sweep_sh<NC, G, UPD, TRACK, SB, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 25);
         configured = true;
     }
-    unsigned nb = (unsigned)((a.g.Vh + SB - 1) / SB);
+    unsigned nb = (unsigned)((a.g.h1 - a.g.h0 + SB - 1) / SB);
+    if (nb == 0) return;
     k_sweep_sh<NC, G, UPD, TRACK, SB, MINB><<<nb, 4 * SB>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
                                                                a.seed, a.copy, a.sweep);
 }
@@ -564,7 +568,7 @@ static void sweep_default(const sweep_args &a, int p)
 template <int NC, int G, int UPD, bool TRACK>
 static void sweep_t(const sweep_args &a)
 {
-    for (int p = 0; p < 2; p++) {
+    for (int p = a.parity < 0 ? 0 : a.parity; p < (a.parity < 0 ? 2 : a.parity + 1); p++) {
         if constexpr (NC == 3 && UPD == GF_OVERRELAX && !TRACK && G != GAUGE_MAG) {
             switch (gpu_get_sweep_variant()) { /* the benchmark compares these */
 #if GF_THREADS_PER_SITE == 1
@@ -790,7 +794,7 @@ static void check_nc(int nc)
 /* ---- entry points ------------------------------------------------------- */
 
 extern "C" void GF_ENTRY(gpu_gf_sweep)(const struct gpu_field *f, const struct gf_params *p, uint64_t seed,
-                                        uint32_t copy, uint32_t sweep, int active)
+                                        uint32_t copy, uint32_t sweep, int active, int parity)
 {
     using namespace GF_NS;
     check_nc(f->nc);
@@ -805,6 +809,7 @@ extern "C" void GF_ENTRY(gpu_gf_sweep)(const struct gpu_field *f, const struct g
     a.seed = seed;
     a.copy = copy;
     a.sweep = sweep;
+    a.parity = parity;
     bool track = a.gt != NULL;
     if (f->nc == 3) {
         if (track) sweep_g<3, true>(a, p->gauge, p->update);

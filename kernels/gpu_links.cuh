@@ -19,6 +19,8 @@ struct kgeo {
     int s[4];       /* site strides 1, Lx, Lx Ly, Lx Ly Lz */
     int Vh, V3h;    /* sites per parity; per parity and timeslice */
     size_t nblk;    /* blocks of 32 sites per parity */
+    int h0, h1;     /* the half indices a sweep launch covers */
+    long long site0; /* global site of local site 0 (random streams) */
 };
 
 static kgeo make_geo(const struct gpu_field *f)
@@ -31,6 +33,9 @@ static kgeo make_geo(const struct gpu_field *f)
     g.Vh = (int)f->Vh;
     g.V3h = (int)(f->Vh / f->L[3]);
     g.nblk = (size_t)f->nblk;
+    g.h0 = f->h0;
+    g.h1 = f->h1 > 0 ? f->h1 : g.Vh;
+    g.site0 = (long long)f->site0;
     return g;
 }
 
