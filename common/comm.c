@@ -166,6 +166,11 @@ void comm_waitall(struct comm_reqs *r)
     r->n = 0;
 }
 
+void comm_one_rank(void)
+{
+    if (size_ > 1 && rank_ != 0) comm_exit(0);
+}
+
 void comm_xor_u32(uint32_t *v, size_t n)
 {
     if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_BXOR, MPI_COMM_WORLD), "xor");
@@ -260,6 +265,7 @@ void comm_die(int status) { exit(status); }
 int comm_should_print_usage(void) { return 1; }
 int comm_stdout_is_terminal(void) { return isatty(1); }
 void comm_xor_u32(uint32_t *v, size_t n) { (void)v; (void)n; }
+void comm_one_rank(void) {}
 struct comm_file *comm_file_open(const char *path, int write)
 { (void)write; lat_die(1, path, "internal error: MPI-IO in a program built without MPI"); }
 void comm_file_read_at(struct comm_file *f, uint64_t offset, void *buf, size_t bytes)

@@ -64,6 +64,10 @@ void comm_waitall(struct comm_reqs *r);
  * and whether mpirun's own output is a terminal cannot be seen: 0. */
 int comm_stdout_is_terminal(void);
 
+/* For programs that work on one process (lat-convert): under mpirun every
+ * rank but 0 leaves at once (exit 0), so the work is done once. */
+void comm_one_rank(void);
+
 /* every rank: element-wise XOR over ranks (checksums), in place */
 void comm_xor_u32(uint32_t *v, size_t n);
 

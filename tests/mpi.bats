@@ -170,3 +170,11 @@ mval() { # FILE NAME [lat-measure options]
     mpi 2 "$BIN/lat-measure" --format tsv w.lime > p.tsv
     cmp s.tsv p.tsv
 }
+
+@test "lat-convert is a one-process program: under mpirun rank 0 alone works" {
+    mpi 2 "$BIN/lat-convert" --check "$T/r48.lime" > c.txt
+    [ "$(grep -c 'checksum scidac' c.txt)" -eq 1 ]
+    mpi 2 "$BIN/lat-convert" --to nersc "$T/r48.lime" -o n.nersc
+    "$BIN/lat-convert" --to nersc "$T/r48.lime" -o m.nersc
+    cmp n.nersc m.nersc
+}

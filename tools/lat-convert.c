@@ -3,6 +3,7 @@
  * gauge transformation it carries (--extract-transform).  The work is done
  * by common/conf.c; see lat-convert(1). */
 #include "cli.h"
+#include "comm.h"
 #include "conf.h"
 #include "lat.h"
 #include "log.h"
@@ -63,6 +64,7 @@ int main(int argc, char **argv)
     struct cli_info info = {"lat-convert", "[OPTIONS] [INPUT]",
                             "Convert a gauge configuration between ILDG and NERSC formats and precisions, or validate it."};
     int first = cli_parse(&info, opts, argc, argv);
+    comm_one_rank(); /* one process's work: under mpirun rank 0 does it */
     if (argc - first > 1) cli_usage_error("one INPUT at most, got %d", argc - first);
     const char *input = first < argc ? argv[first] : NULL;
     int to_nersc = strcmp(to, "nersc") == 0;
