@@ -178,3 +178,11 @@ mval() { # FILE NAME [lat-measure options]
     "$BIN/lat-convert" --to nersc "$T/r48.lime" -o m.nersc
     cmp n.nersc m.nersc
 }
+
+@test "GPU backend on slabs, kernels emulated on the host: R=1,2,4 bit-identical and equal to the CPU" {
+    grep -q 'CUDA=1' "$ROOT/build/.config" || skip "built without CUDA"
+    run "$ROOT/scripts/gpu-slab-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(echo "$output" | grep -c 'identical: yes;.* ok$')" -eq 5 ]
+}

@@ -1,0 +1,206 @@
+/* gpu-slab-emulation.cpp -- the CUDA gauge-fixing backend's host side on MPI
+ * slabs (kernels/gaugefix_gpu.c, gpu_halo.cu's logic), run without a GPU.
+ * scripts/gpu-slab-emulation builds it and runs the checks.
+ *
+ * This file gives the CUDA entry points the backend calls: device memory is
+ * host memory, gpu_gf_sweep_d runs the very text of k_sweep (the one-thread
+ * kernel, extracted from kernels/gaugefix_gpu_impl.cuh into ksweep.inc) thread
+ * by thread over the launch's half-index range, the halo packs with the text
+ * of gpu_halo.cu's k_pack (kpack.inc) and exchanges with real MPI
+ * (halo_post), and gpu_gf_quality_d sums per timeslice on the host.  Linked
+ * with the real lat-overrelax, it runs as `lat-overrelax --device gpu` under
+ * mpirun, so the slab logic of gaugefix_gpu.c (timeslice ranges, parity
+ * flip, global random streams, halo parts, the Coulomb mask) is what runs.
+ * Double precision only; it checks indices and the order of work, not the
+ * CUDA compiler's code or the streams' overlap. */
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+struct float4 { float x, y, z, w; };
+struct double2 { double x, y; };
+static inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
+static inline double2 make_double2(double a, double b) { return {a, b}; }
+template <class T> static inline T __ldg(const T *p) { return *p; }
+template <class T> static inline T __ldcg(const T *p) { return *p; }
+template <class T> static inline void __stcg(T *p, T v) { *p = v; }
+struct u3 { unsigned x, y, z; };
+static u3 blockIdx, threadIdx, blockDim;
+#include "gaugefix.h"
+extern "C" {
+#include "domain.h"
+#include "field.h"
+#include "heatbath_backend.h"
+#include "log.h"
+}
+#include "gaugefix_gpu.h"
+namespace emu {
+typedef double store_t;
+#include "ksweep.inc"
+#include "kpack.inc"
+}
+using namespace emu;
+
+/* ---- memory and device ---- */
+extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
+extern "C" void gpu_free(void *p) { free(p); }
+extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
+extern "C" void gpu_sync(const char *w) { (void)w; }
+extern "C" void gpu_check(const char *w) { (void)w; }
+extern "C" int gpu_available(char *why, int len) { (void)why; (void)len; return 1; }
+extern "C" void gpu_device_name(char *b, int len) { snprintf(b, (size_t)len, "emulation"); }
+extern "C" void gpu_mem_info(size_t *f, size_t *t) { *f = *t = 0; }
+extern "C" double gpu_copy_bandwidth(size_t b, int r) { (void)b; (void)r; return 0; }
+extern "C" void gpu_timer_start(void) {}
+extern "C" double gpu_timer_stop(void) { return 0; }
+extern "C" void gpu_set_sweep_variant(int v) { (void)v; }
+extern "C" int gpu_get_sweep_variant(void) { return 0; }
+extern "C" const char *gpu_sweep_variant_name(char p, int v) { (void)p; return v ? NULL : "emulated k_sweep"; }
+extern "C" void hb_gpu_set_variant(int v) { (void)v; }
+extern "C" const char *hb_gpu_variant_name(int v) { (void)v; return NULL; }
+extern "C" const struct hb_backend hb_backend_gpu = {"gpu-emulation", NULL, NULL, NULL, NULL, NULL, NULL};
+static void only_double(void) { lat_die(1, "emulation", "double precision only"); }
+#define NOT_EMULATED(sfx)                                                                                      \
+    extern "C" void gpu_gf_sweep_##sfx(const struct gpu_field *, const struct gf_params *, uint64_t, uint32_t, \
+                                       uint32_t, int, int) { only_double(); }                                 \
+    extern "C" void gpu_gf_quality_##sfx(const struct gpu_field *, enum gauge_kind, double *) { only_double(); } \
+    extern "C" void gpu_gf_reunitarize_##sfx(const struct gpu_field *) { only_double(); }                     \
+    extern "C" void gpu_gf_observables_##sfx(const struct gpu_field *, double *) { only_double(); }          \
+    extern "C" void gpu_hb_sweep_##sfx(void) { only_double(); }
+NOT_EMULATED(s)
+NOT_EMULATED(m)
+extern "C" void gpu_hb_sweep_d(void) { only_double(); }
+extern "C" void gpu_gf_reunitarize_d(const struct gpu_field *) { lat_die(1, "emulation", "no reunitarization (use double)"); }
+extern "C" void gpu_gf_observables_d(const struct gpu_field *, double *) { lat_die(1, "emulation", "no observables"); }
+
+/* ---- the sweep: k_sweep thread by thread over [h0, h1) ---- */
+template <int G, int UPD, bool TRACK>
+static void run_sweep(const struct gpu_field *f, const struct gf_params *p, uint64_t seed, uint32_t copy, uint32_t sweep,
+                      int active, int parity)
+{
+    kgeo g = make_geo(f);
+    for (int par = parity < 0 ? 0 : parity; par < (parity < 0 ? 2 : parity + 1); par++) {
+        int nb = (g.h1 - g.h0 + 127) / 128;
+        for (int b = 0; b < nb; b++)
+            for (int t = 0; t < 128; t++) {
+                blockIdx.x = (unsigned)b;
+                threadIdx.x = (unsigned)t;
+                k_sweep<3, G, UPD, TRACK, 128, 2>(g, (double *)f->links, (double *)f->transform,
+                                                  active ? f->active : NULL, par, p->omega, p->p, p->temperature, seed,
+                                                  copy, sweep);
+            }
+    }
+}
+template <int G, bool TRACK>
+static void by_update(const struct gpu_field *f, const struct gf_params *p, uint64_t s, uint32_t c, uint32_t k, int a, int par)
+{
+    switch (p->update) {
+    case GF_RELAX: run_sweep<G, GF_RELAX, TRACK>(f, p, s, c, k, a, par); break;
+    case GF_OVERRELAX: run_sweep<G, GF_OVERRELAX, TRACK>(f, p, s, c, k, a, par); break;
+    case GF_MICRO: run_sweep<G, GF_MICRO, TRACK>(f, p, s, c, k, a, par); break;
+    case GF_STOCHASTIC: run_sweep<G, GF_STOCHASTIC, TRACK>(f, p, s, c, k, a, par); break;
+    default: run_sweep<G, GF_ANNEAL, TRACK>(f, p, s, c, k, a, par); break;
+    }
+}
+template <bool TRACK>
+static void by_gauge(const struct gpu_field *f, const struct gf_params *p, uint64_t s, uint32_t c, uint32_t k, int a, int par)
+{
+    if (p->gauge == GAUGE_LANDAU) by_update<GAUGE_LANDAU, TRACK>(f, p, s, c, k, a, par);
+    else if (p->gauge == GAUGE_COULOMB) by_update<GAUGE_COULOMB, TRACK>(f, p, s, c, k, a, par);
+    else by_update<GAUGE_MAG, TRACK>(f, p, s, c, k, a, par);
+}
+extern "C" void gpu_gf_sweep_d(const struct gpu_field *f, const struct gf_params *p, uint64_t seed, uint32_t copy,
+                               uint32_t sweep, int active, int parity)
+{
+    if (f->nc != 3) lat_die(1, "emulation", "SU(3) only");
+    if (f->transform) by_gauge<true>(f, p, seed, copy, sweep, active, parity);
+    else by_gauge<false>(f, p, seed, copy, sweep, active, parity);
+}
+
+/* ---- per-timeslice sums on the host (site order within a slice) ---- */
+extern "C" void gpu_gf_quality_d(const struct gpu_field *f, enum gauge_kind gauge, double *out)
+{
+    kgeo g = make_geo(f);
+    int v3 = (int)(f->V / f->L[3]);
+    for (int t = 0; t < f->L[3]; t++) {
+        double fs = 0, ts = 0;
+        for (int s = t * v3; s < (t + 1) * v3; s++) {
+            int x[4], r = s;
+            for (int mu = 0; mu < 4; mu++) { x[mu] = r % f->L[mu]; r /= f->L[mu]; }
+            int p = (x[0] + x[1] + x[2] + x[3]) & 1, hb[4];
+            lat_complex up[36], dn[36];
+            load_site<3>((const double *)f->links, g, p, s / 2, s, x, up, dn, hb);
+            fs += gf_site_functional(3, gauge, up);
+            ts += gf_site_theta(3, gauge, up, dn);
+        }
+        out[2 * t] = fs;
+        out[2 * t + 1] = ts;
+    }
+}
+
+/* ---- the halo: gpu_halo.cu's steps with k_pack's text and real MPI ---- */
+struct gpu_halo {
+    int nparts;
+    struct halo_part part[HALO_MAXPARTS];
+    double *buf[2 * HALO_MAXPARTS];
+    size_t n;
+};
+extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f)
+{
+    struct gpu_halo *x = (struct gpu_halo *)lat_calloc(1, sizeof *x);
+    x->n = (size_t)(f->Vh / f->L[3]) * (size_t)f->ncomp;
+    for (int i = 0; i < 2 * HALO_MAXPARTS; i++) x->buf[i] = (double *)lat_calloc(x->n, sizeof(double));
+    return x;
+}
+extern "C" void gpu_halo_free(struct gpu_halo *x)
+{
+    if (!x) return;
+    for (int i = 0; i < 2 * HALO_MAXPARTS; i++) free(x->buf[i]);
+    free(x);
+}
+static void pack(const struct gpu_field *f, struct gpu_halo *x, int i, int unpack, int pflip)
+{
+    const struct halo_part *pt = &x->part[i];
+    int v3h = (int)(f->Vh / f->L[3]);
+    int slice = unpack ? pt->recv_slice : pt->send_slice;
+    int slot = ((pt->parity ^ pflip) & 1) * 4 + pt->mu;
+    int64_t n = (int64_t)v3h * f->ncomp;
+    blockDim.x = 256;
+    for (unsigned b = 0; b < (unsigned)((n + 255) / 256); b++)
+        for (unsigned t = 0; t < 256; t++) {
+            blockIdx.x = b;
+            threadIdx.x = t;
+            k_pack<double>((const double *)f->links, x->buf[2 * i + unpack], f->nblk, f->ncomp, f->vec, slot,
+                           slice * v3h, v3h, unpack);
+        }
+}
+extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct halo_part *parts, int nparts,
+                               int pflip)
+{
+    x->nparts = nparts;
+    for (int i = 0; i < nparts; i++) {
+        x->part[i] = parts[i];
+        pack(f, x, i, 0, pflip);
+    }
+}
+extern "C" void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d, int pflip)
+{
+    void *s[HALO_MAXPARTS], *r[HALO_MAXPARTS];
+    size_t bytes[HALO_MAXPARTS];
+    for (int i = 0; i < x->nparts; i++) {
+        s[i] = x->buf[2 * i];
+        r[i] = x->buf[2 * i + 1];
+        bytes[i] = x->n * sizeof(double);
+    }
+    struct comm_reqs q;
+    q.n = 0;
+    halo_post(d, x->part, x->nparts, s, r, bytes, &q);
+    comm_waitall(&q);
+    for (int i = 0; i < x->nparts; i++) pack(f, x, i, 1, pflip);
+}
