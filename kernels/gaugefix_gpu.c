@@ -176,17 +176,39 @@ static void sweep_launch(struct gf_state *s, const struct gf_params *p, uint64_t
     }
 }
 
-/* the sites of local slices [ta, tb) of one local parity */
-static void sweep_slices(struct gf_state *s, const struct gf_params *p, uint64_t seed, uint32_t copy,
-                         uint32_t sweep_index, int act, int parity, int ta, int tb)
+const struct domain *gf_gpu_domain(struct gf_state *s) { return s->dom; }
+
+void gf_gpu_slab_step(struct gf_state *s, int parity, const struct halo_part *parts, int nparts,
+                      void (*launch)(struct gpu_field *f, int local_parity, void *arg), void *arg)
 {
     struct gpu_field *f = &s->f;
-    if (tb <= ta) return;
-    int v3h = (int)(f->Vh / f->L[3]);
-    f->h0 = ta * v3h;
-    f->h1 = tb * v3h;
-    sweep_launch(s, p, seed, copy, sweep_index, act, parity);
+    const struct domain *d = s->dom;
+    const int lt = d->lt, lp = parity ^ s->pflip, v3h = (int)(f->Vh / f->L[3]);
+    /* local slices [ta, tb) */
+#define RANGE(ta, tb)                    \
+    do {                                 \
+        if ((tb) > (ta)) {               \
+            f->h0 = (ta) * v3h;          \
+            f->h1 = (tb) * v3h;          \
+            launch(f, lp, arg);          \
+        }                                \
+    } while (0)
+    RANGE(1, 2);
+    if (lt > 1) RANGE(lt, lt + 1);
+    gpu_halo_start(s->halo, f, parts, nparts, s->pflip);
+    RANGE(2, lt);
+#undef RANGE
     f->h0 = f->h1 = 0;
+    gpu_halo_finish(s->halo, f, d, s->pflip);
+}
+
+struct gf_launch { struct gf_state *s; const struct gf_params *p; uint64_t seed; uint32_t copy, sweep; int act; };
+
+static void gf_launch(struct gpu_field *f, int local_parity, void *arg)
+{
+    const struct gf_launch *a = arg;
+    (void)f;
+    sweep_launch(a->s, a->p, a->seed, a->copy, a->sweep, a->act, local_parity);
 }
 
 static void gpu_sweep(struct gf_state *s, const struct gf_params *p, uint64_t seed, uint32_t copy, uint32_t sweep_index,
@@ -211,15 +233,11 @@ static void gpu_sweep(struct gf_state *s, const struct gf_params *p, uint64_t se
     }
     /* a slab: per (global) parity the boundary slices 1 and lt, their links
      * on their way to the neighbours while the interior 2..lt-1 updates */
-    const int lt = d->lt;
+    struct gf_launch a = {s, p, seed, copy, sweep_index, act};
     for (int par = 0; par < 2; par++) {
-        const int lp = par ^ s->pflip;
-        sweep_slices(s, p, seed, copy, sweep_index, act, lp, 1, 2);
-        if (lt > 1) sweep_slices(s, p, seed, copy, sweep_index, act, lp, lt, lt + 1);
         struct halo_part parts[2];
-        gpu_halo_start(s->halo, f, parts, halo_parts_gaugefix(d, par, parts), s->pflip);
-        sweep_slices(s, p, seed, copy, sweep_index, act, lp, 2, lt);
-        gpu_halo_finish(s->halo, f, d, s->pflip);
+        int n = halo_parts_gaugefix(d, par, parts);
+        gf_gpu_slab_step(s, par, parts, n, gf_launch, &a);
     }
 }
 

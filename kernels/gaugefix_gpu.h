@@ -136,6 +136,14 @@ struct gpu_observables {
 };
 void gf_gpu_observables(struct gf_state *s, struct gpu_observables *o);
 const struct gpu_field *gf_gpu_field(struct gf_state *s);
+/* On a slab of an MPI run (NULL: one rank): the domain, and one update step
+ * of the sites of one global parity -- launch(f, local parity, arg) for the
+ * boundary slices 1 and lt (f->h0/h1 set), the halo parts on their way, the
+ * interior 2..lt-1, the halo received.  Gauge fixing and the heatbath both
+ * run their slab sweeps through it. */
+const struct domain *gf_gpu_domain(struct gf_state *s);
+void gf_gpu_slab_step(struct gf_state *s, int parity, const struct halo_part *parts, int nparts,
+                      void (*launch)(struct gpu_field *f, int local_parity, void *arg), void *arg);
 
 #ifdef __cplusplus
 }

@@ -13,9 +13,11 @@
  * SU(N > 3): "use --device cpu"). */
 #include "heatbath_gpu.h" /* first: the C++ view of the header math */
 extern "C" {
+#include "domain.h"
 #include "gaugefix_backend.h"
 #include "heatbath_backend.h"
 #include "log.h"
+#include "observables.h"
 }
 #include <stdlib.h>
 
@@ -54,15 +56,39 @@ static struct hb_state *gpu_create(const struct gauge_field *u, char precision)
     return s;
 }
 
+struct hb_launch { char precision; int heatbath; double beta; uint64_t seed; uint32_t k; int variant, mu; };
+
+static void launch(const struct gpu_field *f, const struct hb_launch *a, int parity)
+{
+    switch (a->precision) {
+    case 'd': gpu_hb_sweep_d(f, a->heatbath, a->beta, a->seed, a->k, a->variant, parity, a->mu); break;
+    case 's': gpu_hb_sweep_s(f, a->heatbath, a->beta, a->seed, a->k, a->variant, parity, a->mu); break;
+    default: gpu_hb_sweep_m(f, a->heatbath, a->beta, a->seed, a->k, a->variant, parity, a->mu); break;
+    }
+}
+
+static void slab_launch(struct gpu_field *f, int local_parity, void *arg)
+{
+    launch(f, (const struct hb_launch *)arg, local_parity);
+}
+
 static void sweep(struct hb_state *s, int heatbath, double beta, uint64_t seed, uint32_t k)
 {
-    const struct gpu_field *f = gf_gpu_field(s->gf);
-    int v = variant_now();
-    switch (s->precision) {
-    case 'd': gpu_hb_sweep_d(f, heatbath, beta, seed, k, v); break;
-    case 's': gpu_hb_sweep_s(f, heatbath, beta, seed, k, v); break;
-    default: gpu_hb_sweep_m(f, heatbath, beta, seed, k, v); break;
+    struct hb_launch a = {s->precision, heatbath, beta, seed, k, variant_now(), 0};
+    const struct domain *d = gf_gpu_domain(s->gf);
+    if (!d) {
+        launch(gf_gpu_field(s->gf), &a, -1);
+        return;
     }
+    /* a slab of an MPI run: each (parity, mu) step's changed links go to the
+     * neighbours' halos while the interior is updated (heatbath_backend.h) */
+    for (int p = 0; p < 2; p++)
+        for (int mu = 0; mu < LAT_ND; mu++) {
+            struct halo_part parts[2];
+            int n = halo_parts_heatbath(d, p, mu, parts);
+            a.mu = mu;
+            gf_gpu_slab_step(s->gf, p, parts, n, slab_launch, &a);
+        }
 }
 
 static void gpu_heatbath(struct hb_state *s, double beta, uint64_t seed, uint32_t k) { sweep(s, 1, beta, seed, k); }
@@ -71,6 +97,16 @@ static void gpu_overrelax(struct hb_state *s) { sweep(s, 0, 0, 0, 0); }
 
 static void gpu_measure(struct hb_state *s, struct plaquette *p, double *re, double *im)
 {
+    const struct domain *d = gf_gpu_domain(s->gf);
+    if (d) { /* a slab: the host's R-independent sums over the ranks */
+        struct gauge_field u;
+        domain_field_alloc(&u, d, &d->global, gf_gpu_field(s->gf)->nc, 64);
+        gf_backend_gpu.download(s->gf, &u, NULL);
+        if (p) *p = measure_plaquette(&u);
+        if (re && im) measure_polyakov(&u, re, im);
+        field_free(&u);
+        return;
+    }
     struct gpu_observables o;
     gf_gpu_observables(s->gf, &o);
     if (p) {

@@ -25,10 +25,14 @@ extern "C" {
 #endif
 
 /* One sweep in the order of heatbath_backend.h: heatbath (heatbath = 1,
- * streams (seed, site, 4k+mu)) or overrelaxation (heatbath = 0). */
-void gpu_hb_sweep_d(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant);
-void gpu_hb_sweep_s(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant);
-void gpu_hb_sweep_m(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant);
+ * streams (seed, site + f->site0, 4k+mu)) or overrelaxation (heatbath = 0);
+ * parity >= 0: only the step (local parity, mu) over f->h0..h1 (slabs). */
+void gpu_hb_sweep_d(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant,
+                    int parity, int mu);
+void gpu_hb_sweep_s(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant,
+                    int parity, int mu);
+void gpu_hb_sweep_m(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant,
+                    int parity, int mu);
 
 /* the launch variant of the next sweeps (default 0, or LAT_HB_GPU_VARIANT) */
 void hb_gpu_set_variant(int v);

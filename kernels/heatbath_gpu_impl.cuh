@@ -44,8 +44,8 @@ __global__ void __launch_bounds__(BS)
 k_link(kgeo g, store_t *__restrict__ links, int p, double beta_n, uint64_t seed, uint32_t k)
 {
     constexpr int NN = NC * NC;
-    int h = blockIdx.x * BS + threadIdx.x;
-    if (h >= g.Vh) return;
+    int h = g.h0 + blockIdx.x * BS + threadIdx.x;
+    if (h >= g.h1) return;
     int x[4];
     int site = decode(g, p, h, x);
     int xpm = neighbour(g, site, x, MU, +1);
@@ -70,7 +70,7 @@ k_link(kgeo g, store_t *__restrict__ links, int p, double beta_n, uint64_t seed,
     load_link<NC, lat_complex, false>(ub, U); /* written below: not through L1 */
     if (HB) {
         struct lat_rng r;
-        rng_init(&r, seed, 0, (uint64_t)site, 4 * k + (uint32_t)MU, RNG_HEATBATH);
+        rng_init(&r, seed, 0, (uint64_t)(site + g.site0), 4 * k + (uint32_t)MU, RNG_HEATBATH);
         hb_link_heatbath(NC, U, A, beta_n, &r);
     } else {
         hb_link_overrelax(NC, U, A);
@@ -94,35 +94,39 @@ static void launch(const sweep_args &a, int p)
         cudaFuncSetAttribute(k_link<NC, MU, HB, L1, BS>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
         configured = true;
     }
-    unsigned nb = (unsigned)((a.g.Vh + BS - 1) / BS);
+    unsigned nb = (unsigned)((a.g.h1 - a.g.h0 + BS - 1) / BS);
+    if (nb == 0) return;
     k_link<NC, MU, HB, L1, BS><<<nb, BS>>>(a.g, a.links, p, a.beta_n, a.seed, a.k);
 }
 
+/* parity < 0: the whole sweep (parity 0, 1; mu 0..3); else the one step
+ * (parity, mu) over the half indices of a.g */
 template <int NC, bool HB, bool L1, int BS>
-static void sweep_v(const sweep_args &a)
+static void sweep_v(const sweep_args &a, int parity, int mu)
 {
-    for (int p = 0; p < 2; p++) {
-        launch<NC, 0, HB, L1, BS>(a, p);
-        launch<NC, 1, HB, L1, BS>(a, p);
-        launch<NC, 2, HB, L1, BS>(a, p);
-        launch<NC, 3, HB, L1, BS>(a, p);
-    }
+    for (int p = parity < 0 ? 0 : parity; p < (parity < 0 ? 2 : parity + 1); p++)
+        for (int m = parity < 0 ? 0 : mu; m < (parity < 0 ? 4 : mu + 1); m++) switch (m) {
+            case 0: launch<NC, 0, HB, L1, BS>(a, p); break;
+            case 1: launch<NC, 1, HB, L1, BS>(a, p); break;
+            case 2: launch<NC, 2, HB, L1, BS>(a, p); break;
+            default: launch<NC, 3, HB, L1, BS>(a, p); break;
+            }
 }
 
 template <int NC, bool HB>
-static void sweep(const sweep_args &a, int variant)
+static void sweep(const sweep_args &a, int variant, int parity, int mu)
 {
     switch (variant) {
-    case 1: sweep_v<NC, HB, false, 128>(a); break;
-    case 2: sweep_v<NC, HB, true, 256>(a); break;
-    default: sweep_v<NC, HB, true, 128>(a); break;
+    case 1: sweep_v<NC, HB, false, 128>(a, parity, mu); break;
+    case 2: sweep_v<NC, HB, true, 256>(a, parity, mu); break;
+    default: sweep_v<NC, HB, true, 128>(a, parity, mu); break;
     }
 }
 
 } // namespace HB_NS
 
 extern "C" void HB_ENTRY(gpu_hb_sweep)(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k,
-                                        int variant)
+                                        int variant, int parity, int mu)
 {
     using namespace HB_NS;
     if (f->nc != 2 && f->nc != 3)
@@ -134,11 +138,11 @@ extern "C" void HB_ENTRY(gpu_hb_sweep)(const struct gpu_field *f, int heatbath, 
     a.seed = seed;
     a.k = k;
     if (f->nc == 3) {
-        if (heatbath) sweep<3, true>(a, variant);
-        else sweep<3, false>(a, variant);
+        if (heatbath) sweep<3, true>(a, variant, parity, mu);
+        else sweep<3, false>(a, variant, parity, mu);
     } else {
-        if (heatbath) sweep<2, true>(a, variant);
-        else sweep<2, false>(a, variant);
+        if (heatbath) sweep<2, true>(a, variant, parity, mu);
+        else sweep<2, false>(a, variant, parity, mu);
     }
     gpu_check("heatbath kernel launch");
 }

@@ -6,11 +6,13 @@
  * host memory, gpu_gf_sweep_d runs the very text of k_sweep (the one-thread
  * kernel, extracted from kernels/gaugefix_gpu_impl.cuh into ksweep.inc) thread
  * by thread over the launch's half-index range, the halo packs with the text
- * of gpu_halo.cu's k_pack (kpack.inc) and exchanges with real MPI
+ * of gpu_halo.cu's k_pack (kpack.inc) and exchanges with real MPI,
+ * gpu_hb_sweep_d runs k_link (klink.inc, heatbath_gpu_impl.cuh)
  * (halo_post), and gpu_gf_quality_d sums per timeslice on the host.  Linked
  * with the real lat-overrelax, it runs as `lat-overrelax --device gpu` under
  * mpirun, so the slab logic of gaugefix_gpu.c (timeslice ranges, parity
- * flip, global random streams, halo parts, the Coulomb mask) is what runs.
+ * flip, global random streams, halo parts, the Coulomb mask) is what runs;
+ * likewise the real lat-heatbath with heatbath_gpu.cu's host side.
  * Double precision only; it checks indices and the order of work, not the
  * CUDA compiler's code or the streams' overlap. */
 #include <cstdio>
@@ -31,6 +33,7 @@ template <class T> static inline void __stcg(T *p, T v) { *p = v; }
 struct u3 { unsigned x, y, z; };
 static u3 blockIdx, threadIdx, blockDim;
 #include "gaugefix.h"
+#include "heatbath.h"
 extern "C" {
 #include "domain.h"
 #include "field.h"
@@ -42,6 +45,7 @@ namespace emu {
 typedef double store_t;
 #include "ksweep.inc"
 #include "kpack.inc"
+#include "klink.inc"
 }
 using namespace emu;
 
@@ -62,9 +66,6 @@ extern "C" double gpu_timer_stop(void) { return 0; }
 extern "C" void gpu_set_sweep_variant(int v) { (void)v; }
 extern "C" int gpu_get_sweep_variant(void) { return 0; }
 extern "C" const char *gpu_sweep_variant_name(char p, int v) { (void)p; return v ? NULL : "emulated k_sweep"; }
-extern "C" void hb_gpu_set_variant(int v) { (void)v; }
-extern "C" const char *hb_gpu_variant_name(int v) { (void)v; return NULL; }
-extern "C" const struct hb_backend hb_backend_gpu = {"gpu-emulation", NULL, NULL, NULL, NULL, NULL, NULL};
 static void only_double(void) { lat_die(1, "emulation", "double precision only"); }
 #define NOT_EMULATED(sfx)                                                                                      \
     extern "C" void gpu_gf_sweep_##sfx(const struct gpu_field *, const struct gf_params *, uint64_t, uint32_t, \
@@ -72,10 +73,46 @@ static void only_double(void) { lat_die(1, "emulation", "double precision only")
     extern "C" void gpu_gf_quality_##sfx(const struct gpu_field *, enum gauge_kind, double *) { only_double(); } \
     extern "C" void gpu_gf_reunitarize_##sfx(const struct gpu_field *) { only_double(); }                     \
     extern "C" void gpu_gf_observables_##sfx(const struct gpu_field *, double *) { only_double(); }          \
-    extern "C" void gpu_hb_sweep_##sfx(void) { only_double(); }
+    extern "C" void gpu_hb_sweep_##sfx(const struct gpu_field *, int, double, uint64_t, uint32_t, int, int, int) \
+    { only_double(); }
 NOT_EMULATED(s)
 NOT_EMULATED(m)
-extern "C" void gpu_hb_sweep_d(void) { only_double(); }
+
+/* ---- the heatbath: k_link thread by thread (heatbath_gpu_impl.cuh) ---- */
+template <int MU, bool HB>
+static void run_link(const kgeo &g, double *links, int p, double bn, uint64_t seed, uint32_t k)
+{
+    int nb = (g.h1 - g.h0 + 127) / 128;
+    for (int b = 0; b < nb; b++)
+        for (int t = 0; t < 128; t++) {
+            blockIdx.x = (unsigned)b;
+            threadIdx.x = (unsigned)t;
+            k_link<3, MU, HB, true, 128>(g, links, p, bn, seed, k);
+        }
+}
+template <bool HB>
+static void run_step(const kgeo &g, double *links, int p, int mu, double bn, uint64_t seed, uint32_t k)
+{
+    switch (mu) {
+    case 0: run_link<0, HB>(g, links, p, bn, seed, k); break;
+    case 1: run_link<1, HB>(g, links, p, bn, seed, k); break;
+    case 2: run_link<2, HB>(g, links, p, bn, seed, k); break;
+    default: run_link<3, HB>(g, links, p, bn, seed, k); break;
+    }
+}
+extern "C" void gpu_hb_sweep_d(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k,
+                               int variant, int parity, int mu)
+{
+    (void)variant;
+    if (f->nc != 3) lat_die(1, "emulation", "SU(3) only");
+    kgeo g = make_geo(f);
+    double bn = heatbath ? beta / f->nc : 0;
+    for (int p = parity < 0 ? 0 : parity; p < (parity < 0 ? 2 : parity + 1); p++)
+        for (int m = parity < 0 ? 0 : mu; m < (parity < 0 ? 4 : mu + 1); m++) {
+            if (heatbath) run_step<true>(g, (double *)f->links, p, m, bn, seed, k);
+            else run_step<false>(g, (double *)f->links, p, m, bn, seed, k);
+        }
+}
 extern "C" void gpu_gf_reunitarize_d(const struct gpu_field *) { lat_die(1, "emulation", "no reunitarization (use double)"); }
 extern "C" void gpu_gf_observables_d(const struct gpu_field *, double *) { lat_die(1, "emulation", "no observables"); }
 

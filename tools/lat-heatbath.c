@@ -192,11 +192,11 @@ int main(int argc, char **argv)
     if (therm + sweeps > 0) {
         enum backend b = backend_choose(device);
         be = hb_backend_for(b);
-        if (comm_size() > 1 && be != &hb_backend_cpu) {
+        if (comm_size() > 1 && be && be != &hb_backend_cpu) {
+            /* slabs on GPUs run when asked for (one per rank, Lt/R even);
+             * auto keeps the CPU under mpirun until that is measured */
             const char *d = device ? device : getenv("LAT_DEVICE");
-            if (d && strcmp(d, "gpu") == 0)
-                lat_die_all(1, NULL, "--device gpu: the GPU heatbath does not run on several MPI ranks yet (use --device cpu)");
-            be = &hb_backend_cpu;
+            if (!(d && strcmp(d, "gpu") == 0)) be = &hb_backend_cpu;
         }
         if (!be) {
             const char *d = device ? device : getenv("LAT_DEVICE");
