@@ -33,6 +33,7 @@ int main(void)
 #else
 #include "gaugefix_backend.h"
 #include "gaugefix_gpu.h"
+#include "bench_gpu.h"
 #include "../tests/gpu/gpu_fields.h"
 
 struct row {
@@ -71,31 +72,14 @@ static double measure(struct gf_state *s, const struct gf_params *p, double seco
 
 int main(int argc, char **argv)
 {
-    int sizes[8] = {32, 48}, nsizes = 2, variants = 0;
-    double seconds = 1;
-    const char *tsv = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
-            nsizes = 0;
-            for (char *t = strtok(argv[++i], ","); t && nsizes < 8; t = strtok(NULL, ",")) sizes[nsizes++] = atoi(t);
-        } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
-        else if (strcmp(argv[i], "--variants") == 0) variants = 1;
-        else if (strcmp(argv[i], "--tsv") == 0 && i + 1 < argc) tsv = argv[++i];
-        else {
-            fprintf(stderr, "usage: gaugefix_gpu [--sizes 32,48] [--seconds S] [--variants] [--tsv FILE]\n");
-            return 2;
-        }
-    }
-    char why[256];
-    if (!gpu_available(why, sizeof why)) {
-        printf("gaugefix_gpu: no GPU (%s): nothing to measure\n", why);
-        return 0;
-    }
+    struct bench_opts o = {{32, 48}, 2, 1, 0, NULL};
+    bench_parse(&o, "gaugefix_gpu", argc, argv);
+    const int *sizes = o.sizes, nsizes = o.nsizes, variants = o.variants;
+    const double seconds = o.seconds;
+    const char *tsv = o.tsv;
     char dev[256];
-    gpu_device_name(dev, sizeof dev);
-    double bw = gpu_copy_bandwidth((size_t)1 << 30, 20);
-    printf("device: %s\ndevice-to-device copy bandwidth (1 GiB cudaMemcpy, read + write): %.1f GB/s\n", dev, bw * 1e-9);
-    fflush(stdout);
+    double bw = bench_device("gaugefix_gpu", dev, (int)sizeof dev);
+    if (bw <= 0) return 0;
 
     struct row rows[128];
     int nrows = 0;

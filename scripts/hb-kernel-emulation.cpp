@@ -14,19 +14,7 @@
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(...)
-struct float4 { float x, y, z, w; };
-struct double2 { double x, y; };
-static inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
-static inline double2 make_double2(double a, double b) { return {a, b}; }
-template <class T> static inline T __ldg(const T *p) { return *p; }
-template <class T> static inline T __ldcg(const T *p) { return *p; }
-template <class T> static inline void __stcg(T *p, T v) { *p = v; }
-struct u3 { unsigned x, y, z; };
-static u3 blockIdx, threadIdx;
+#include "cuda-on-host.h"
 #include "heatbath.h"
 extern "C" {
 #include "field.h"

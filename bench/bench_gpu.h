@@ -1,0 +1,58 @@
+/* bench_gpu.h -- what the GPU benchmarks (bench/gaugefix_gpu.c,
+ * bench/heatbath_gpu.c) share: their command line
+ *     PROG [--sizes 32,48] [--seconds S] [--variants] [--tsv FILE]
+ * and their start: the device's name and its device-to-device copy
+ * bandwidth (1 GiB cudaMemcpy, bytes read + written), the yardstick every
+ * rate is reported against.  Header only; built with CUDA. */
+#ifndef LAT_BENCH_GPU_H
+#define LAT_BENCH_GPU_H
+
+#include "gaugefix_gpu.h"
+#include "gpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bench_opts {
+    int sizes[8], nsizes;
+    double seconds;
+    int variants;
+    const char *tsv;
+};
+
+/* Parse argv into o (whose sizes hold the defaults); exits 2 on a bad one. */
+static void bench_parse(struct bench_opts *o, const char *prog, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+            o->nsizes = 0;
+            for (char *t = strtok(argv[++i], ","); t && o->nsizes < 8; t = strtok(NULL, ","))
+                o->sizes[o->nsizes++] = atoi(t);
+        } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) o->seconds = atof(argv[++i]);
+        else if (strcmp(argv[i], "--variants") == 0) o->variants = 1;
+        else if (strcmp(argv[i], "--tsv") == 0 && i + 1 < argc) o->tsv = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--sizes %d,%d] [--seconds S] [--variants] [--tsv FILE]\n", prog, o->sizes[0],
+                    o->sizes[1]);
+            exit(2);
+        }
+    }
+}
+
+/* The copy bandwidth in bytes/s after printing the device (its name into
+ * dev[len]) and it, or 0 (with a note) when there is no GPU. */
+static double bench_device(const char *prog, char *dev, int len)
+{
+    char why[256];
+    if (!gpu_available(why, sizeof why)) {
+        printf("%s: no GPU (%s): nothing to measure\n", prog, why);
+        return 0;
+    }
+    gpu_device_name(dev, len);
+    double bw = gpu_copy_bandwidth((size_t)1 << 30, 20);
+    printf("device: %s\ndevice-to-device copy bandwidth (1 GiB cudaMemcpy, read + write): %.1f GB/s\n", dev, bw * 1e-9);
+    fflush(stdout);
+    return bw;
+}
+
+#endif
