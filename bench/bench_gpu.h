@@ -55,4 +55,26 @@ static double bench_device(const char *prog, char *dev, int len)
     return bw;
 }
 
+static int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median seconds per sweep of 5 timed runs: timed(arg, n) runs n sweeps
+ * and returns their seconds; first `warm` sweeps untimed, then `probe`
+ * sweeps size the runs to about run_seconds each (at least nmin sweeps). */
+static double bench_median5(double (*timed)(void *arg, int n), void *arg, int warm, int probe, double run_seconds,
+                            int nmin)
+{
+    timed(arg, warm);
+    double t1 = timed(arg, probe) / probe;
+    int n = (int)(run_seconds / t1);
+    if (n < nmin) n = nmin;
+    double t[5];
+    for (int r = 0; r < 5; r++) t[r] = timed(arg, n) / n;
+    qsort(t, 5, sizeof t[0], bench_cmp_double);
+    return t[2];
+}
+
 #endif

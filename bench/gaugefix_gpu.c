@@ -51,23 +51,18 @@ static double time_sweeps(struct gf_state *s, const struct gf_params *p, int n)
     return gpu_timer_stop();
 }
 
-static int cmp_d(const void *a, const void *b)
+struct timed_gf { struct gf_state *s; const struct gf_params *p; };
+static double timed_gf(void *arg, int n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    const struct timed_gf *a = arg;
+    return time_sweeps(a->s, a->p, n);
 }
 
 /* median seconds per sweep */
 static double measure(struct gf_state *s, const struct gf_params *p, double seconds)
 {
-    time_sweeps(s, p, 20);
-    double t1 = time_sweeps(s, p, 20) / 20;
-    int n = (int)(seconds / 5 / t1);
-    if (n < 10) n = 10;
-    double t[5];
-    for (int r = 0; r < 5; r++) t[r] = time_sweeps(s, p, n) / n;
-    qsort(t, 5, sizeof t[0], cmp_d);
-    return t[2];
+    struct timed_gf a = {s, p};
+    return bench_median5(timed_gf, &a, 20, 20, seconds / 5, 10);
 }
 
 int main(int argc, char **argv)

@@ -54,23 +54,18 @@ static double time_sweeps(struct hb_state *s, int hb, int n)
     return gpu_timer_stop();
 }
 
-static int cmp_d(const void *a, const void *b)
+struct timed_hb { struct hb_state *s; int hb; };
+static double timed_hb(void *arg, int n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    const struct timed_hb *a = arg;
+    return time_sweeps(a->s, a->hb, n);
 }
 
 /* median seconds per sweep */
 static double measure(struct hb_state *s, int hb, double seconds)
 {
-    time_sweeps(s, hb, 3);
-    double t1 = time_sweeps(s, hb, 5) / 5;
-    int n = (int)(seconds / 10 / t1);
-    if (n < 3) n = 3;
-    double t[5];
-    for (int r = 0; r < 5; r++) t[r] = time_sweeps(s, hb, n) / n;
-    qsort(t, 5, sizeof t[0], cmp_d);
-    return t[2];
+    struct timed_hb a = {s, hb};
+    return bench_median5(timed_hb, &a, 3, 5, seconds / 10, 3);
 }
 
 struct row {

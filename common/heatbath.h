@@ -71,9 +71,13 @@ LAT_HD lat_real hb_link_action(int n, const lat_complex *U, const lat_complex *A
     return sun_retrace_mul(n, U, A);
 }
 
-/* One heatbath update of the link U (in place) in the field of its staple
- * sum A; beta_n = beta/N.  Draws from r (see the header comment). */
-LAT_HD void hb_link_heatbath(int n, lat_complex *U, const lat_complex *A, double beta_n, struct lat_rng *r)
+/* The subgroup sweep both link updates share: W = U A; for every SU(2)
+ * subgroup (i,j) the block w of W gives v^dag = w^dag/|w|, and U, W are
+ * multiplied from the left by g -- heatbath: g = x v^dag with x drawn at
+ * beta_n |w| (Haar when w = 0); overrelaxation: g = (v^dag)^2, the
+ * reflection (skipped when w = 0) -- then U is reprojected. */
+LAT_HD void hb_link_subgroups(int n, lat_complex *U, const lat_complex *A, int heatbath, double beta_n,
+                              struct lat_rng *r)
 {
     lat_complex W[LAT_NC_MAX * LAT_NC_MAX];
     sun_mul(n, W, U, A);
@@ -86,12 +90,13 @@ LAT_HD void hb_link_heatbath(int n, lat_complex *U, const lat_complex *A, double
         double norm = sqrt((double)su2_norm2(w));
         lat_su2 g;
         if (norm > 0) {
-            lat_su2 x = su2_heatbath_x(r, beta_n * norm);
             lat_real inv = (lat_real)(1.0 / norm);
             lat_su2 vd = {{w.q[0] * inv, -w.q[1] * inv, -w.q[2] * inv, -w.q[3] * inv}};
-            g = su2_mul(x, vd);
-        } else {
+            g = heatbath ? su2_mul(su2_heatbath_x(r, beta_n * norm), vd) : su2_mul(vd, vd);
+        } else if (heatbath) {
             g = su2_heatbath_x(r, 0.0); /* no force: Haar */
+        } else {
+            continue;
         }
         sun_su2_left(n, U, i, j, g);
         sun_su2_left(n, W, i, j, g);
@@ -99,27 +104,18 @@ LAT_HD void hb_link_heatbath(int n, lat_complex *U, const lat_complex *A, double
     sun_reunitarize(n, U);
 }
 
+/* One heatbath update of the link U (in place) in the field of its staple
+ * sum A; beta_n = beta/N.  Draws from r (see the header comment). */
+LAT_HD void hb_link_heatbath(int n, lat_complex *U, const lat_complex *A, double beta_n, struct lat_rng *r)
+{
+    hb_link_subgroups(n, U, A, 1, beta_n, r);
+}
+
 /* One overrelaxation (microcanonical reflection) of the link U in place:
  * Re tr(U A) is unchanged up to rounding. */
 LAT_HD void hb_link_overrelax(int n, lat_complex *U, const lat_complex *A)
 {
-    lat_complex W[LAT_NC_MAX * LAT_NC_MAX];
-    sun_mul(n, W, U, A);
-    int ns = sun_nsubgroups(n);
-    HB_UNROLL
-    for (int s = 0; s < ns; s++) {
-        int i, j;
-        sun_subgroup(n, s, &i, &j);
-        lat_su2 w = sun_su2_block(n, W, i, j);
-        lat_real n2 = su2_norm2(w);
-        if (!(n2 > 0)) continue;
-        lat_real inv = (lat_real)(1.0 / sqrt((double)n2));
-        lat_su2 vd = {{w.q[0] * inv, -w.q[1] * inv, -w.q[2] * inv, -w.q[3] * inv}};
-        lat_su2 g = su2_mul(vd, vd);
-        sun_su2_left(n, U, i, j, g);
-        sun_su2_left(n, W, i, j, g);
-    }
-    sun_reunitarize(n, U);
+    hb_link_subgroups(n, U, A, 0, 0, (struct lat_rng *)0);
 }
 
 #endif

@@ -87,7 +87,9 @@ static void unpack_links(const struct gpu_field *f, const void *buf, struct gaug
     }
 }
 
-static void pack_transform(const struct gpu_field *f, const double *g, void *buf)
+/* the transform between host order (g) and the device layout (buf), in
+ * the direction to_device says */
+static void copy_transform(const struct gpu_field *f, double *g, void *buf, int to_device)
 {
     int nr = 2 * f->nc * f->nc;
     struct lattice lat;
@@ -96,20 +98,11 @@ static void pack_transform(const struct gpu_field *f, const double *g, void *buf
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < f->V; s++) {
         int p = parity_of(&lat, s);
-        for (int c = 0; c < nr; c++) put(buf, f->prec, gpu_index(f->nblk, f->ncomp_t, f->vec, p, c, s >> 1), g[(size_t)s * nr + c]);
-    }
-}
-
-static void unpack_transform(const struct gpu_field *f, const void *buf, double *g)
-{
-    int nr = 2 * f->nc * f->nc;
-    struct lattice lat;
-    const char *why;
-    lattice_init(&lat, f->L, &why);
-#pragma omp parallel for schedule(static)
-    for (int64_t s = 0; s < f->V; s++) {
-        int p = parity_of(&lat, s);
-        for (int c = 0; c < nr; c++) g[(size_t)s * nr + c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp_t, f->vec, p, c, s >> 1));
+        for (int c = 0; c < nr; c++) {
+            size_t i = gpu_index(f->nblk, f->ncomp_t, f->vec, p, c, s >> 1);
+            if (to_device) put(buf, f->prec, i, g[(size_t)s * nr + c]);
+            else g[(size_t)s * nr + c] = get(buf, f->prec, i);
+        }
     }
 }
 
@@ -146,7 +139,7 @@ static struct gf_state *gpu_create(const struct gauge_field *u, const double *tr
     if (transform) {
         size_t nt = transform_reals(f);
         buf = lat_calloc(nt, es);
-        pack_transform(f, transform, buf);
+        copy_transform(f, (double *)transform, buf, 1);
         f->transform = gpu_alloc(nt * es, "the gauge transformation");
         gpu_upload(f->transform, buf, nt * es);
         free(buf);
@@ -291,7 +284,7 @@ static void gpu_download_all(struct gf_state *s, struct gauge_field *u, double *
         size_t nt = transform_reals(f);
         buf = lat_malloc(nt * es);
         gpu_download(buf, f->transform, nt * es);
-        unpack_transform(f, buf, transform);
+        copy_transform(f, transform, buf, 0);
         free(buf);
     }
 }

@@ -81,6 +81,20 @@ __device__ __forceinline__ void su3_rebuild_row3(fcx *m)
 /* the geometry and the link loads and stores of the device layout */
 #include "gpu_links.cuh"
 
+/* the update's parameters as gaugefix.h takes them (gauge and update fixed
+ * at compile time) */
+template <int G, int UPD>
+__device__ __forceinline__ struct gf_params kernel_params(double omega, double prob, double temp)
+{
+    struct gf_params par;
+    par.gauge = (enum gauge_kind)G;
+    par.update = (enum gf_update)UPD;
+    par.omega = omega;
+    par.p = prob;
+    par.temperature = temp;
+    return par;
+}
+
 /* up[mu] = U_mu(x), dn[mu] = U_mu(x - mu) of site (p, h) */
 template <int NC, typename CX>
 __device__ __forceinline__ void load_site(const store_t *links, const kgeo &g, int p, int h, int site, const int x[4],
@@ -188,12 +202,7 @@ k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const uns
     link_cx up[4 * NN], dn[4 * NN];
     int hb[4];
     load_site<NC>(links, g, p, h, site, x, up, dn, hb);
-    struct gf_params par;
-    par.gauge = (enum gauge_kind)G;
-    par.update = (enum gf_update)UPD;
-    par.omega = omega;
-    par.p = prob;
-    par.temperature = temp;
+    const struct gf_params par = kernel_params<G, UPD>(omega, prob, temp);
     struct lat_rng r;
     rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     if (TRACK) {
@@ -280,12 +289,7 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
         load_link<NC>(pu[e], u[e]);
         load_link<NC>(pd[e], d[e]);
     }
-    struct gf_params par;
-    par.gauge = (enum gauge_kind)G;
-    par.update = (enum gf_update)UPD;
-    par.omega = omega;
-    par.p = prob;
-    par.temperature = temp;
+    const struct gf_params par = kernel_params<G, UPD>(omega, prob, temp);
     struct lat_rng r; /* the same stream in the site's lanes */
     rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     /* tracked transform: this thread's columns c = tid * DPT + e < N */
@@ -402,12 +406,7 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
         load_link<NC>(pu, u);
         load_link<NC>(pd, d);
     }
-    struct gf_params par;
-    par.gauge = (enum gauge_kind)G;
-    par.update = (enum gf_update)UPD;
-    par.omega = omega;
-    par.p = prob;
-    par.temperature = temp;
+    const struct gf_params par = kernel_params<G, UPD>(omega, prob, temp);
     struct lat_rng r; /* used by the threads of mu = 0 */
     rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     lat_complex col[NC]; /* column mu of the tracked transform (mu < N) */
