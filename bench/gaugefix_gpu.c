@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #ifndef LAT_HAVE_CUDA
 int main(void)
@@ -44,10 +45,21 @@ struct row {
     double rate, gbs, gflops, pct;
 };
 
+/* Annealing is timed as lat-anneal runs it on the GPU: a reprojection every
+ * 10 sweeps (kernels/gaugefix_tool.c; without it the two-row links lose
+ * unitarity ~1.2x per sweep and turn to NaN within a few hundred sweeps, and
+ * a sweep over NaN runs at a rate that means nothing).  OR sweeps are timed
+ * bare, as cuLGT and QUDA time them. */
+#define ANNEAL_REUNITARIZE_EVERY 10
+
 static double time_sweeps(struct gf_state *s, const struct gf_params *p, int n)
 {
+    int every = p->update == GF_ANNEAL ? ANNEAL_REUNITARIZE_EVERY : 0;
     gpu_timer_start();
-    for (int k = 0; k < n; k++) gf_backend_gpu.sweep(s, p, 1, 0, (uint32_t)k, NULL);
+    for (int k = 0; k < n; k++) {
+        gf_backend_gpu.sweep(s, p, 1, 0, (uint32_t)k, NULL);
+        if (every && (k + 1) % every == 0) gf_backend_gpu.reunitarize(s);
+    }
     return gpu_timer_stop();
 }
 
@@ -58,11 +70,22 @@ static double timed_gf(void *arg, int n)
     return time_sweeps(a->s, a->p, n);
 }
 
-/* median seconds per sweep */
+/* median seconds per sweep; NaN (and a note) if the field is not sane after
+ * the timed sweeps (F and theta finite, F <= 1 as for unitary links): a rate
+ * measured on a broken field is not reported */
 static double measure(struct gf_state *s, const struct gf_params *p, double seconds)
 {
     struct timed_gf a = {s, p};
-    return bench_median5(timed_gf, &a, 20, 20, seconds / 5, 10);
+    double t = bench_median5(timed_gf, &a, 20, 20, seconds / 5, 10);
+    struct gauge_quality q;
+    gf_backend_gpu.measure(s, p->gauge, &q);
+    free(q.F_t);
+    free(q.theta_t);
+    if (!isfinite(q.F) || !isfinite(q.theta) || q.F > 1 + 1e-5 || q.F < 0) {
+        printf("  (the field is broken after the timed sweeps: F %g, theta %g; rate not reported)\n", q.F, q.theta);
+        return NAN;
+    }
+    return t;
 }
 
 int main(int argc, char **argv)
@@ -101,6 +124,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < nk; k++) {
                 int nv = (k < 2 && variants) ? GPU_SWEEP_VARIANTS : 1;
                 for (int v = 0; v < nv; v++) {
+                    if (!gpu_sweep_variant_name(prec, v)) continue; /* not built for this precision */
                     gpu_set_sweep_variant(v);
                     double t = measure(s, &ks[k].p, seconds);
                     struct row *r = &rows[nrows++];

@@ -203,7 +203,8 @@ LAT_HD lat_su2 gf_square(lat_su2 g) { return su2_mul(g, g); }
 
 /* g^omega to first order (paper §2.2.3 and Fig. A.11): the vector part is
  * scaled by b = (omega a0^2 + |a|^2)/(a0^2 + |a|^2) and the result
- * renormalised (gf_su2_unit).  omega = 1 returns g up to rounding; omega = 2
+ * renormalised (gf_su2_unit); g need not be normalised (b and the result
+ * do not change when g is scaled).  omega = 1 returns g up to rounding; omega = 2
  * is done exactly by gf_square. */
 LAT_HD lat_su2 gf_overrelax(lat_su2 g, lat_real omega)
 {
@@ -275,6 +276,11 @@ LAT_HD lat_su2 gf_step1_finish(lat_su2 g, const struct gf_params *p, struct lat_
 LAT_HD lat_su2 gf_step1_k(lat_su2 k, const struct gf_params *p, struct lat_rng *r)
 {
     if (p->update == GF_ANNEAL) return gf_anneal_landau(r, k, p->temperature);
+    /* gf_overrelax is invariant under scaling of its argument, so k^dag goes
+     * in as it is, without gf_relax_landau's normalisation: the same g to
+     * rounding, and one square root, reciprocal and division fewer on the
+     * path that the GPU's other threads of a site wait for (k_sweep_sh) */
+    if (p->update == GF_OVERRELAX && p->omega != 2 && su2_norm2(k) > 0) return gf_overrelax(su2_dagger(k), (lat_real)p->omega);
     return gf_step1_finish(gf_relax_landau(k), p, r);
 }
 

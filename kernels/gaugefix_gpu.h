@@ -67,7 +67,7 @@ static inline size_t gpu_index(int64_t nblk, int ncomp, int vec, int slot, int c
  * Only the Landau/Coulomb overrelaxation SU(3) kernels without a transform
  * exist in several variants; the others always run the default.  The
  * environment variable LAT_GPU_VARIANT sets the variant of a program. */
-#define GPU_SWEEP_VARIANTS 6
+#define GPU_SWEEP_VARIANTS 10
 
 #ifdef __cplusplus
 extern "C" {

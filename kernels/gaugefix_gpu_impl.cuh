@@ -380,7 +380,7 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
  * memory, the warps of mu = 0 sum them in the fixed order, find g (once per
  * site) and write it back, and every thread applies it: two barriers per
  * subgroup, ~2700 FP64 instructions per site update. */
-template <int NC, int G, int UPD, bool TRACK, int SB, int MINB>
+template <int NC, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY = false>
 __global__ void __launch_bounds__(4 * SB, MINB)
 k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const unsigned char *__restrict__ active,
            int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep)
@@ -403,8 +403,15 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
     if (live) {
         pu = link_ptr<NC>(links, g, p, mu, h);
         pd = link_ptr<NC>(links, g, 1 - p, mu, neighbour_dn_h(g, site, x, mu));
-        load_link<NC>(pu, u);
-        load_link<NC>(pd, d);
+        if (LAZY && NC == 3) { /* the third rows only where a subgroup needs them (below) */
+            load_rows<NC, layout<NC>::nrows, layout<NC>::ncomp>(pu, u);
+            load_rows<NC, layout<NC>::nrows, layout<NC>::ncomp>(pd, d);
+#pragma unroll
+            for (int k = 2 * NC; k < NN; k++) u[k] = d[k] = c_make(0, 0);
+        } else {
+            load_link<NC>(pu, u);
+            load_link<NC>(pd, d);
+        }
     }
     const struct gf_params par = kernel_params<G, UPD>(omega, prob, temp);
     struct lat_rng r; /* used by the threads of mu = 0 */
@@ -421,6 +428,13 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
         int i, j;
         sun_subgroup(NC, s, &i, &j);
         if (live) {
+            /* LAZY: rebuilt from the two first rows before each subgroup that
+             * uses it (both links stay in SU(3)); in between it is dead, which
+             * frees 24 registers: more blocks per SM */
+            if (LAZY && NC == 3 && j == 2) {
+                su3_rebuild_row3(u);
+                su3_rebuild_row3(d);
+            }
             if (G == GAUGE_MAG) {
                 lat_real hu[4] = {0, 0, 0, 0}, hd[4] = {0, 0, 0, 0};
                 gf_mag_h_up(NC, u, i, j, hu);
@@ -527,17 +541,17 @@ static void launch4(const sweep_args &a, int p)
                                                              a.seed, a.copy, a.sweep);
 }
 
-template <int NC, int G, int UPD, bool TRACK, int SB, int MINB>
+template <int NC, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY = false>
 static void launch_sh(const sweep_args &a, int p)
 {
     static bool configured;
     if (!configured) { /* shared memory for MINB blocks and more; the rest L1 */
-        cudaFuncSetAttribute(k_sweep_sh<NC, G, UPD, TRACK, SB, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 25);
+        cudaFuncSetAttribute(k_sweep_sh<NC, G, UPD, TRACK, SB, MINB, LAZY>, cudaFuncAttributePreferredSharedMemoryCarveout, 25);
         configured = true;
     }
     unsigned nb = (unsigned)((a.g.h1 - a.g.h0 + SB - 1) / SB);
     if (nb == 0) return;
-    k_sweep_sh<NC, G, UPD, TRACK, SB, MINB><<<nb, 4 * SB>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
+    k_sweep_sh<NC, G, UPD, TRACK, SB, MINB, LAZY><<<nb, 4 * SB>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
                                                                a.seed, a.copy, a.sweep);
 }
 
@@ -582,6 +596,10 @@ static void sweep_t(const sweep_args &a)
             case 3: launch4<NC, G, UPD, TRACK, 2, 128, 2>(a, p); break;
             case 4: launch_sh<NC, G, UPD, TRACK, 32, 4>(a, p); break;
             case 5: launch_sh<NC, G, UPD, TRACK, 64, 2>(a, p); break;
+            case 6: launch_sh<NC, G, UPD, TRACK, 32, 5>(a, p); break;
+            case 7: launch_sh<NC, G, UPD, TRACK, 32, 6>(a, p); break;
+            case 8: launch_sh<NC, G, UPD, TRACK, 32, 5, true>(a, p); break;
+            case 9: launch_sh<NC, G, UPD, TRACK, 32, 6, true>(a, p); break;
 #endif
             default: sweep_default<NC, G, UPD, TRACK>(a, p); break;
             }

@@ -47,8 +47,9 @@ void gf_tool_validate(struct gf_tool *t, const struct cli_opt *opts)
     if (t->copy < 0 || t->copy >= (1 << 24)) cli_usage_error("--copy: must be in 0..16777215 (got %d)", t->copy);
     if (t->unitarity_tol < 0) cli_usage_error("--unitarity-tol: must be >= 0 (got %g)", t->unitarity_tol);
     t->prec = t->precision[0] == 's' ? 's' : t->precision[0] == 'm' ? 'm' : 'd';
-    if (!cli_given(opts, "reunitarize-every")) t->reunitarize_every = t->prec == 'd' ? 0 : 100;
-    if (t->reunitarize_every < 0) cli_usage_error("--reunitarize-every: must be >= 0 (got %d)", t->reunitarize_every);
+    /* the default depends on the backend: gf_tool_backend sets it */
+    if (!cli_given(opts, "reunitarize-every")) t->reunitarize_every = -1;
+    else if (t->reunitarize_every < 0) cli_usage_error("--reunitarize-every: must be >= 0 (got %d)", t->reunitarize_every);
     if (t->log_path) {
         if (!*t->log_path) cli_usage_error("--log: empty file name");
         if (!is_stdout(t->output) && strcmp(t->log_path, t->output) == 0)
@@ -98,21 +99,24 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
         lat_info("note: under mpirun --device auto uses the CPU backend (--device gpu for one GPU per rank)");
     if ((!t->x.dom || explicit_gpu) && backend_choose(dev) == BACKEND_GPU) {
 #ifdef LAT_HAVE_CUDA
-        /* the CUDA backend has SU(2) and SU(3) kernels; its double-arithmetic
-         * annealing did not finish on 32^4 in the benchmark with the
-         * one-thread kernels (docs/PERFORMANCE.md, "The annealing hang"; the
-         * sampler is bounded now and the kernels are new, not yet run on a
-         * GPU): lat-anneal in double/mixed stays on the CPU unless asked */
-        int anneal_dm = t->prec != 's' && strcmp(lat_progname, "lat-anneal") == 0;
-        if ((u->nc == 2 || u->nc == 3) && !(anneal_dm && !explicit_gpu)) t->be = &gf_backend_gpu;
-        else if (u->nc != 2 && u->nc != 3 && explicit_gpu)
-            lat_die(1, NULL, "--device gpu: the CUDA backend has no SU(%d) kernels (use --device cpu)", u->nc);
-        else if (u->nc != 2 && u->nc != 3) lat_info("note: the CUDA backend has no SU(%d) kernels: using the CPU backend", u->nc);
-        else lat_info("note: annealing in double or mixed precision runs on the CPU backend for now (--precision single or --device gpu for the GPU)");
+        /* the CUDA backend has SU(2) and SU(3) kernels */
+        if (u->nc == 2 || u->nc == 3) t->be = &gf_backend_gpu;
+        else if (explicit_gpu) lat_die(1, NULL, "--device gpu: the CUDA backend has no SU(%d) kernels (use --device cpu)", u->nc);
+        else lat_info("note: the CUDA backend has no SU(%d) kernels: using the CPU backend", u->nc);
 #else
         if (explicit_gpu) lat_die(1, NULL, "--device gpu: GPU gauge fixing is not built (use --device cpu)");
 #endif
     }
+    /* Default reprojection.  The CPU keeps 18 reals per link: in double
+     * unitarity stays at ~1e-15 (never), single and mixed drift slowly (every
+     * 100 sweeps).  The GPU keeps two rows and rebuilds the third from their
+     * cross product, which multiplies the rows' norm errors: where g(x) is far
+     * from 1 (annealing, microcanonical steps, the first OR sweeps) the
+     * deviation grows ~1.2x per sweep (measured with the kernels emulated on
+     * the host), from 1e-7 in single to NaN within ~100 sweeps; every 10
+     * sweeps bounds it to ~6x rounding in every precision for ~5 % of the
+     * sweep time (a reprojection moves half a sweep's bytes). */
+    if (t->reunitarize_every < 0) t->reunitarize_every = t->be != &gf_backend_cpu ? 10 : t->prec == 'd' ? 0 : 100;
     t->st = t->be->create(u, t->x.transform, t->prec);
     if (t->log_path && comm_is_root()) {
         if (strlen(t->log_path) >= sizeof log_created) lat_die(1, t->log_path, "log path too long");

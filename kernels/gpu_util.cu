@@ -169,9 +169,13 @@ extern "C" const char *gpu_sweep_variant_name(char prec, int v)
         "4 threads/site, shuffles (k_sweep4), 128 threads, >= 4 blocks/SM",
         "2 threads/site, shuffles (k_sweep4), 128 threads, >= 2 blocks/SM",
         "4 threads/site, g once per site in shared memory (k_sweep_sh), 128 threads, >= 4 blocks/SM",
-        "4 threads/site, g once per site in shared memory (k_sweep_sh), 256 threads, >= 2 blocks/SM"};
+        "4 threads/site, g once per site in shared memory (k_sweep_sh), 256 threads, >= 2 blocks/SM",
+        "4 threads/site, g once per site in shared memory (k_sweep_sh), 128 threads, >= 5 blocks/SM",
+        "4 threads/site, g once per site in shared memory (k_sweep_sh), 128 threads, >= 6 blocks/SM",
+        "k_sweep_sh, third rows rebuilt where needed, 128 threads, >= 5 blocks/SM",
+        "k_sweep_sh, third rows rebuilt where needed, 128 threads, >= 6 blocks/SM"};
     if (v < 0 || v >= GPU_SWEEP_VARIANTS) return NULL;
     if (prec == 's') return one[v];
-    if (v == 0) return prec == 'm' ? several[4] : several[2]; /* GF_SHARED_G of gaugefix_gpu_{d,m}.cu */
+    if (v == 0) return several[4]; /* GF_SHARED_G of gaugefix_gpu_{d,m}.cu */
     return several[v];
 }

@@ -100,7 +100,28 @@ extern "C" void gpu_hb_sweep_d(const struct gpu_field *f, int heatbath, double b
             else run_step<false>(g, (double *)f->links, p, m, bn, seed, k);
         }
 }
-extern "C" void gpu_gf_reunitarize_d(const struct gpu_field *) { lat_die(1, "emulation", "no reunitarization (use double)"); }
+/* k_reunitarize's body (gaugefix_gpu_impl.cuh), site by site */
+extern "C" void gpu_gf_reunitarize_d(const struct gpu_field *f)
+{
+    if (f->nc != 3) lat_die(1, "emulation", "SU(3) only");
+    kgeo g = make_geo(f);
+    lat_complex m[9];
+    for (int p = 0; p < 2; p++)
+        for (int h = 0; h < g.Vh; h++) {
+            for (int mu = 0; mu < 4; mu++) {
+                double *b = link_ptr<3>((double *)f->links, g, p, mu, h);
+                load_link<3>(b, m);
+                sun_reunitarize(3, m);
+                store_link<3>(b, m);
+            }
+            if (f->transform) {
+                double *b = transform_ptr<3>((double *)f->transform, g, p, h);
+                load_rows<3, 3, layout<3>::ncomp_t>(b, m);
+                sun_reunitarize(3, m);
+                store_rows<3, 3, layout<3>::ncomp_t>(b, m);
+            }
+        }
+}
 extern "C" void gpu_gf_observables_d(const struct gpu_field *, double *) { lat_die(1, "emulation", "no observables"); }
 
 /* ---- the sweep: k_sweep thread by thread over [h0, h1) ---- */
