@@ -4,6 +4,7 @@
  * gaugefix_driver.h for the contract. */
 #include "gaugefix_driver.h"
 #include "cli.h"
+#include "comm.h"
 #include "log.h"
 #include <math.h>
 #include <stdlib.h>
@@ -79,6 +80,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
     struct gf_params p = {r->gauge, o->update, o->omega, o->p, 0};
     unsigned char *active = coulomb ? lat_malloc((size_t)nt) : NULL;
     long *iter_t = coulomb ? lat_malloc((size_t)nt * sizeof(long)) : NULL;
+    comm_barrier(); /* timings start when every rank is ready */
     double t0 = now();
 
     struct gauge_quality q;
@@ -172,6 +174,7 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
     const int want = show || r->log;
     struct gf_params hb = {r->gauge, GF_ANNEAL, 1, 0, 0};
     struct gf_params mc = {r->gauge, GF_MICRO, 2, 0, 0};
+    comm_barrier(); /* timings start when every rank is ready */
     double t0 = now(), prev_t = t0;
     long sweeps = 0, prev_sweeps = 0;
     struct gauge_quality q = {0};

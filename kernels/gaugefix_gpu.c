@@ -188,7 +188,7 @@ void gf_gpu_slab_step(struct gf_state *s, int parity, const struct halo_part *pa
     } while (0)
     RANGE(1, 2);
     if (lt > 1) RANGE(lt, lt + 1);
-    gpu_halo_start(s->halo, f, parts, nparts, s->pflip);
+    gpu_halo_start(s->halo, f, d, parts, nparts, s->pflip);
     RANGE(2, lt);
 #undef RANGE
     f->h0 = f->h1 = 0;

@@ -115,15 +115,17 @@ GPU_DECLARE(m)
 
 /* ---- gpu_halo.cu: the halo exchange on a slab of an MPI run -------------
  * start: pack the parts' send slices (after the boundary kernels, default
- * stream) and copy them to pinned host memory on a stream of its own;
- * finish: MPI exchange, copy back, unpack, default stream waits.  pflip:
+ * stream) and send them on a stream of its own (device to device into the
+ * neighbour's GPU on one node, else through pinned host memory and MPI);
+ * finish: complete the exchange, unpack, default stream waits.  pflip:
  * local parity = global parity ^ pflip.  Only mu >= 0, parity >= 0 parts. */
 struct gpu_halo;
 struct domain;
 struct halo_part;
 struct gpu_halo *gpu_halo_new(const struct gpu_field *f);
 void gpu_halo_free(struct gpu_halo *x);
-void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct halo_part *parts, int nparts, int pflip);
+void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d, const struct halo_part *parts,
+                    int nparts, int pflip);
 void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d, int pflip);
 
 /* ---- extras of the GPU backend (gaugefix_gpu.c) for tools and tests ------ */

@@ -12,6 +12,8 @@
  *               128 threads per SM of the default kernels (sweep_default)
  *     GF_SHARED_G  (4 threads per site) 1: the default kernel is k_sweep_sh
  *               (g once per site, through shared memory), 0: k_sweep4
+ *     GF_LAZY_ROW3  (k_sweep_sh) true: the third rows of SU(3) rebuilt only
+ *               for the subgroups that use them (fewer live registers)
  * The storage layout is described in gaugefix_gpu.h.
  *
  * The physics is not here: each kernel loads the links of a site into
@@ -40,6 +42,9 @@ extern "C" {
 #endif
 #ifndef GF_SHARED_G
 #define GF_SHARED_G 0
+#endif
+#ifndef GF_LAZY_ROW3
+#define GF_LAZY_ROW3 false
 #endif
 #if GF_THREADS_PER_SITE != 1 && (!defined(GF_MINB) || !defined(GF_MINB_HEAVY))
 #error "define GF_MINB and GF_MINB_HEAVY (launch bounds of the default kernels) with GF_THREADS_PER_SITE 2 or 4"
@@ -571,7 +576,7 @@ static void sweep_default(const sweep_args &a, int p)
     launch<NC, G, UPD, TRACK, 128, 2>(a, p);
 #elif GF_SHARED_G
     constexpr bool heavy = UPD == GF_ANNEAL || G == GAUGE_MAG || TRACK;
-    launch_sh<NC, G, UPD, TRACK, 32, heavy ? GF_MINB_HEAVY : GF_MINB>(a, p);
+    launch_sh<NC, G, UPD, TRACK, 32, heavy ? GF_MINB_HEAVY : GF_MINB, GF_LAZY_ROW3>(a, p);
 #else
     constexpr bool heavy = UPD == GF_ANNEAL || G == GAUGE_MAG || TRACK;
     launch4<NC, G, UPD, TRACK, GF_THREADS_PER_SITE, 128, heavy ? GF_MINB_HEAVY : GF_MINB>(a, p);

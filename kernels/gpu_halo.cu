@@ -3,15 +3,23 @@
  *
  * gpu_halo_start packs the links a part names (one direction, one parity,
  * one timeslice: V3h links of the device layout, gaugefix_gpu.h) on the
- * default stream, and copies them to pinned host memory on a copy stream
- * of its own (non-blocking, so the interior kernels launched next on the
- * default stream run meanwhile).  gpu_halo_finish waits for that copy,
- * exchanges the buffers with MPI (halo_post: Debian's OpenMPI is not
- * CUDA-aware, so every message goes through host memory), copies the
- * received links back and unpacks them on the copy stream, and makes the
- * default stream wait for the unpack.  The unpacked links are halo links or
- * owned links of the other parity, which the interior kernels of this
- * half-sweep never touch, so the overlap is race-free.
+ * default stream and sends them on a copy stream of its own (non-blocking,
+ * so the interior kernels launched next on the default stream run
+ * meanwhile); gpu_halo_finish completes the exchange, unpacks the received
+ * links on the copy stream and makes the default stream wait for the
+ * unpack.  The unpacked links are halo links or owned links of the other
+ * parity, which the interior kernels of this half-sweep never touch, so the
+ * overlap is race-free.  Two ways to send:
+ *   - peer (ranks on one node, every rank able to): the packed links are
+ *     copied device to device straight into the neighbour's receive buffer
+ *     (CUDA IPC, over NVLink or PCIe), and small MPI messages say when a
+ *     buffer is filled ("arrived") and when it may be filled again ("free");
+ *   - host (otherwise, or LAT_GPU_HALO=host): copied to pinned host memory
+ *     and exchanged with MPI (Debian's OpenMPI is not CUDA-aware, so every
+ *     message goes through host memory).
+ * Measured on two H200 (docs/PERFORMANCE.md): host staging moved the 6 MB
+ * per part through OpenMPI's shared memory at a few GB/s, slower than the
+ * interior update it should hide behind.
  *
  * Messages are the storage reals (12 per SU(3) link) in half-index order,
  * the same on every rank: only GPU ranks talk to GPU ranks.
@@ -25,17 +33,27 @@ extern "C" {
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+enum { TAG_ARRIVED = 200, TAG_FREE = 210, TAG_SETUP = 220 };
 
 struct gpu_halo {
     cudaStream_t copy;
-    cudaEvent_t packed, unpacked;
-    void *dev;                      /* 2 * HALO_MAXPARTS segments of seg bytes */
+    cudaEvent_t packed, sent, unpacked;
+    void *dev;                      /* 2 * HALO_MAXPARTS segments of seg bytes: send, receive, ... */
     unsigned char *host;            /* pinned, the same */
     size_t seg;
     int nparts;
     struct halo_part part[HALO_MAXPARTS];
     struct comm_reqs reqs;
     int skip;
+    int mode;                       /* 0: not chosen yet, 1: host, 2: peer */
+    void *remote[HALO_MAXPARTS];    /* peer: the receiving neighbour's buffer of part i */
+    void *opened[HALO_MAXPARTS];    /* its IPC mapping (to close) */
+    int dir[HALO_MAXPARTS];         /* peer: the direction of part i when mapped */
+    int owe_free;                   /* peer: "free" messages to wait for before sending */
+    struct comm_reqs free_reqs;
+    unsigned char flag[2 * HALO_MAXPARTS]; /* payload of the small messages */
 };
 
 static void check(cudaError_t e, const char *what)
@@ -84,8 +102,13 @@ extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f)
 {
     struct gpu_halo *x = (struct gpu_halo *)lat_calloc(1, sizeof *x);
     x->seg = message_bytes(f);
-    check(cudaStreamCreateWithFlags(&x->copy, cudaStreamNonBlocking), "creating the halo stream");
+    /* the highest priority: the unpack kernel gets the SMs as soon as blocks
+     * of the interior update retire */
+    int lo = 0, hi = 0;
+    check(cudaDeviceGetStreamPriorityRange(&lo, &hi), "asking for stream priorities");
+    check(cudaStreamCreateWithPriority(&x->copy, cudaStreamNonBlocking, hi), "creating the halo stream");
     check(cudaEventCreateWithFlags(&x->packed, cudaEventDisableTiming), "creating a halo event");
+    check(cudaEventCreateWithFlags(&x->sent, cudaEventDisableTiming), "creating a halo event");
     check(cudaEventCreateWithFlags(&x->unpacked, cudaEventDisableTiming), "creating a halo event");
     x->dev = gpu_alloc(2 * HALO_MAXPARTS * x->seg, "the halo buffers");
     check(cudaMallocHost((void **)&x->host, 2 * HALO_MAXPARTS * x->seg), "allocating pinned halo buffers");
@@ -97,28 +120,96 @@ extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f)
 extern "C" void gpu_halo_free(struct gpu_halo *x)
 {
     if (!x) return;
+    if (x->mode == 2) { /* every rank: unmapped before any buffer is freed */
+        if (x->owe_free) comm_waitall(&x->free_reqs);
+        for (int i = 0; i < HALO_MAXPARTS; i++)
+            if (x->opened[i]) cudaIpcCloseMemHandle(x->opened[i]);
+        comm_barrier();
+    }
     cudaStreamDestroy(x->copy);
     cudaEventDestroy(x->packed);
+    cudaEventDestroy(x->sent);
     cudaEventDestroy(x->unpacked);
     gpu_free(x->dev);
     cudaFreeHost(x->host);
     free(x);
 }
 
-extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct halo_part *parts, int nparts,
-                               int pflip)
+/* Choose host or peer on the first exchange (every rank the same way: a
+ * rank that cannot map a neighbour's buffer makes all use the host).  Part
+ * i's receive buffer (segment 2i+1) is filled by the rank below in its
+ * direction (rank - dir), which maps it here. */
+static void choose_mode(struct gpu_halo *x, const struct domain *d, const struct halo_part *parts, int nparts)
+{
+    const char *e = getenv("LAT_GPU_HALO");
+    int want_peer = !(e && strcmp(e, "host") == 0);
+    struct setup { cudaIpcMemHandle_t h; char host[64]; int ok; } mine, theirs[HALO_MAXPARTS];
+    memset(&mine, 0, sizeof mine);
+    gethostname(mine.host, sizeof mine.host - 1);
+    mine.ok = want_peer && cudaIpcGetMemHandle(&mine.h, x->dev) == cudaSuccess;
+    struct comm_reqs r = {0, {0}};
+    for (int i = 0; i < nparts; i++) {
+        int to = (d->rank + parts[i].dir + d->size) % d->size, from = (d->rank - parts[i].dir + d->size) % d->size;
+        comm_irecv(&theirs[i], sizeof theirs[i], to, TAG_SETUP + i, &r); /* the buffer I fill */
+        comm_isend(&mine, sizeof mine, from, TAG_SETUP + i, &r);        /* the rank that fills mine */
+    }
+    comm_waitall(&r);
+    int ok = mine.ok;
+    for (int i = 0; i < nparts && ok; i++) {
+        x->dir[i] = parts[i].dir;
+        ok = theirs[i].ok && strcmp(theirs[i].host, mine.host) == 0;
+        void *base = NULL;
+        for (int k = 0; k < i && ok && !base; k++) /* one mapping per neighbour (R = 2: both parts) */
+            if (memcmp(&theirs[k].h, &theirs[i].h, sizeof theirs[i].h) == 0) base = (char *)x->remote[k] - (size_t)(2 * k + 1) * x->seg;
+        if (ok && !base) {
+            ok = cudaIpcOpenMemHandle(&x->opened[i], theirs[i].h, cudaIpcMemLazyEnablePeerAccess) == cudaSuccess;
+            base = x->opened[i];
+        }
+        if (ok) x->remote[i] = (char *)base + (size_t)(2 * i + 1) * x->seg;
+    }
+    cudaGetLastError(); /* a failed mapping is an answer, not an error */
+    double fail = !ok;
+    comm_max(&fail, 1);
+    x->mode = fail ? 1 : 2;
+    if (x->mode == 1)
+        for (int i = 0; i < HALO_MAXPARTS; i++)
+            if (x->opened[i]) {
+                cudaIpcCloseMemHandle(x->opened[i]);
+                x->opened[i] = x->remote[i] = NULL;
+            }
+    if (comm_is_root()) lat_debug("GPU halo exchange: %s", x->mode == 2 ? "device to device (CUDA IPC)" : "through host memory");
+}
+
+static int to_rank(const struct domain *d, const struct halo_part *pt) { return (d->rank + pt->dir + d->size) % d->size; }
+static int from_rank(const struct domain *d, const struct halo_part *pt) { return (d->rank - pt->dir + d->size) % d->size; }
+
+extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d,
+                               const struct halo_part *parts, int nparts, int pflip)
 {
     if (x->skip) return;
     if (nparts > HALO_MAXPARTS) lat_die(1, "GPU", "internal error: %d halo parts", nparts);
+    if (!x->mode) choose_mode(x, d, parts, nparts);
     x->nparts = nparts;
     for (int i = 0; i < nparts; i++) {
         x->part[i] = parts[i];
+        if (x->mode == 2 && parts[i].dir != x->dir[i]) lat_die(1, "GPU", "internal error: halo part %d changed direction", i);
         if (parts[i].mu < 0 || parts[i].parity < 0)
             lat_die(1, "GPU", "internal error: the GPU halo moves one direction and parity at a time");
         pack(f, x, i, 0, 0, pflip); /* default stream: after the boundary kernels */
     }
     check(cudaEventRecord(x->packed, 0), "recording a halo event");
     check(cudaStreamWaitEvent(x->copy, x->packed, 0), "ordering the halo copy");
+    if (x->mode == 2) {
+        /* the receivers have unpacked what they got last time */
+        if (x->owe_free) comm_waitall(&x->free_reqs);
+        x->owe_free = 0;
+        for (int i = 0; i < nparts; i++)
+            check(cudaMemcpyAsync(x->remote[i], (char *)x->dev + (size_t)(2 * i) * x->seg, x->seg,
+                                  cudaMemcpyDeviceToDevice, x->copy),
+                  "copying the halo to the neighbour's GPU");
+        check(cudaEventRecord(x->sent, x->copy), "recording a halo event");
+        return;
+    }
     for (int i = 0; i < nparts; i++)
         check(cudaMemcpyAsync(x->host + (size_t)(2 * i) * x->seg, (char *)x->dev + (size_t)(2 * i) * x->seg, x->seg,
                               cudaMemcpyDeviceToHost, x->copy),
@@ -128,6 +219,28 @@ extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, co
 extern "C" void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d, int pflip)
 {
     if (x->skip) return;
+    if (x->mode == 2) {
+        /* mine have landed: tell the receivers; wait until mine are filled */
+        check(cudaEventSynchronize(x->sent), "waiting for the halo copy");
+        struct comm_reqs r = {0, {0}};
+        for (int i = 0; i < x->nparts; i++) {
+            comm_irecv(&x->flag[2 * i], 1, from_rank(d, &x->part[i]), TAG_ARRIVED + i, &r);
+            comm_isend(&x->flag[2 * i + 1], 1, to_rank(d, &x->part[i]), TAG_ARRIVED + i, &r);
+        }
+        comm_waitall(&r);
+        for (int i = 0; i < x->nparts; i++) pack(f, x, i, 1, x->copy, pflip);
+        check(cudaEventRecord(x->unpacked, x->copy), "recording a halo event");
+        check(cudaStreamWaitEvent(0, x->unpacked, 0), "ordering after the halo");
+        /* once unpacked, the senders may fill the buffers again (they wait
+         * for this at their next start) */
+        check(cudaEventSynchronize(x->unpacked), "waiting for the halo unpack");
+        for (int i = 0; i < x->nparts; i++) {
+            comm_isend(&x->flag[2 * i + 1], 1, from_rank(d, &x->part[i]), TAG_FREE + i, &x->free_reqs);
+            comm_irecv(&x->flag[2 * i], 1, to_rank(d, &x->part[i]), TAG_FREE + i, &x->free_reqs);
+        }
+        x->owe_free = 1;
+        return;
+    }
     check(cudaStreamSynchronize(x->copy), "waiting for the halo copy");
     void *sbuf[HALO_MAXPARTS], *rbuf[HALO_MAXPARTS];
     size_t bytes[HALO_MAXPARTS];

@@ -176,6 +176,6 @@ extern "C" const char *gpu_sweep_variant_name(char prec, int v)
         "k_sweep_sh, third rows rebuilt where needed, 128 threads, >= 6 blocks/SM"};
     if (v < 0 || v >= GPU_SWEEP_VARIANTS) return NULL;
     if (prec == 's') return one[v];
-    if (v == 0) return several[4]; /* GF_SHARED_G of gaugefix_gpu_{d,m}.cu */
+    if (v == 0) return prec == 'm' ? several[8] : several[4]; /* the defaults of gaugefix_gpu_{d,m}.cu */
     return several[v];
 }

@@ -225,9 +225,10 @@ static void pack(const struct gpu_field *f, struct gpu_halo *x, int i, int unpac
                            slice * v3h, v3h, unpack);
         }
 }
-extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct halo_part *parts, int nparts,
-                               int pflip)
+extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d,
+                               const struct halo_part *parts, int nparts, int pflip)
 {
+    (void)d;
     x->nparts = nparts;
     for (int i = 0; i < nparts; i++) {
         x->part[i] = parts[i];
