@@ -93,8 +93,9 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
     int explicit_gpu = (dev && strcmp(dev, "gpu") == 0) || (!dev && env && strcmp(env, "gpu") == 0);
     t->be = &gf_backend_cpu;
     /* under mpirun (t->x.dom) the GPU runs slabs with a halo exchange
-     * (kernels/gpu_halo.cu) when asked for; --device auto keeps the CPU there
-     * until that path has been measured on GPUs (docs/PERFORMANCE.md) */
+     * (kernels/gpu_halo.cu) when asked for; --device auto keeps the CPU
+     * there: the GPU slabs want one GPU per rank and Lt/R even, which auto
+     * cannot know the user meant (measured: docs/PERFORMANCE.md) */
     if (t->x.dom && !explicit_gpu && backend_choose(dev) == BACKEND_GPU)
         lat_info("note: under mpirun --device auto uses the CPU backend (--device gpu for one GPU per rank)");
     if ((!t->x.dom || explicit_gpu) && backend_choose(dev) == BACKEND_GPU) {
