@@ -1,5 +1,6 @@
 /* backend.c -- choosing the CPU or the GPU backend (--device, LAT_DEVICE). */
 #include "gpu.h"
+#include "comm.h"
 #include "log.h"
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,12 @@ enum backend backend_choose(const char *device)
     char why[256] = "";
     int ok = gpu_available(why, sizeof why);
     if (strcmp(device, "gpu") == 0) {
-        if (!ok) lat_die(1, NULL, "--device gpu: no usable GPU: %s", why);
+        /* under mpirun every rank gets here with the same options: they agree,
+         * so that a rank without a GPU stops all of them with one message */
+        double bad = !ok;
+        comm_max(&bad, 1);
+        if (bad && !ok) lat_die_all(1, NULL, "--device gpu: no usable GPU: %s", why);
+        if (bad) lat_die_all(1, NULL, "--device gpu: no usable GPU on another rank (rank 0 has one)");
         return BACKEND_GPU;
     }
     if (strcmp(device, "auto") != 0) lat_die(2, NULL, "--device: '%s' is not one of cpu|gpu|auto", device);

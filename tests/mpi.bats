@@ -144,6 +144,20 @@ mval() { # FILE NAME [lat-measure options]
     [ "$(echo "$output" | grep -c '^lat-overrelax:')" -eq 1 ]
 }
 
+@test "--device gpu where no rank has a usable GPU: one line, exit 1, existing output untouched" {
+    if nvidia-smi -L >/dev/null 2>&1; then skip "a GPU is present (make check-gpu covers the GPU ranks)"; fi
+    echo keep > out.lime
+    run mpi 2 "$BIN/lat-overrelax" -q --device gpu "$T/r48.lime" -o out.lime
+    [ "$status" -eq 1 ]
+    [ "$(echo "$output" | grep -c '^lat-overrelax:')" -eq 1 ]
+    echo "$output" | grep -q -e 'no usable GPU' -e 'not built'
+    [ "$(cat out.lime)" = keep ]
+    run mpi 2 "$BIN/lat-heatbath" -q --device gpu --beta 6 -L 4x4x4x8 --start hot -n 1 -o h.lime
+    [ "$status" -eq 1 ]
+    [ "$(echo "$output" | grep -c '^lat-heatbath:')" -eq 1 ]
+    [ ! -e h.lime ]
+}
+
 @test "MPI-IO: the ranks read a file's slabs themselves and verify the checksum together" {
     # one flipped byte in the middle of the binary record
     cp "$T/r48.lime" bad.lime
