@@ -1,9 +1,10 @@
 /* bench_gpu.h -- what the GPU benchmarks (bench/gaugefix_gpu.c,
  * bench/heatbath_gpu.c) share: their command line
  *     PROG [--sizes 32,48] [--seconds S] [--variants] [--tsv FILE]
- * and their start: the device's name and its device-to-device copy
+ * their start: the device's name and its device-to-device copy
  * bandwidth (1 GiB cudaMemcpy, bytes read + written), the yardstick every
- * rate is reported against.  Header only; built with CUDA. */
+ * rate is reported against; the median timing; and the rows of results with
+ * their closing table and TSV file.  Header only; built with CUDA. */
 #ifndef LAT_BENCH_GPU_H
 #define LAT_BENCH_GPU_H
 
@@ -75,6 +76,60 @@ static double bench_median5(double (*timed)(void *arg, int n), void *arg, int wa
     for (int r = 0; r < 5; r++) t[r] = timed(arg, n) / n;
     qsort(t, 5, sizeof t[0], bench_cmp_double);
     return t[2];
+}
+
+/* one measured rate: updates per second, bytes and flop per update counted
+ * as the benchmark says, % of the copy bandwidth */
+struct bench_row {
+    char kernel[32];
+    int L, variant;
+    char prec;
+    double rate, gbs, gflops, pct;
+};
+
+static struct bench_row *bench_add(struct bench_row *rows, int *n, int max, const char *kernel, int L, char prec,
+                                   int variant, double rate, double bytes, double flop, double bw)
+{
+    if (*n >= max) {
+        fprintf(stderr, "bench: more than %d rows\n", max);
+        exit(1);
+    }
+    struct bench_row *r = &rows[(*n)++];
+    snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
+    r->L = L;
+    r->prec = prec;
+    r->variant = variant;
+    r->rate = rate;
+    r->gbs = rate * bytes;
+    r->gflops = rate * flop;
+    r->pct = 100 * r->gbs / bw;
+    return r;
+}
+
+/* The table on standard output (every row, or with all = 0 only the
+ * defaults, variant 0) and every row into the TSV file tsv (if not NULL);
+ * what = "site" or "link", the unit of the update rate. */
+static void bench_table(const struct bench_row *rows, int n, const char *tsv, double bw, const char *what, int all)
+{
+    FILE *f = tsv ? fopen(tsv, "w") : NULL;
+    if (tsv && !f) fprintf(stderr, "bench: cannot write %s\n", tsv);
+    if (f) fprintf(f, "kernel\tL\tprecision\tvariant\tG%s_per_s\tGB_per_s\tGflop_per_s\tpct_copy\tcopy_GB_per_s\n", what);
+    char head[32];
+    snprintf(head, sizeof head, "G%s-upd/s", what);
+    printf("%-14s %5s %-6s %4s %12s %8s %9s %8s\n", "kernel", "L^4", "prec", "var", head, "GB/s", "GFlop/s", "%copy");
+    for (int i = 0; i < n; i++) {
+        const struct bench_row *r = &rows[i];
+        const char *pn = r->prec == 's' ? "single" : r->prec == 'm' ? "mixed" : "double";
+        if (f)
+            fprintf(f, "%s\t%d\t%s\t%d\t%.4f\t%.1f\t%.1f\t%.2f\t%.1f\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9,
+                    r->gbs * 1e-9, r->gflops * 1e-9, r->pct, bw * 1e-9);
+        if (!all && r->variant != 0) continue;
+        char gf[32] = "-";
+        if (r->gflops > 0) snprintf(gf, sizeof gf, "%.0f", r->gflops * 1e-9);
+        printf("%-14s %5d %-6s %4d %12.3f %8.0f %9s %7.1f%%\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9, r->gbs * 1e-9,
+               gf, r->pct);
+    }
+    if (f) fclose(f);
 }
 
 #endif

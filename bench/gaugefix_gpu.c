@@ -37,14 +37,6 @@ int main(void)
 #include "bench_gpu.h"
 #include "../tests/gpu/gpu_fields.h"
 
-struct row {
-    char kernel[32];
-    int L;
-    char prec;
-    int variant;
-    double rate, gbs, gflops, pct;
-};
-
 /* Annealing is timed as lat-anneal runs it on the GPU: a reprojection every
  * 10 sweeps (kernels/gaugefix_tool.c; without it the two-row links lose
  * unitarity ~1.2x per sweep and turn to NaN within a few hundred sweeps, and
@@ -99,7 +91,7 @@ int main(int argc, char **argv)
     double bw = bench_device("gaugefix_gpu", dev, (int)sizeof dev);
     if (bw <= 0) return 0;
 
-    struct row rows[128];
+    struct bench_row rows[128];
     int nrows = 0;
     const char precs[3] = {'s', 'm', 'd'};
     for (int si = 0; si < nsizes; si++) {
@@ -127,15 +119,8 @@ int main(int argc, char **argv)
                     if (!gpu_sweep_variant_name(prec, v)) continue; /* not built for this precision */
                     gpu_set_sweep_variant(v);
                     double t = measure(s, &ks[k].p, seconds);
-                    struct row *r = &rows[nrows++];
-                    snprintf(r->kernel, sizeof r->kernel, "%s", ks[k].name);
-                    r->L = L;
-                    r->prec = prec;
-                    r->variant = v;
-                    r->rate = (double)lat.V / t;
-                    r->gbs = r->rate * bytes;
-                    r->gflops = ks[k].flops ? r->rate * 2274 : 0;
-                    r->pct = 100 * r->gbs / bw;
+                    struct bench_row *r = bench_add(rows, &nrows, 128, ks[k].name, L, prec, v, (double)lat.V / t, bytes,
+                                                    ks[k].flops ? 2274 : 0, bw);
                     printf("  %-14s %2d^4 %c variant %d (%s): %.3f G site-updates/s, %.0f GB/s, %.1f%% of copy\n", r->kernel,
                            L, prec, v, gpu_sweep_variant_name(prec, v), r->rate * 1e-9, r->gbs * 1e-9, r->pct);
                     fflush(stdout);
@@ -159,15 +144,8 @@ int main(int argc, char **argv)
             char prec = precs[pi];
             struct gf_state *s = gf_backend_gpu.create(&u, NULL, prec);
             double t = measure(s, &an, seconds);
-            struct row *r = &rows[nrows++];
-            snprintf(r->kernel, sizeof r->kernel, "landau-anneal");
-            r->L = L;
-            r->prec = prec;
-            r->variant = 0;
-            r->rate = (double)lat.V / t;
-            r->gbs = r->rate * (prec == 'd' ? 1536 : 768);
-            r->gflops = 0;
-            r->pct = 100 * r->gbs / bw;
+            struct bench_row *r =
+                bench_add(rows, &nrows, 128, "landau-anneal", L, prec, 0, (double)lat.V / t, prec == 'd' ? 1536 : 768, 0, bw);
             printf("  %-14s %2d^4 %c: %.3f G site-updates/s, %.0f GB/s, %.1f%% of copy\n", r->kernel, L, prec, r->rate * 1e-9,
                    r->gbs * 1e-9, r->pct);
             fflush(stdout);
@@ -178,23 +156,8 @@ int main(int argc, char **argv)
     double bw2 = gpu_copy_bandwidth((size_t)1 << 30, 20);
     printf("copy bandwidth again at the end: %.1f GB/s\n", bw2 * 1e-9);
 
-    FILE *f = tsv ? fopen(tsv, "w") : NULL;
-    if (f) fprintf(f, "kernel\tL\tprecision\tvariant\tGsite_per_s\tGB_per_s\tGflop_per_s\tpct_copy\tcopy_GB_per_s\n");
     printf("\nSU(3) gauge fixing on %s (copy bandwidth %.1f GB/s)\n", dev, bw * 1e-9);
-    printf("%-14s %5s %-6s %4s %12s %8s %9s %8s\n", "kernel", "L^4", "prec", "var", "Gsite-upd/s", "GB/s", "GFlop/s", "%copy");
-    for (int i = 0; i < nrows; i++) {
-        struct row *r = &rows[i];
-        const char *pn = r->prec == 's' ? "single" : r->prec == 'm' ? "mixed" : "double";
-        if (f)
-            fprintf(f, "%s\t%d\t%s\t%d\t%.4f\t%.1f\t%.1f\t%.2f\t%.1f\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9,
-                    r->gbs * 1e-9, r->gflops * 1e-9, r->pct, bw * 1e-9);
-        if (r->variant != 0) continue;
-        char gf[32] = "-";
-        if (r->gflops > 0) snprintf(gf, sizeof gf, "%.0f", r->gflops * 1e-9);
-        printf("%-14s %5d %-6s %4d %12.3f %8.0f %9s %7.1f%%\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9, r->gbs * 1e-9, gf,
-               r->pct);
-    }
-    if (f) fclose(f);
+    bench_table(rows, nrows, tsv, bw, "site", 0);
     return 0;
 }
 #endif

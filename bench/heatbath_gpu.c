@@ -68,13 +68,6 @@ static double measure(struct hb_state *s, int hb, double seconds)
     return bench_median5(timed_hb, &a, 3, 5, seconds / 10, 3);
 }
 
-struct row {
-    const char *kernel;
-    int L, variant;
-    char prec;
-    double rate, gbs, gflops, pct;
-};
-
 int main(int argc, char **argv)
 {
     struct bench_opts o = {{32, 24}, 2, 1, 0, NULL};
@@ -85,7 +78,7 @@ int main(int argc, char **argv)
     char dev[256];
     double bw = bench_device("heatbath_gpu", dev, (int)sizeof dev);
     if (bw <= 0) return 0;
-    struct row rows[128];
+    struct bench_row rows[128];
     int nrows = 0;
     const char precs[3] = {'s', 'm', 'd'};
     for (int si = 0; si < nsizes; si++) {
@@ -109,15 +102,9 @@ int main(int argc, char **argv)
                 for (int v = 0; v < nv; v++) {
                     hb_gpu_set_variant(v);
                     double t = measure(s, hb, seconds);
-                    struct row *r = &rows[nrows++];
-                    r->kernel = hb ? "heatbath" : "overrelax";
-                    r->L = L;
-                    r->prec = prec;
-                    r->variant = v;
-                    r->rate = 4.0 * (double)lat.V / t;
-                    r->gbs = r->rate * LINKS_MOVED * 12 * (prec == 'd' ? 8 : 4);
-                    r->gflops = r->rate * FLOP_PER_LINK;
-                    r->pct = 100 * r->gbs / bw;
+                    struct bench_row *r = bench_add(rows, &nrows, 128, hb ? "heatbath" : "overrelax", L, prec, v,
+                                                    4.0 * (double)lat.V / t, LINKS_MOVED * 12 * (prec == 'd' ? 8 : 4),
+                                                    FLOP_PER_LINK, bw);
                     printf("  %-9s %2d^4 %c variant %d (%s): %.3f G link-updates/s, %.0f GB/s, %.1f%% of copy, %.0f GFlop/s\n",
                            r->kernel, L, prec, v, hb_gpu_variant_name(v), r->rate * 1e-9, r->gbs * 1e-9, r->pct,
                            r->gflops * 1e-9);
@@ -133,21 +120,9 @@ int main(int argc, char **argv)
     }
     double bw2 = gpu_copy_bandwidth((size_t)1 << 30, 20);
     printf("copy bandwidth again at the end: %.1f GB/s\n", bw2 * 1e-9);
-    FILE *f = tsv ? fopen(tsv, "w") : NULL;
-    if (f) fprintf(f, "kernel\tL\tprecision\tvariant\tGlink_per_s\tGB_per_s\tGflop_per_s\tpct_copy\tcopy_GB_per_s\n");
     printf("\nSU(3) heatbath on %s (copy bandwidth %.1f GB/s; %g links x 12 reals moved, %g flop per link update)\n", dev,
            bw * 1e-9, LINKS_MOVED, FLOP_PER_LINK);
-    printf("%-10s %5s %-6s %4s %13s %8s %9s %8s\n", "kernel", "L^4", "prec", "var", "Glink-upd/s", "GB/s", "GFlop/s", "%copy");
-    for (int i = 0; i < nrows; i++) {
-        struct row *r = &rows[i];
-        const char *pn = r->prec == 's' ? "single" : r->prec == 'm' ? "mixed" : "double";
-        if (f)
-            fprintf(f, "%s\t%d\t%s\t%d\t%.4f\t%.1f\t%.1f\t%.2f\t%.1f\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9,
-                    r->gbs * 1e-9, r->gflops * 1e-9, r->pct, bw * 1e-9);
-        printf("%-10s %5d %-6s %4d %13.3f %8.0f %9.0f %7.1f%%\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9, r->gbs * 1e-9,
-               r->gflops * 1e-9, r->pct);
-    }
-    if (f) fclose(f);
+    bench_table(rows, nrows, tsv, bw, "link", 1);
     return 0;
 }
 #endif

@@ -268,6 +268,23 @@ __device__ __forceinline__ store_t *elem_ptr(store_t *b, int row, int col, int i
     return b + (e / VEC) * (GPU_LANES * VEC) + e % VEC;
 }
 
+/* column c of the tracked transform at pg (transform_ptr): load and store */
+template <int NC>
+__device__ __forceinline__ void load_column(store_t *pg, int c, lat_complex *col)
+{
+#pragma unroll
+    for (int k = 0; k < NC; k++) col[k] = c_make(__ldcg(elem_ptr<NC>(pg, k, c, 0)), __ldcg(elem_ptr<NC>(pg, k, c, 1)));
+}
+template <int NC>
+__device__ __forceinline__ void store_column(store_t *pg, int c, const lat_complex *col)
+{
+#pragma unroll
+    for (int k = 0; k < NC; k++) {
+        __stcg(elem_ptr<NC>(pg, k, c, 0), (store_t)col[k].re);
+        __stcg(elem_ptr<NC>(pg, k, c, 1), (store_t)col[k].im);
+    }
+}
+
 template <int NC, int G, int UPD, bool TRACK, int TPS, int BS, int MINB>
 __global__ void __launch_bounds__(BS, MINB)
 k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const unsigned char *__restrict__ active,
@@ -304,10 +321,7 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
 #pragma unroll
         for (int e = 0; e < DPT; e++) {
             int c = tid * DPT + e;
-            if (c < NC)
-#pragma unroll
-                for (int k = 0; k < NC; k++)
-                    col[e][k] = c_make(__ldcg(elem_ptr<NC>(pg, k, c, 0)), __ldcg(elem_ptr<NC>(pg, k, c, 1)));
+            if (c < NC) load_column<NC>(pg, c, col[e]);
         }
     }
 #pragma unroll
@@ -361,12 +375,7 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
 #pragma unroll
         for (int e = 0; e < DPT; e++) {
             int c = tid * DPT + e;
-            if (c < NC)
-#pragma unroll
-                for (int k = 0; k < NC; k++) {
-                    __stcg(elem_ptr<NC>(pg, k, c, 0), (store_t)col[e][k].re);
-                    __stcg(elem_ptr<NC>(pg, k, c, 1), (store_t)col[e][k].im);
-                }
+            if (c < NC) store_column<NC>(pg, c, col[e]);
         }
     }
 }
@@ -425,8 +434,7 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
     store_t *pg = NULL;
     if (TRACK && live && mu < NC) {
         pg = transform_ptr<NC>(gt, g, p, h);
-#pragma unroll
-        for (int k = 0; k < NC; k++) col[k] = c_make(__ldcg(elem_ptr<NC>(pg, k, mu, 0)), __ldcg(elem_ptr<NC>(pg, k, mu, 1)));
+        load_column<NC>(pg, mu, col);
     }
 #pragma unroll
     for (int s = 0; s < NC * (NC - 1) / 2; s++) {
@@ -497,13 +505,7 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
     if (live) {
         store_link<NC>(pu, u);
         store_link<NC>(pd, d);
-        if (TRACK && mu < NC) {
-#pragma unroll
-            for (int k = 0; k < NC; k++) {
-                __stcg(elem_ptr<NC>(pg, k, mu, 0), (store_t)col[k].re);
-                __stcg(elem_ptr<NC>(pg, k, mu, 1), (store_t)col[k].im);
-            }
-        }
+        if (TRACK && mu < NC) store_column<NC>(pg, mu, col);
     }
 }
 

@@ -37,6 +37,26 @@ template <int MU, bool HB> static void launch(kgeo g, double *links, int p, doub
             k_link<3, MU, HB, true, 128>(g, links, p, bn, seed, k);
         }
 }
+/* the device layout buf <-> a host field: copy in, or the largest difference */
+static void to_device(double *buf, const gpu_field &f, const struct gauge_field &u)
+{
+    for (int64_t s = 0; s < u.lat.V; s++) {
+        int p = lattice_parity(&u.lat, s);
+        for (int mu = 0; mu < 4; mu++)
+            for (int c = 0; c < 12; c++) buf[gpu_index(f.nblk, 12, 2, p * 4 + mu, c, s >> 1)] = field_link(&u, s, mu)[c];
+    }
+}
+static double max_diff(const double *buf, const gpu_field &f, const struct gauge_field &u)
+{
+    double w = 0;
+    for (int64_t s = 0; s < u.lat.V; s++) {
+        int p = lattice_parity(&u.lat, s);
+        for (int mu = 0; mu < 4; mu++)
+            for (int c = 0; c < 12; c++) w = fmax(w, fabs(buf[gpu_index(f.nblk, 12, 2, p * 4 + mu, c, s >> 1)] - field_link(&u, s, mu)[c]));
+    }
+    return w;
+}
+
 int main()
 {
     int bad = 0;
@@ -49,10 +69,7 @@ int main()
     f.nc = 3; f.ncomp = 12; f.vec = 2; f.V = lat.V; f.Vh = lat.V / 2; f.nblk = (f.Vh + 31) / 32; f.prec = 'd';
     size_t n = (size_t)8 * f.nblk * 12 * 32;
     double *buf = (double *)calloc(n, sizeof(double));
-    for (int64_t s = 0; s < lat.V; s++) {
-        int p = lattice_parity(&lat, s);
-        for (int mu = 0; mu < 4; mu++) for (int c = 0; c < 12; c++) buf[gpu_index(f.nblk, 12, 2, p * 4 + mu, c, s >> 1)] = field_link(&u, s, mu)[c];
-    }
+    to_device(buf, f, u);
     kgeo g = make_geo(&f);
     struct hb_state *sc = hb_backend_cpu.create(&u, 'd');
     struct gauge_field c; field_alloc(&c, &lat, 3, 64);
@@ -63,20 +80,12 @@ int main()
             launch<2, true>(g, buf, p, 5.7 / 3, 77, k); launch<3, true>(g, buf, p, 5.7 / 3, 77, k);
         }
         hb_backend_cpu.download(sc, &c);
-        double w = 0;
-        for (int64_t s = 0; s < lat.V; s++) {
-            int p = lattice_parity(&lat, s);
-            for (int mu = 0; mu < 4; mu++) for (int q = 0; q < 12; q++)
-                w = fmax(w, fabs(buf[gpu_index(f.nblk, 12, 2, p * 4 + mu, q, s >> 1)] - field_link(&c, s, mu)[q]));
-        }
+        double w = max_diff(buf, f, c);
         printf("heatbath sweep %u: max |diff| emulated kernel vs CPU backend %.3g\n", k + 1, w);
         bad |= w > 1e-10;
     }
     hb_backend_cpu.download(sc, &c);
-    for (int64_t s = 0; s < lat.V; s++) {
-        int p = lattice_parity(&lat, s);
-        for (int mu = 0; mu < 4; mu++) for (int q = 0; q < 12; q++) buf[gpu_index(f.nblk, 12, 2, p * 4 + mu, q, s >> 1)] = field_link(&c, s, mu)[q];
-    }
+    to_device(buf, f, c);
     for (int o = 0; o < 5; o++) {
     hb_backend_cpu.overrelax(sc);
     for (int p = 0; p < 2; p++) {
@@ -84,22 +93,12 @@ int main()
         launch<2, false>(g, buf, p, 0, 0, 0); launch<3, false>(g, buf, p, 0, 0, 0);
     }
         hb_backend_cpu.download(sc, &c);
-        double w = 0;
-        for (int64_t s = 0; s < lat.V; s++) {
-            int p = lattice_parity(&lat, s);
-            for (int mu = 0; mu < 4; mu++) for (int q = 0; q < 12; q++)
-                w = fmax(w, fabs(buf[gpu_index(f.nblk, 12, 2, p * 4 + mu, q, s >> 1)] - field_link(&c, s, mu)[q]));
-        }
+        double w = max_diff(buf, f, c);
         printf("OR sweep %d: max |diff| %.3g\n", o + 1, w);
         bad |= w > 1e-10;
     }
     hb_backend_cpu.download(sc, &c);
-    double worst = 0;
-    for (int64_t s = 0; s < lat.V; s++) {
-        int p = lattice_parity(&lat, s);
-        for (int mu = 0; mu < 4; mu++) for (int k = 0; k < 12; k++)
-            worst = fmax(worst, fabs(buf[gpu_index(f.nblk, 12, 2, p * 4 + mu, k, s >> 1)] - field_link(&c, s, mu)[k]));
-    }
+    double worst = max_diff(buf, f, c);
     double moved = 0;
     for (int64_t s = 0; s < lat.V; s++) for (int k = 0; k < 12; k++) moved = fmax(moved, fabs(field_link(&c, s, 1)[k] - field_link(&u, s, 1)[k]));
     printf("after the OR sweeps: max |diff| %.3g (links moved by up to %.3g from the start)\n", worst, moved);

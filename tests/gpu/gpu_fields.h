@@ -64,19 +64,25 @@ static inline void fields_pure(struct gauge_field *u, const struct lattice *lat,
     fields_orbit(u, seed);
 }
 
-static inline double rel_diff(const struct gauge_field *a, const struct gauge_field *b)
+/* ||A - B||_F / ||B||_F of link (x, mu) */
+static inline double link_rel_diff(const struct gauge_field *a, const struct gauge_field *b, int64_t x, int mu)
 {
     size_t lr = field_link_reals(a->nc);
+    const double *p = field_link(a, x, mu), *q = field_link(b, x, mu);
+    double d = 0, n = 0;
+    for (size_t k = 0; k < lr; k++) {
+        d += (p[k] - q[k]) * (p[k] - q[k]);
+        n += q[k] * q[k];
+    }
+    return sqrt(d / n);
+}
+
+static inline double rel_diff(const struct gauge_field *a, const struct gauge_field *b)
+{
     double worst = 0;
     for (int64_t x = 0; x < a->lat.V; x++)
         for (int mu = 0; mu < 4; mu++) {
-            const double *p = field_link(a, x, mu), *q = field_link(b, x, mu);
-            double d = 0, n = 0;
-            for (size_t k = 0; k < lr; k++) {
-                d += (p[k] - q[k]) * (p[k] - q[k]);
-                n += q[k] * q[k];
-            }
-            double r = sqrt(d / n);
+            double r = link_rel_diff(a, b, x, mu);
             if (!(r <= worst)) worst = r; /* NaN wins */
         }
     return worst;

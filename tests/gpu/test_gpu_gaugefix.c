@@ -197,6 +197,20 @@ static void watchdog(int sig)
     _exit(2);
 }
 
+/* three annealing sweeps of u on the GPU under the watchdog; F and theta */
+static struct gauge_quality anneal3(const struct gauge_field *u, const struct gf_params *an, char prec, const char *what)
+{
+    watch_what = what;
+    alarm(60);
+    struct gf_state *s = gpu->create(u, NULL, prec);
+    for (int k = 0; k < 3; k++) gpu->sweep(s, an, 17, 0, (uint32_t)k, NULL);
+    struct gauge_quality q;
+    gpu->measure(s, GAUGE_LANDAU, &q);
+    alarm(0);
+    gpu->destroy(s);
+    return q;
+}
+
 static void test_anneal_32(void)
 {
     signal(SIGALRM, watchdog);
@@ -213,19 +227,13 @@ static void test_anneal_32(void)
     cpu->destroy(sc);
     for (int pi = 0; pi < 3; pi++) {
         char prec = "dms"[pi];
-        watch_what = prec == 'd' ? "annealing 32^4 double" : prec == 'm' ? "annealing 32^4 mixed" : "annealing 32^4 single";
-        alarm(60);
-        struct gf_state *s = gpu->create(&u, NULL, prec);
-        for (int k = 0; k < 3; k++) gpu->sweep(s, &an, 17, 0, (uint32_t)k, NULL);
-        struct gauge_quality q;
-        gpu->measure(s, GAUGE_LANDAU, &q);
-        alarm(0);
+        struct gauge_quality q = anneal3(&u, &an, prec,
+                                         prec == 'd' ? "annealing 32^4 double" : prec == 'm' ? "annealing 32^4 mixed" : "annealing 32^4 single");
         double tol = prec == 'd' ? 1e-10 : 1e-5;
         CHECK(isfinite(q.F) && isfinite(q.theta) && rel(q.F, qc.F) < tol, "%s: F %.15g (CPU double %.15g), theta %g", watch_what,
               q.F, qc.F, q.theta);
         if (lat_verbosity > 0) fprintf(stderr, "%s: F %.15g, CPU double %.15g, rel %.3g\n", watch_what, q.F, qc.F, rel(q.F, qc.F));
         gauge_quality_free(&q);
-        gpu->destroy(s);
     }
     gauge_quality_free(&qc);
     /* a NaN link: annealing sweeps end (the sampler returns NaN at once) and
@@ -233,17 +241,10 @@ static void test_anneal_32(void)
     u.d[7 * field_link_reals(3) + 2] = NAN;
     for (int pi = 0; pi < 3; pi++) {
         char prec = "dms"[pi];
-        watch_what = "annealing a field with a NaN link";
-        alarm(60);
-        struct gf_state *s = gpu->create(&u, NULL, prec);
-        for (int k = 0; k < 3; k++) gpu->sweep(s, &an, 17, 0, (uint32_t)k, NULL);
-        struct gauge_quality q;
-        gpu->measure(s, GAUGE_LANDAU, &q);
-        alarm(0);
+        struct gauge_quality q = anneal3(&u, &an, prec, "annealing a field with a NaN link");
         CHECK(!isfinite(q.F) || !isfinite(q.theta), "prec %c: NaN link annealed: F %g theta %g (non-finite expected)", prec, q.F,
               q.theta);
         gauge_quality_free(&q);
-        gpu->destroy(s);
     }
     field_free(&u);
 }
@@ -493,29 +494,18 @@ static void oom_child(void)
     exit(0);
 }
 
+static void exec_oom_child(void *arg)
+{
+    (void)arg;
+    execl("/proc/self/exe", "test_gpu_gaugefix", "--oom-child", (char *)NULL);
+}
+
 static void test_oom(void)
 {
-    int fd[2];
-    if (pipe(fd) != 0) return;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], 2);
-        close(fd[0]);
-        execl("/proc/self/exe", "test_gpu_gaugefix", "--oom-child", (char *)NULL);
-        _exit(99);
-    }
-    close(fd[1]);
     char buf[4096];
-    ssize_t n = 0, k;
-    while (n < (ssize_t)sizeof buf - 1 && (k = read(fd[0], buf + n, sizeof buf - 1 - (size_t)n)) > 0) n += k;
-    buf[n] = 0;
-    close(fd[0]);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    int lines = 0;
-    for (ssize_t i = 0; i < n; i++) lines += buf[i] == '\n';
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines == 1 && strstr(buf, "out of device memory"),
-          "out of memory: exit %d, %d lines: %s", WIFEXITED(st) ? WEXITSTATUS(st) : -1, lines, buf);
+    int lines;
+    int code = unit_run_child(exec_oom_child, NULL, 120, buf, sizeof buf, &lines);
+    CHECK(code == 1 && lines == 1 && strstr(buf, "out of device memory"), "out of memory: exit %d, %d lines: %s", code, lines, buf);
     if (lat_verbosity > 0) fprintf(stderr, "out of memory: %s", buf);
 }
 

@@ -60,18 +60,9 @@ static void download(const struct hb_backend *b, struct hb_state *s, const struc
 /* links differing (||A-B||_F / ||B||_F) by more than tol */
 static int64_t count_diff(const struct gauge_field *a, const struct gauge_field *b, double tol)
 {
-    size_t lr = field_link_reals(a->nc);
     int64_t n = 0;
     for (int64_t x = 0; x < a->lat.V; x++)
-        for (int mu = 0; mu < 4; mu++) {
-            const double *p = field_link(a, x, mu), *q = field_link(b, x, mu);
-            double d = 0, m = 0;
-            for (size_t k = 0; k < lr; k++) {
-                d += (p[k] - q[k]) * (p[k] - q[k]);
-                m += q[k] * q[k];
-            }
-            if (!(sqrt(d / m) <= tol)) n++;
-        }
+        for (int mu = 0; mu < 4; mu++) n += !(link_rel_diff(a, b, x, mu) <= tol);
     return n;
 }
 
@@ -254,35 +245,24 @@ static void physics(void)
 }
 
 /* SU(4) on the GPU: one line on stderr, exit 1 */
+static void su4_child(void *arg)
+{
+    (void)arg;
+    struct lattice lat;
+    lattice_of(&lat, 4, 4, 4, 4);
+    struct gauge_field u;
+    field_alloc(&u, &lat, 4, 64);
+    field_set_unit(&u);
+    gpu->create(&u, 'd');
+    _exit(0);
+}
+
 static void no_su4(void)
 {
-    fflush(stdout);
-    int fd[2];
-    if (pipe(fd) != 0) return;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], 2);
-        close(fd[0]);
-        struct lattice lat;
-        lattice_of(&lat, 4, 4, 4, 4);
-        struct gauge_field u;
-        field_alloc(&u, &lat, 4, 64);
-        field_set_unit(&u);
-        gpu->create(&u, 'd');
-        _exit(0);
-    }
-    close(fd[1]);
     char buf[1024];
-    ssize_t n = read(fd[0], buf, sizeof buf - 1), m;
-    while (n >= 0 && (m = read(fd[0], buf + n, sizeof buf - 1 - (size_t)n)) > 0) n += m;
-    close(fd[0]);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    buf[n > 0 ? n : 0] = 0;
-    int lines = 0;
-    for (char *c = buf; *c; c++) lines += *c == '\n';
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines == 1, "SU(4) on the GPU: exit %d, stderr '%s'",
-          WIFEXITED(st) ? WEXITSTATUS(st) : -1, buf);
+    int lines;
+    int code = unit_run_child(su4_child, NULL, 60, buf, sizeof buf, &lines);
+    CHECK(code == 1 && lines == 1, "SU(4) on the GPU: exit %d, stderr '%s'", code, buf);
 }
 
 int main(int argc, char **argv)

@@ -273,8 +273,9 @@ static void test_by_direction(void)
 }
 
 /* ---- non-finite links: the driver stops with one line ------------------------- */
-static void nan_child(int anneal)
+static void nan_child(void *arg)
 {
+    int anneal = *(const int *)arg;
     struct lattice lat;
     make_lattice(&lat, 4, 4);
     struct gauge_field u;
@@ -296,28 +297,11 @@ static void nan_child(int anneal)
 static void test_nan(void)
 {
     for (int anneal = 0; anneal < 2; anneal++) {
-        fflush(stdout);
-        int fd[2];
-        if (pipe(fd) != 0) return;
-        pid_t pid = fork();
-        if (pid == 0) {
-            dup2(fd[1], 2);
-            close(fd[0]);
-            alarm(20); /* a hang ends as a failure, not as a stuck test */
-            nan_child(anneal);
-        }
-        close(fd[1]);
         char buf[4096];
-        ssize_t n = 0, k;
-        while (n < (ssize_t)sizeof buf - 1 && (k = read(fd[0], buf + n, sizeof buf - 1 - (size_t)n)) > 0) n += k;
-        buf[n] = 0;
-        close(fd[0]);
-        int st = 0, lines = 0;
-        waitpid(pid, &st, 0);
-        for (ssize_t i = 0; i < n; i++) lines += buf[i] == '\n';
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines == 1 && strstr(buf, "non-finite"),
-              "%s on a NaN link: exit %d, %d lines: %s", anneal ? "annealing" : "overrelaxation",
-              WIFEXITED(st) ? WEXITSTATUS(st) : -1, lines, buf);
+        int lines;
+        int code = unit_run_child(nan_child, &anneal, 20, buf, sizeof buf, &lines); /* 20 s: a hang fails */
+        CHECK(code == 1 && lines == 1 && strstr(buf, "non-finite"), "%s on a NaN link: exit %d, %d lines: %s",
+              anneal ? "annealing" : "overrelaxation", code, lines, buf);
     }
 }
 

@@ -1,16 +1,52 @@
 /* unit.h -- the smallest test harness: CHECK(cond, ...) counts failures,
- * CHECK_CLOSE(a, b, tol) compares numbers, and unit_done() prints
+ * CHECK_CLOSE(a, b, tol) compares numbers, unit_run_child() runs code in
+ * a child process and captures its standard error, and unit_done() prints
  * "NAME: N passed, M failed" and returns the exit status. */
 #ifndef LAT_UNIT_H
 #define LAT_UNIT_H
 #include <math.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int unit_pass, unit_fail;
 #define CHECK(cond, ...) do { if (cond) unit_pass++; else { unit_fail++; \
     fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 #define CHECK_CLOSE(a, b, tol) do { double a_ = (a), b_ = (b); \
     CHECK(fabs(a_ - b_) <= (tol), "%s = %.17g, expected %.17g (tol %g)", #a, a_, b_, (double)(tol)); } while (0)
+/* Run child(arg) in a forked process with its standard error captured (the
+ * "one line, exit 1" checks): returns its exit status (-1 if it did not
+ * exit, e.g. killed by the alarm after `seconds`, which turns a hang into a
+ * failure), its stderr in err[len] and the number of lines in *lines.  The
+ * child must end the process itself (exit, _exit or exec). */
+static inline int unit_run_child(void (*child)(void *), void *arg, unsigned seconds, char *err, size_t len, int *lines)
+{
+    fflush(stdout);
+    fflush(stderr);
+    int fd[2];
+    err[0] = 0;
+    *lines = 0;
+    if (pipe(fd) != 0) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        alarm(seconds);
+        child(arg);
+        _exit(99); /* the child should not return */
+    }
+    close(fd[1]);
+    size_t n = 0;
+    ssize_t k;
+    while (n + 1 < len && (k = read(fd[0], err + n, len - 1 - n)) > 0) n += (size_t)k;
+    err[n] = 0;
+    close(fd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    for (size_t i = 0; i < n; i++) *lines += err[i] == '\n';
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 static inline int unit_done(const char *name)
 {
     printf("%s: %d passed, %d failed\n", name, unit_pass, unit_fail);
