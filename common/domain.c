@@ -100,10 +100,15 @@ void halo_start(struct halo_xfer *x, const struct domain *d, void *links, size_t
     halo_post(d, x->part, nparts, (void *const *)x->sbuf, (void *const *)x->rbuf, x->bytes, &x->reqs);
 }
 
+static uint64_t halo_sent;
+void halo_count(size_t bytes) { halo_sent += bytes; }
+uint64_t halo_bytes_sent(void) { return halo_sent; }
+
 void halo_post(const struct domain *d, const struct halo_part *parts, int nparts, void *const *sbuf,
                void *const *rbuf, const size_t *bytes, struct comm_reqs *reqs)
 {
     for (int i = 0; i < nparts; i++) {
+        halo_count(bytes[i]);
         int to = mod(d->rank + parts[i].dir, d->size), from = mod(d->rank - parts[i].dir, d->size);
         comm_irecv(rbuf[i], bytes[i], from, TAG_HALO + i, reqs);
         comm_isend(sbuf[i], bytes[i], to, TAG_HALO + i, reqs);
@@ -134,6 +139,19 @@ void halo_refresh_all(const struct domain *d, void *links, size_t esize, size_t 
     struct halo_xfer x;
     halo_start(&x, d, links, esize, link_reals, parts, 2);
     halo_finish(&x);
+}
+
+void halo_refresh_sites(const struct domain *d, double *f, size_t site_reals)
+{
+    if (!d) return;
+    /* whole slices are contiguous (t runs slowest): no packing */
+    const size_t n = (size_t)d->v3 * site_reals;
+    const struct halo_part parts[2] = {{-1, 1, d->lt + 1, -1, -1}, {+1, d->lt, 0, -1, -1}};
+    void *sbuf[2] = {f + n, f + n * (size_t)d->lt}, *rbuf[2] = {f + n * (size_t)(d->lt + 1), f};
+    const size_t bytes[2] = {n * sizeof(double), n * sizeof(double)};
+    struct comm_reqs reqs = {0, {0}};
+    halo_post(d, parts, 2, sbuf, rbuf, bytes, &reqs);
+    comm_waitall(&reqs);
 }
 
 void domain_field_alloc(struct gauge_field *u, const struct domain *d, const struct lattice *glob, int nc, int prec)

@@ -95,14 +95,25 @@ void halo_post(const struct domain *d, const struct halo_part *parts, int nparts
                void *const *rbuf, const size_t *bytes, struct comm_reqs *reqs);
 /* refresh both halo slices of a field completely */
 void halo_refresh_all(const struct domain *d, void *links, size_t esize, size_t link_reals);
+/* the same for a field of one matrix per site (site_reals doubles), e.g. a
+ * gauge transformation */
+void halo_refresh_sites(const struct domain *d, double *f, size_t site_reals);
+/* bytes of halo this rank has sent since the start (halo_post and the GPU
+ * halo's device-to-device copies add to it): lets a run say, and a test
+ * check, what an algorithm exchanged */
+void halo_count(size_t bytes);
+uint64_t halo_bytes_sent(void);
 
 /* The links a gauge-fixing half-sweep of parity p changed that another
  * rank holds (common/gaugefix.h: the update at x changes U_mu(x) and
- * U_mu(x-mu)): the halo links U_t(t0-1) of the other parity go back to
- * their owner, and the owned U_t(t0+lt-1) of parity p go to the rank above,
- * whose halo they are.  Fills parts, returns their number. */
-static inline int halo_parts_gaugefix(const struct domain *d, int p, struct halo_part *parts)
+ * U_mu(x-mu) for the ndirs directions of the functional): the halo links
+ * U_t(t0-1) of the other parity go back to their owner, and the owned
+ * U_t(t0+lt-1) of parity p go to the rank above, whose halo they are.
+ * Coulomb gauge (ndirs 3) moves no time link while it iterates: nothing.
+ * Fills parts, returns their number. */
+static inline int halo_parts_gaugefix(const struct domain *d, int ndirs, int p, struct halo_part *parts)
 {
+    if (ndirs < 4) return 0;
     struct halo_part back = {-1, 0, d->lt, 3, 1 - p}, up = {+1, d->lt, 0, 3, p};
     parts[0] = back;
     parts[1] = up;

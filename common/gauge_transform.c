@@ -46,7 +46,8 @@ void gauge_transform_random_field(const struct gauge_field *u, uint64_t seed, ui
     random_on(u->dom, u->nc, u->lat.V, seed, copy, g);
 }
 
-void gauge_transform_apply(struct gauge_field *u, const double *g)
+/* U_mu(x) -> g(x) U_mu(x) g(x+mu)^dag for mu0 <= mu < 4 */
+static void apply_dirs(struct gauge_field *u, const double *g, int mu0)
 {
     int n = u->nc;
     check_nc(n);
@@ -61,7 +62,7 @@ void gauge_transform_apply(struct gauge_field *u, const double *g)
     for (int64_t s = s0; s < s1; s++) {
         const lat_complex *gx = (const lat_complex *)(g + 2 * nn * (size_t)s);
         lat_complex t[NN];
-        for (int mu = 0; mu < LAT_ND; mu++) {
+        for (int mu = mu0; mu < LAT_ND; mu++) {
             const lat_complex *gy = (const lat_complex *)(g + 2 * nn * (size_t)lattice_neighbour(lat, s, mu, +1));
             lat_complex *m = (lat_complex *)field_link(u, s, mu);
             sun_mul(n, t, gx, m);
@@ -69,6 +70,14 @@ void gauge_transform_apply(struct gauge_field *u, const double *g)
         }
     }
     halo_refresh_all(u->dom, u->d, sizeof(double), field_link_reals(n));
+}
+
+void gauge_transform_apply(struct gauge_field *u, const double *g) { apply_dirs(u, g, 0); }
+
+void gauge_transform_apply_time(struct gauge_field *u, double *g)
+{
+    halo_refresh_sites(u->dom, g, field_link_reals(u->nc));
+    apply_dirs(u, g, LAT_ND - 1);
 }
 
 void gauge_transform_compose(int nc, int64_t V, double *acc, const double *g)

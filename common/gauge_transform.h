@@ -9,6 +9,10 @@
  *
  *   gauge_transform_apply    U_mu(x) -> g(x) U_mu(x) g(x+mu)^dag  (SPEC §3),
  *                            double fields only, in place
+ *   gauge_transform_apply_time  the same for mu = t only: how Coulomb
+ *                            gauge moves the time links once at the end
+ *                            (common/gaugefix.h); on a slab it first
+ *                            fills g's halo slices from their owners
  *   gauge_transform_compose  acc(x) -> g(x) acc(x): the accumulated
  *                            transformation after applying g on top of acc
  *   gauge_transform_random   g(x) Haar-random in SU(nc), drawn by
@@ -27,6 +31,7 @@ void gauge_transform_random(int nc, int64_t V, uint64_t seed, uint32_t copy, dou
  * site, halos included, gets the g of its global site) */
 void gauge_transform_random_field(const struct gauge_field *u, uint64_t seed, uint32_t copy, double *g);
 void gauge_transform_apply(struct gauge_field *u, const double *g);
+void gauge_transform_apply_time(struct gauge_field *u, double *g);
 void gauge_transform_compose(int nc, int64_t V, double *acc, const double *g);
 
 #endif

@@ -10,7 +10,12 @@
  *           from K(x) = sum_mu [U_mu(x) + U_mu(x-mu)^dag], MAG from a 2x2
  *           Hermitian eigenproblem), and
  *   Step 2: apply it, U_mu(x) -> g U_mu(x), U_mu(x-mu) -> U_mu(x-mu) g^dag
- *           for all four mu (Coulomb too: the time links must follow).
+ *           for the directions of the functional (gf_ndirs).  Coulomb
+ *           gauge leaves the time links alone while it iterates: its
+ *           timeslices are independent problems, so on R ranks nothing
+ *           needs exchanging; the caller accumulates g(x) (gacc) and
+ *           moves U_t once at the end (gauge_transform_apply_time), the
+ *           same on every R and every backend.
  * The links are passed as two arrays of four n x n matrices, up[mu] =
  * U_mu(x) and dn[mu] = U_mu(x-mu), at up + mu*n*n.  gf_site_update is built
  * from per-direction parts (each direction's share of Step 1, Step 1 from
@@ -312,9 +317,10 @@ LAT_HD void gf_step2_link(int n, lat_complex *u, lat_complex *d, int i, int j, l
     sun_su2_right_dagger(n, d, i, j, g);
 }
 
-LAT_HD void gf_step2(int n, lat_complex *up, lat_complex *dn, int i, int j, lat_su2 g)
+/* the directions 0..ndirs-1 (gf_ndirs: Coulomb leaves U_t alone) */
+LAT_HD void gf_step2(int n, lat_complex *up, lat_complex *dn, int ndirs, int i, int j, lat_su2 g)
 {
-    for (int mu = 0; mu < 4; mu++) gf_step2_link(n, up + mu * n * n, dn + mu * n * n, i, j, g);
+    for (int mu = 0; mu < ndirs; mu++) gf_step2_link(n, up + mu * n * n, dn + mu * n * n, i, j, g);
 }
 
 /* the tracked transform, one column c of it (col[k] = g(x)_kc):
@@ -325,7 +331,8 @@ LAT_HD void gf_step2_column(lat_complex *col, int i, int j, lat_su2 g)
 }
 
 /* The whole update of one site: every subgroup in order, Steps 1 and 2.
- * gacc, if not NULL, accumulates the transformation: gacc <- g gacc. */
+ * gacc, if not NULL, accumulates the transformation: gacc <- g gacc
+ * (Coulomb needs it: U_t follows only at the end). */
 LAT_HD void gf_site_update(int n, lat_complex *up, lat_complex *dn, lat_complex *gacc,
                            const struct gf_params *p, struct lat_rng *r)
 {
@@ -337,7 +344,7 @@ LAT_HD void gf_site_update(int n, lat_complex *up, lat_complex *dn, lat_complex 
         int i, j;
         sun_subgroup(n, s, &i, &j);
         lat_su2 g = gf_step1(n, up, dn, i, j, p, r);
-        gf_step2(n, up, dn, i, j, g);
+        gf_step2(n, up, dn, gf_ndirs(p->gauge), i, j, g);
         if (gacc) sun_su2_left(n, gacc, i, j, g);
     }
 }

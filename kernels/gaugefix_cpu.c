@@ -7,7 +7,8 @@
  * Contract: a sweep updates every site of parity 0, then of parity 1, each
  * with gf_site_update (common/gaugefix.h, the only copy of the math) and the
  * Philox stream (seed, copy, site, sweep_index, purpose).  A site's update
- * reads and writes only its eight links U_mu(x), U_mu(x-mu); every link joins
+ * reads and writes only its eight links U_mu(x), U_mu(x-mu) (Coulomb: the
+ * six spatial ones; U_t waits for the end, gaugefix.h); every link joins
  * one site of each parity, so the sites of one parity work on disjoint links:
  * OpenMP over them is race-free and the result does not depend on the
  * number of threads.  SU(3) runs a separately inlined path with n = 3. */
@@ -59,8 +60,9 @@ ALWAYS_INLINE void store(int count, store_t *p, const lat_complex *m)
     }
 }
 
-/* One site: load the eight links (and g), update, store.  up/dn/g are the
- * caller's buffers, sized for n. */
+/* One site: load the links of the functional's directions (eight, or six
+ * for Coulomb, which leaves U_t alone) and g, update, store.  up/dn/g are
+ * the caller's buffers, sized for n. */
 ALWAYS_INLINE void site_update(struct gf_state *s, int n, int64_t x, const struct gf_params *p, uint64_t seed,
                                uint32_t copy, uint32_t sweep, uint32_t purpose, lat_complex *up, lat_complex *dn,
                                lat_complex *g)
@@ -70,8 +72,9 @@ ALWAYS_INLINE void site_update(struct gf_state *s, int n, int64_t x, const struc
     store_t *U = (store_t *)s->links;
     store_t *ux = U + (size_t)x * LAT_ND * lr;
     const int32_t *bw = s->bwd + 4 * x;
-    load(LAT_ND * nn, up, ux);
-    for (int mu = 0; mu < LAT_ND; mu++) load(nn, dn + mu * nn, U + ((size_t)bw[mu] * LAT_ND + mu) * lr);
+    const int nd = gf_ndirs(p->gauge);
+    load(nd * nn, up, ux);
+    for (int mu = 0; mu < nd; mu++) load(nn, dn + mu * nn, U + ((size_t)bw[mu] * LAT_ND + mu) * lr);
     lat_complex *gp = NULL;
     store_t *T = (store_t *)s->transform;
     if (T) {
@@ -81,8 +84,8 @@ ALWAYS_INLINE void site_update(struct gf_state *s, int n, int64_t x, const struc
     struct lat_rng r;
     rng_init(&r, seed, copy, (uint64_t)domain_global_site(s->dom, x), sweep, purpose);
     gf_site_update(n, up, dn, gp, p, &r);
-    store(LAT_ND * nn, ux, up);
-    for (int mu = 0; mu < LAT_ND; mu++) store(nn, U + ((size_t)bw[mu] * LAT_ND + mu) * lr, dn + mu * nn);
+    store(nd * nn, ux, up);
+    for (int mu = 0; mu < nd; mu++) store(nn, U + ((size_t)bw[mu] * LAT_ND + mu) * lr, dn + mu * nn);
     if (T) store(nn, T + (size_t)x * lr, g);
 }
 
@@ -124,7 +127,9 @@ void VSFX(gf_cpu_sweep)(struct gf_state *s, const struct gf_params *p, uint64_t 
         update_sites(s, s->sites[par], 0, s->nbound[par], &pl, seed, copy, sweep_index, purpose, active_t);
         struct halo_xfer x;
         struct halo_part parts[2];
-        if (s->dom) halo_start(&x, s->dom, s->links, sizeof(store_t), lr, parts, halo_parts_gaugefix(s->dom, par, parts));
+        if (s->dom)
+            halo_start(&x, s->dom, s->links, sizeof(store_t), lr, parts,
+                       halo_parts_gaugefix(s->dom, gf_ndirs(p->gauge), par, parts));
         update_sites(s, s->sites[par], s->nbound[par], s->nsites[par], &pl, seed, copy, sweep_index, purpose, active_t);
         if (s->dom) halo_finish(&x);
     }

@@ -5,6 +5,8 @@
 #include "gaugefix_driver.h"
 #include "cli.h"
 #include "comm.h"
+#include "domain.h"
+#include "gauge_transform.h"
 #include "log.h"
 #include <math.h>
 #include <stdlib.h>
@@ -53,6 +55,36 @@ static void measure_at(const struct gf_run *r, struct gauge_quality *q, long ste
     }
 }
 
+struct gf_state *gf_open(const struct gf_backend *be, const struct gauge_field *u, const double *transform,
+                         char prec, enum gauge_kind g, double **time_g)
+{
+    *time_g = NULL;
+    if (g == GAUGE_COULOMB) {
+        *time_g = lat_malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
+        gauge_transform_identity(u->nc, u->lat.V, *time_g);
+    }
+    return be->create(u, *time_g ? *time_g : transform, prec);
+}
+
+void gf_close(const struct gf_backend *be, struct gf_state *st, struct gauge_field *u, double *transform,
+              double *time_g)
+{
+    be->download(st, u, time_g ? time_g : transform);
+    be->destroy(st);
+    if (!time_g) return;
+    gauge_transform_apply_time(u, time_g);
+    if (transform) gauge_transform_compose(u->nc, u->lat.V, transform, time_g);
+    free(time_g);
+}
+
+/* the halo bytes every rank sent since halo0 (this rank's count then) */
+static double halo_since(uint64_t halo0)
+{
+    double b = (double)(halo_bytes_sent() - halo0);
+    comm_sum(&b, 1);
+    return b;
+}
+
 static void take_result(struct gf_result *res, struct gauge_quality *q)
 {
     res->F = q->F;
@@ -82,6 +114,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
     long *iter_t = coulomb ? lat_malloc((size_t)nt * sizeof(long)) : NULL;
     comm_barrier(); /* timings start when every rank is ready */
     double t0 = now();
+    const uint64_t halo0 = halo_bytes_sent();
 
     struct gauge_quality q;
     measure_at(r, &q, 0);
@@ -153,6 +186,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
     res->sweeps = it;
     res->converged = micro ? -1 : converged;
     res->seconds = now() - t0;
+    res->halo_bytes = halo_since(halo0);
     take_result(res, &q);
     res->iter_t = iter_t;
     free(active);
@@ -176,6 +210,7 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
     struct gf_params mc = {r->gauge, GF_MICRO, 2, 0, 0};
     comm_barrier(); /* timings start when every rank is ready */
     double t0 = now(), prev_t = t0;
+    const uint64_t halo0 = halo_bytes_sent();
     long sweeps = 0, prev_sweeps = 0;
     struct gauge_quality q = {0};
     if (r->log) {
@@ -221,6 +256,7 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
     res->sweeps = sweeps;
     res->converged = -1;
     res->seconds = now() - t0;
+    res->halo_bytes = halo_since(halo0);
     take_result(res, &q);
 }
 

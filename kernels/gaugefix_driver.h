@@ -68,7 +68,21 @@ struct gf_result {
     double *F_t, *theta_t;
     long *iter_t;     /* Coulomb relaxation: sweeps each slice took (-1: not converged) */
     double seconds;
+    double halo_bytes; /* sent by all ranks while iterating (domain.h: halo_count) */
 };
+
+/* The backend state of a run of gauge g, and its end.  Coulomb gauge leaves
+ * U_t alone while it iterates (common/gaugefix.h), so gf_open hands the
+ * backend a transform of its own, the unit matrix at every site of u
+ * (*time_g, malloc'd), instead of the tracked one; gf_close downloads
+ * (into u, and transform or *time_g), destroys the state, and for Coulomb
+ * moves U_t by the run's g (gauge_transform_apply_time: on a slab one
+ * exchange of g's boundary slice) and composes it into transform (if not
+ * NULL).  Every backend and every R do the same: the same bytes. */
+struct gf_state *gf_open(const struct gf_backend *be, const struct gauge_field *u, const double *transform,
+                         char prec, enum gauge_kind g, double **time_g);
+void gf_close(const struct gf_backend *be, struct gf_state *st, struct gauge_field *u, double *transform,
+              double *time_g);
 
 void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_result *res);
 void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf_result *res);

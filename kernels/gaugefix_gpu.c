@@ -186,6 +186,11 @@ void gf_gpu_slab_step(struct gf_state *s, int parity, const struct halo_part *pa
             launch(f, lp, arg);          \
         }                                \
     } while (0)
+    if (nparts == 0) { /* nothing to send (Coulomb): the slab at once */
+        RANGE(1, lt + 1);
+        f->h0 = f->h1 = 0;
+        return;
+    }
     RANGE(1, 2);
     if (lt > 1) RANGE(lt, lt + 1);
     gpu_halo_start(s->halo, f, d, parts, nparts, s->pflip);
@@ -229,7 +234,7 @@ static void gpu_sweep(struct gf_state *s, const struct gf_params *p, uint64_t se
     struct gf_launch a = {s, p, seed, copy, sweep_index, act};
     for (int par = 0; par < 2; par++) {
         struct halo_part parts[2];
-        int n = halo_parts_gaugefix(d, par, parts);
+        int n = halo_parts_gaugefix(d, gf_ndirs(p->gauge), par, parts);
         gf_gpu_slab_step(s, par, parts, n, gf_launch, &a);
     }
 }

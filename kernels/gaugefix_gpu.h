@@ -142,7 +142,8 @@ const struct gpu_field *gf_gpu_field(struct gf_state *s);
  * of the sites of one global parity -- launch(f, local parity, arg) for the
  * boundary slices 1 and lt (f->h0/h1 set), the halo parts on their way, the
  * interior 2..lt-1, the halo received.  Gauge fixing and the heatbath both
- * run their slab sweeps through it. */
+ * run their slab sweeps through it; with nparts 0 (Coulomb gauge) the
+ * owned slices are one launch and nothing is exchanged. */
 const struct domain *gf_gpu_domain(struct gf_state *s);
 void gf_gpu_slab_step(struct gf_state *s, int parity, const struct halo_part *parts, int nparts,
                       void (*launch)(struct gpu_field *f, int local_parity, void *arg), void *arg);

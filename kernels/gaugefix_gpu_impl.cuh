@@ -100,13 +100,17 @@ __device__ __forceinline__ struct gf_params kernel_params(double omega, double p
     return par;
 }
 
-/* up[mu] = U_mu(x), dn[mu] = U_mu(x - mu) of site (p, h) */
-template <int NC, typename CX>
+/* directions whose links a sweep of gauge G reads and moves: Coulomb leaves
+ * U_t alone (gf_ndirs, gaugefix.h) */
+template <int G> struct sweep_dirs { static constexpr int n = G == GAUGE_COULOMB ? 3 : 4; };
+
+/* up[mu] = U_mu(x), dn[mu] = U_mu(x - mu) of site (p, h), mu < ND */
+template <int NC, int ND, typename CX>
 __device__ __forceinline__ void load_site(const store_t *links, const kgeo &g, int p, int h, int site, const int x[4],
                                           CX *up, CX *dn, int hb[4])
 {
 #pragma unroll
-    for (int mu = 0; mu < 4; mu++) {
+    for (int mu = 0; mu < ND; mu++) {
         hb[mu] = neighbour(g, site, x, mu, -1) >> 1;
         load_link<NC>(link_ptr<NC>(links, g, p, mu, h), up + mu * NC * NC);
         load_link<NC>(link_ptr<NC>(links, g, 1 - p, mu, hb[mu]), dn + mu * NC * NC);
@@ -157,7 +161,7 @@ __device__ __forceinline__ void site_update(link_cx *up, link_cx *dn, link_cx *g
             if (row == i || row == j) ud[k] = c_make(widen(up[k].re), widen(up[k].im));
             if (col == i || col == j) dd[k] = c_make(widen(dn[k].re), widen(dn[k].im));
         }
-        gf_step2(NC, ud, dd, i, j, g);
+        gf_step2(NC, ud, dd, gf_ndirs(p->gauge), i, j, g);
 #pragma unroll
         for (int k = 0; k < 4 * NN; k++) {
             int row = (k % NN) / NC, col = k % NC;
@@ -203,10 +207,10 @@ k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const uns
     int x[4];
     int site = decode(g, p, h, x);
     if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
-    constexpr int NN = NC * NC;
+    constexpr int NN = NC * NC, ND = sweep_dirs<G>::n;
     link_cx up[4 * NN], dn[4 * NN];
     int hb[4];
-    load_site<NC>(links, g, p, h, site, x, up, dn, hb);
+    load_site<NC, ND>(links, g, p, h, site, x, up, dn, hb);
     const struct gf_params par = kernel_params<G, UPD>(omega, prob, temp);
     struct lat_rng r;
     rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
@@ -220,7 +224,7 @@ k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const uns
         site_update<NC>(up, dn, (link_cx *)NULL, &par, &r);
     }
 #pragma unroll
-    for (int mu = 0; mu < 4; mu++) {
+    for (int mu = 0; mu < ND; mu++) {
         store_link<NC>(link_ptr<NC>(links, g, p, mu, h), up + mu * NN);
         store_link<NC>(link_ptr<NC>(links, g, 1 - p, mu, hb[mu]), dn + mu * NN);
     }
@@ -300,16 +304,23 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
     if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
     const int lead = threadIdx.x & (32 - TPS);            /* lane of this site's tid = 0 */
     const unsigned grp = ((1u << TPS) - 1) << lead;       /* the site's lanes */
-    constexpr int NN = NC * NC;
+    constexpr int NN = NC * NC, ND = sweep_dirs<G>::n;
     lat_complex u[DPT][NN], d[DPT][NN];
     store_t *pu[DPT], *pd[DPT];
+    bool moves[DPT]; /* direction tid*DPT+e is read and moved (Coulomb: not U_t) */
 #pragma unroll
     for (int e = 0; e < DPT; e++) {
         int mu = tid * DPT + e;
+        moves[e] = mu < ND;
         pu[e] = link_ptr<NC>(links, g, p, mu, h);
         pd[e] = link_ptr<NC>(links, g, 1 - p, mu, neighbour_dn_h(g, site, x, mu));
-        load_link<NC>(pu[e], u[e]);
-        load_link<NC>(pd[e], d[e]);
+        if (moves[e]) {
+            load_link<NC>(pu[e], u[e]);
+            load_link<NC>(pd[e], d[e]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < NN; k++) u[e][k] = d[e][k] = c_make(0, 0);
+        }
     }
     const struct gf_params par = kernel_params<G, UPD>(omega, prob, temp);
     struct lat_rng r; /* the same stream in the site's lanes */
@@ -362,12 +373,13 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
         }
 #pragma unroll
         for (int e = 0; e < DPT; e++) {
-            gf_step2_link(NC, u[e], d[e], i, j, gs);
+            if (moves[e]) gf_step2_link(NC, u[e], d[e], i, j, gs);
             if (TRACK && tid * DPT + e < NC) gf_step2_column(col[e], i, j, gs);
         }
     }
 #pragma unroll
     for (int e = 0; e < DPT; e++) {
+        if (!moves[e]) continue;
         store_link<NC>(pu[e], u[e]);
         store_link<NC>(pd[e], d[e]);
     }
@@ -414,7 +426,14 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
     constexpr int NN = NC * NC;
     lat_complex u[NN], d[NN];
     store_t *pu = NULL, *pd = NULL;
-    if (live) {
+    /* Coulomb: the threads of mu = t move no link (they may carry a column
+     * of the transform when N > 3) */
+    const bool moves = mu < sweep_dirs<G>::n;
+    if (!moves) {
+#pragma unroll
+        for (int k = 0; k < NN; k++) u[k] = d[k] = c_make(0, 0);
+    }
+    if (live && moves) {
         pu = link_ptr<NC>(links, g, p, mu, h);
         pd = link_ptr<NC>(links, g, 1 - p, mu, neighbour_dn_h(g, site, x, mu));
         if (LAZY && NC == 3) { /* the third rows only where a subgroup needs them (below) */
@@ -444,7 +463,7 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
             /* LAZY: rebuilt from the two first rows before each subgroup that
              * uses it (both links stay in SU(3)); in between it is dead, which
              * frees 24 registers: more blocks per SM */
-            if (LAZY && NC == 3 && j == 2) {
+            if (LAZY && NC == 3 && j == 2 && moves) {
                 su3_rebuild_row3(u);
                 su3_rebuild_row3(d);
             }
@@ -495,7 +514,7 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
             lat_su2 gs;
 #pragma unroll
             for (int a = 0; a < 4; a++) gs.q[a] = sh_g[a][sl];
-            gf_step2_link(NC, u, d, i, j, gs);
+            if (moves) gf_step2_link(NC, u, d, i, j, gs);
             if (TRACK && mu < NC) gf_step2_column(col, i, j, gs);
         }
         /* no races: the next subgroup writes sh_c after this subgroup's
@@ -503,8 +522,10 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
          * read before the next subgroup's first barrier, written after it */
     }
     if (live) {
-        store_link<NC>(pu, u);
-        store_link<NC>(pd, d);
+        if (moves) {
+            store_link<NC>(pu, u);
+            store_link<NC>(pd, d);
+        }
         if (TRACK && mu < NC) store_column<NC>(pg, mu, col);
     }
 }
@@ -677,7 +698,7 @@ __global__ void __launch_bounds__(RED_BS) k_quality(kgeo g, const store_t *__res
         int x[4], hb[4];
         int site = decode(g, p, h, x);
         lat_complex up[4 * NC * NC], dn[4 * NC * NC];
-        load_site<NC>(links, g, p, h, site, x, up, dn, hb);
+        load_site<NC, sweep_dirs<G>::n>(links, g, p, h, site, x, up, dn, hb);
         v[0] += (double)gf_site_functional(NC, (enum gauge_kind)G, up);
         v[1] += (double)gf_site_theta(NC, (enum gauge_kind)G, up, dn);
     }

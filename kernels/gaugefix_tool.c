@@ -118,7 +118,7 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
      * sweeps bounds it to ~6x rounding in every precision for ~5 % of the
      * sweep time (a reprojection moves half a sweep's bytes). */
     if (t->reunitarize_every < 0) t->reunitarize_every = t->be != &gf_backend_cpu ? 10 : t->prec == 'd' ? 0 : 100;
-    t->st = t->be->create(u, t->x.transform, t->prec);
+    t->st = gf_open(t->be, u, t->x.transform, t->prec, gauge, &t->time_g);
     if (t->log_path && comm_is_root()) {
         if (strlen(t->log_path) >= sizeof log_created) lat_die(1, t->log_path, "log path too long");
         if (access(t->log_path, F_OK) != 0) snprintf(log_created, sizeof log_created, "%s", t->log_path);
@@ -162,6 +162,7 @@ void gf_tool_describe(char *buf, size_t len, const struct gf_result *res)
 
 void gf_tool_summary(const char *what, enum gauge_kind gauge, const struct gf_result *res)
 {
+    lat_debug("halo exchange while iterating: %.0f bytes sent by all ranks", res->halo_bytes);
     const char *state = res->converged > 0 ? "converged after" : res->converged == 0 ? "NOT converged after" : "done:";
     lat_info("%s gauge, %s: %s %ld %s (%.2f s): F = %.12f, theta = %.3e", gauge_kind_name(gauge), what, state,
              res->iterations, res->converged < 0 && res->sweeps != res->iterations ? "steps" : "sweeps",
@@ -175,9 +176,9 @@ void gf_tool_summary(const char *what, enum gauge_kind gauge, const struct gf_re
 int gf_tool_finish(struct gf_tool *t, const char *results, int status)
 {
     if (t->st) {
-        t->be->download(t->st, t->x.u, t->x.transform);
-        t->be->destroy(t->st);
+        gf_close(t->be, t->st, t->x.u, t->x.transform, t->time_g);
         t->st = NULL;
+        t->time_g = NULL;
     }
     if (t->log) {
         if (fclose(t->log) != 0) lat_die(1, t->log_path, "write failed");

@@ -17,8 +17,11 @@
  *                                     created, --log opened
  *   gf_tool_run(&t, gauge, &run);     a gf_run for the driver
  *   ... gf_relax / gf_anneal ...
- *   return gf_tool_finish(&t, results, status);   download, gather, history
- *                                     entry, atomic write; returns status
+ *   return gf_tool_finish(&t, results, status);   download (Coulomb: U_t
+ *                                     transformed by the run's g, which is
+ *                                     composed into a tracked transform),
+ *                                     gather, history entry, atomic write;
+ *                                     returns status
  *
  * Under mpirun (comm.h) every rank runs the same calls on its slab: t.x.u is
  * this rank's field; rank 0 alone reads, writes, logs and reports.
@@ -44,6 +47,7 @@ struct gf_tool {
     struct dist x;        /* the configuration, spread over the ranks (dist.h) */
     const struct gf_backend *be;
     struct gf_state *st;
+    double *time_g;       /* Coulomb: the run's own g(x) (gf_open) */
     FILE *log;
 };
 

@@ -203,10 +203,12 @@ extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, co
         /* the receivers have unpacked what they got last time */
         if (x->owe_free) comm_waitall(&x->free_reqs);
         x->owe_free = 0;
-        for (int i = 0; i < nparts; i++)
+        for (int i = 0; i < nparts; i++) {
             check(cudaMemcpyAsync(x->remote[i], (char *)x->dev + (size_t)(2 * i) * x->seg, x->seg,
                                   cudaMemcpyDeviceToDevice, x->copy),
                   "copying the halo to the neighbour's GPU");
+            halo_count(x->seg);
+        }
         check(cudaEventRecord(x->sent, x->copy), "recording a halo event");
         return;
     }

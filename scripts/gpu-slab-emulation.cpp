@@ -180,7 +180,7 @@ extern "C" void gpu_gf_quality_d(const struct gpu_field *f, enum gauge_kind gaug
             for (int mu = 0; mu < 4; mu++) { x[mu] = r % f->L[mu]; r /= f->L[mu]; }
             int p = (x[0] + x[1] + x[2] + x[3]) & 1, hb[4];
             lat_complex up[36], dn[36];
-            load_site<3>((const double *)f->links, g, p, s / 2, s, x, up, dn, hb);
+            load_site<3, 4>((const double *)f->links, g, p, s / 2, s, x, up, dn, hb);
             fs += gf_site_functional(3, gauge, up);
             ts += gf_site_theta(3, gauge, up, dn);
         }

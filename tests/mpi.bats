@@ -66,6 +66,21 @@ mval() { # FILE NAME [lat-measure options]
     same_for_all_R m.lime "$BIN/lat-overrelax" -q --gauge mag --theta 1e-9 "$T/r48.lime"
 }
 
+@test "Coulomb gauge exchanges nothing while it iterates, Landau does; Coulomb with the transform tracked is R-independent" {
+    mpi 2 "$BIN/lat-overrelax" -v --gauge coulomb --theta 1e-11 "$T/r48.lime" -o c.lime 2> c.err
+    grep -q 'halo exchange while iterating: 0 bytes' c.err
+    mpi 2 "$BIN/lat-overrelax" -v --gauge landau --theta 1e-11 "$T/r48.lime" -o l.lime 2> l.err
+    n=$(sed -n 's/.*halo exchange while iterating: \([0-9]*\) bytes.*/\1/p' l.err)
+    [ "${n:-0}" -gt 0 ]
+    same_for_all_R t.lime "$BIN/lat-overrelax" -q --gauge coulomb --theta 1e-11 --track-transform "$T/r48.lime"
+    same_for_all_R a.lime "$BIN/lat-anneal" -q --gauge coulomb --steps 20 --tmax 2 --tmin 0.1 "$T/r48.lime"
+    # the plaquette survives the time links' one move at the end
+    p0=$(mval "$T/r48.lime" plaquette)
+    p1=$(mval r2/t.lime plaquette)
+    [ -n "$p0" ] && [ -n "$p1" ]
+    awk -v a="$p0" -v b="$p1" 'BEGIN{d=a-b; if(d<0)d=-d; exit !(d < 1e-12)}'
+}
+
 @test "stochastic relaxation and single precision: bit-identical on 1, 2 and 4 ranks" {
     same_for_all_R s.lime "$BIN/lat-overrelax" -q --gauge landau --stochastic 0.3 --theta 1e-4 "$T/r48.lime"
     same_for_all_R f.lime "$BIN/lat-overrelax" -q --gauge landau --precision single --theta 1e-6 "$T/r48.lime"

@@ -94,14 +94,14 @@ static struct gf_run run_for(struct gf_state *st, const struct gauge_field *u, e
 static struct gf_result fix(struct gauge_field *u, double *transform, enum gauge_kind g, enum gf_update up,
                             double omega, double eps, long max_iter, char prec, int reunit)
 {
-    struct gf_state *st = be->create(u, transform, prec);
+    double *time_g;
+    struct gf_state *st = gf_open(be, u, transform, prec, g, &time_g);
     struct gf_run r = run_for(st, u, g, 10);
     r.reunitarize_every = reunit;
     struct gf_relax_opts o = {up, omega, 0.5, eps, max_iter};
     struct gf_result res;
     gf_relax(&r, &o, &res);
-    be->download(st, u, transform);
-    be->destroy(st);
+    gf_close(be, st, u, transform, time_g);
     return res;
 }
 
@@ -222,7 +222,7 @@ static int site_update_by_direction(int n, lat_complex *up, lat_complex *dn, lat
             same &= memcmp(&g[t], &g[0], sizeof g[0]) == 0;
         }
         for (int mu = 0; mu < 4; mu++) {
-            gf_step2_link(n, up + mu * nn, dn + mu * nn, i, j, g[mu]);
+            if (mu < gf_ndirs(p->gauge)) gf_step2_link(n, up + mu * nn, dn + mu * nn, i, j, g[mu]);
             if (mu < n) gf_step2_column(col[mu], i, j, g[mu]);
         }
     }
@@ -464,43 +464,70 @@ static void test_pure_gauge(void)
 }
 
 /* ---- the tracked transformation ----------------------------------------------- */
+/* Landau moves every link while it iterates; Coulomb leaves U_t alone (no
+ * exchange between slabs) and gf_close moves it once by the run's g, which
+ * it also composes into the tracked transform */
 static void test_transform(void)
 {
     struct lattice lat;
     make_lattice(&lat, 4, 4);
-    struct gauge_field orig, u;
-    weak_field(&orig, &lat, 3, 0.7, 500);
-    field_copy(&u, &orig);
-    size_t gr = (size_t)lat.V * field_link_reals(3);
-    double *acc = malloc(gr * sizeof(double));
-    gauge_transform_identity(3, lat.V, acc);
-    double *g = random_g(&lat, 3, 8, 2);
-    gauge_transform_apply(&u, g);
-    gauge_transform_compose(3, lat.V, acc, g);
-    free(g);
-    /* anneal a little, then overrelax, tracking */
-    struct gf_state *st = be->create(&u, acc, 'd');
-    struct gf_run r = run_for(st, &u, GAUGE_LANDAU, 10);
-    struct gf_anneal_opts ao = {20, 2, 0.01, 0, 3};
-    struct gf_result res;
-    gf_anneal(&r, &ao, &res);
-    gf_result_free(&res);
-    struct gf_relax_opts o = {GF_OVERRELAX, 1.6, 0, 1e-12, 5000};
-    gf_relax(&r, &o, &res);
-    gf_result_free(&res);
-    be->download(st, &u, acc);
-    be->destroy(st);
-    struct gauge_field w;
-    field_copy(&w, &orig);
-    gauge_transform_apply(&w, acc);
-    CHECK(max_diff(&w, &u) < 1e-12, "transform reproduces the fixed field: %g", max_diff(&w, &u));
-    double dev = 0;
-    for (int64_t x = 0; x < lat.V; x++) dev = fmax(dev, sun_unitarity_dev(3, (lat_complex *)(acc + 18 * x)));
-    CHECK(dev < 1e-12, "accumulated g unitary: %g", dev);
-    free(acc);
-    field_free(&w);
-    field_free(&u);
-    field_free(&orig);
+    enum gauge_kind gs[] = {GAUGE_LANDAU, GAUGE_COULOMB};
+    for (int k = 0; k < 2; k++) {
+        const char *name = gauge_kind_name(gs[k]);
+        struct gauge_field orig, u;
+        weak_field(&orig, &lat, 3, 0.7, 500);
+        field_copy(&u, &orig);
+        size_t gr = (size_t)lat.V * field_link_reals(3);
+        double *acc = malloc(gr * sizeof(double));
+        gauge_transform_identity(3, lat.V, acc);
+        double *g = random_g(&lat, 3, 8, 2);
+        gauge_transform_apply(&u, g);
+        gauge_transform_compose(3, lat.V, acc, g);
+        free(g);
+        struct gauge_field before;
+        field_copy(&before, &u);
+        /* anneal a little, then overrelax, tracking */
+        double *time_g;
+        struct gf_state *st = gf_open(be, &u, acc, 'd', gs[k], &time_g);
+        CHECK((time_g != NULL) == (gs[k] == GAUGE_COULOMB), "%s: a run transform of its own only for Coulomb", name);
+        struct gf_run r = run_for(st, &u, gs[k], 10);
+        struct gf_anneal_opts ao = {20, 2, 0.01, 0, 3};
+        struct gf_result res;
+        gf_anneal(&r, &ao, &res);
+        gf_result_free(&res);
+        struct gf_relax_opts o = {GF_OVERRELAX, 1.6, 0, 1e-12, 5000};
+        gf_relax(&r, &o, &res);
+        CHECK(res.converged == 1, "%s: converged", name);
+        gf_result_free(&res);
+        if (time_g) { /* before gf_close: the sweeps left every U_t as it was */
+            struct gauge_field mid;
+            field_copy(&mid, &u);
+            be->download(st, &mid, NULL);
+            int same = 1;
+            for (int64_t x = 0; x < lat.V; x++)
+                same &= memcmp(field_link(&mid, x, 3), field_link(&before, x, 3), 18 * sizeof(double)) == 0;
+            CHECK(same, "%s: the sweeps leave U_t bit for bit", name);
+            field_free(&mid);
+        }
+        gf_close(be, st, &u, acc, time_g);
+        struct gauge_field w;
+        field_copy(&w, &orig);
+        gauge_transform_apply(&w, acc);
+        CHECK(max_diff(&w, &u) < 1e-12, "%s: transform reproduces the fixed field: %g", name, max_diff(&w, &u));
+        double dev = 0;
+        for (int64_t x = 0; x < lat.V; x++) dev = fmax(dev, sun_unitarity_dev(3, (lat_complex *)(acc + 18 * x)));
+        CHECK(dev < 1e-12, "%s: accumulated g unitary: %g", name, dev);
+        double p0, r0, i0, p1, r1, i1;
+        invariants(&before, &p0, &r0, &i0);
+        invariants(&u, &p1, &r1, &i1);
+        CHECK(fabs(p1 - p0) < 1e-12 && fabs(r1 - r0) < 1e-12 && fabs(i1 - i0) < 1e-12,
+              "%s: plaquette and Polyakov loop kept: %g %g %g", name, p1 - p0, r1 - r0, i1 - i0);
+        free(acc);
+        field_free(&w);
+        field_free(&u);
+        field_free(&orig);
+        field_free(&before);
+    }
 }
 
 /* ---- thread independence and copies ------------------------------------------- */
