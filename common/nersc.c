@@ -153,6 +153,14 @@ static double header_number(const struct nersc_hdr *h, const char *key, const ch
     return x;
 }
 
+/* the third row of a two-row link with -0.0 made +0.0 (x + 0.0), so that
+ * exact zeros (a unit field) keep their bytes through two-row NERSC */
+static void rebuild_row3(double *m)
+{
+    su3_rebuild_row3((lat_complex *)m);
+    for (int i = 12; i < 18; i++) m[i] += 0.0;
+}
+
 static void decode_chunk(struct gauge_field *u, const unsigned char *raw, int64_t site0, int64_t nsites,
                          int rows, int prec, int big)
 {
@@ -162,7 +170,7 @@ static void decode_chunk(struct gauge_field *u, const unsigned char *raw, int64_
         for (int mu = 0; mu < LAT_ND; mu++) {
             double *m = field_link(u, s, mu);
             for (int i = 0; i < rows * 6; i++, p += w) m[i] = load_real(p, prec, big);
-            if (rows == 2) su3_rebuild_row3((lat_complex *)m);
+            if (rows == 2) rebuild_row3(m);
         }
 }
 
@@ -360,7 +368,7 @@ void nersc_write(FILE *f, const char *name, const struct conf *c, int prec, int 
                 double *d = field_link(&st, s, mu);
                 if (prec == 32)
                     for (int i = 0; i < 18; i++) d[i] = (float)d[i];
-                if (rows == 2) su3_rebuild_row3((lat_complex *)d);
+                if (rows == 2) rebuild_row3(d);
             }
         m = &st;
     }

@@ -4,6 +4,7 @@
 #include "comm.h"
 #include "log.h"
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,31 @@ static char final_path[4096];
 static FILE *cur;
 static int cur_is_stdout;
 
+static const char *volatile guarded[OUT_GUARDS];
+
+static void on_signal(int sig)
+{
+    /* unlink is async-signal-safe; the streams are left to the exit */
+    for (int i = 0; i < OUT_GUARDS; i++)
+        if (guarded[i] && *guarded[i]) unlink(guarded[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void out_guard(int slot, const char *path)
+{
+    static int installed;
+    if (!installed) {
+        const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+            void (*old)(int) = signal(sigs[i], on_signal);
+            if (old == SIG_IGN) signal(sigs[i], SIG_IGN); /* nohup: stay immune */
+        }
+        installed = 1;
+    }
+    if (slot >= 0 && slot < OUT_GUARDS) guarded[slot] = path;
+}
+
 static void cleanup(void)
 {
     if (cur && !cur_is_stdout) {
@@ -21,6 +47,7 @@ static void cleanup(void)
         unlink(tmp_path);
     }
     cur = NULL;
+    out_guard(OUT_GUARD_OUTPUT, NULL);
 }
 
 FILE *out_open(const char *path, int binary)
@@ -53,6 +80,7 @@ FILE *out_open(const char *path, int binary)
     snprintf(tmp_path, sizeof tmp_path, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp_path);
     if (fd < 0) lat_die(1, path, "cannot create a temporary file beside it: %s", strerror(errno));
+    out_guard(OUT_GUARD_OUTPUT, tmp_path);
     cur = fdopen(fd, "wb");
     if (!cur) { close(fd); unlink(tmp_path); lat_die(1, path, "cannot open: %s", strerror(errno)); }
     cur_is_stdout = 0;
@@ -80,6 +108,7 @@ void out_commit(FILE *f)
         unlink(tmp_path);
         lat_die(1, final_path, "cannot rename the finished file into place: %s", strerror(e));
     }
+    out_guard(OUT_GUARD_OUTPUT, NULL);
 }
 
 void out_abort(void) { cleanup(); }

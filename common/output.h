@@ -9,7 +9,14 @@
  *   - an existing path that is not a regular file (/dev/null, a FIFO) is
  *     written directly: renaming over it would replace the device node.
  * If the program dies (lat_die) or calls out_abort(), the temporary file is
- * removed and path is untouched.  One output at a time per program. */
+ * removed and path is untouched; so it is when a signal ends the program
+ * (SIGTERM -- what mpirun sends every rank when one aborts --, SIGINT,
+ * SIGHUP).  One output at a time per program.
+ *
+ * out_guard(slot, path) puts another file under that signal rule (slot
+ * OUT_GUARD_LOG: a log the run created; path NULL or "" releases it): the
+ * handler unlinks the guarded files and re-raises the signal.  path must
+ * stay valid while guarded. */
 #ifndef LAT_OUTPUT_H
 #define LAT_OUTPUT_H
 
@@ -24,5 +31,8 @@ const char *out_name(void);
  * standard output or directly to a device: for writers that add to it from
  * other processes before out_commit (MPI-IO, dist.c). */
 const char *out_file_path(void);
+
+enum { OUT_GUARD_OUTPUT = 0, OUT_GUARD_LOG = 1, OUT_GUARDS = 2 };
+void out_guard(int slot, const char *path);
 
 #endif

@@ -7,6 +7,7 @@
 #include "comm.h"
 #include "domain.h"
 #include "gauge_transform.h"
+#include "gpu.h"
 #include "log.h"
 #include <math.h>
 #include <stdlib.h>
@@ -75,6 +76,25 @@ void gf_close(const struct gf_backend *be, struct gf_state *st, struct gauge_fie
     gauge_transform_apply_time(u, time_g);
     if (transform) gauge_transform_compose(u->nc, u->lat.V, transform, time_g);
     free(time_g);
+}
+
+/* Tests only: LAT_FAULT_AT=R:N makes rank R fail after sweep N -- on the
+ * GPU backend by a real device fault (gpu_inject_fault), on the CPU by a
+ * die -- so that tests can see every rank stop, with nothing written, when
+ * one rank breaks in the middle of a run (tests/mpi.bats, scripts/gpu-mpi-
+ * experiment). */
+static void fault_hook(const struct gf_run *r, long sweeps)
+{
+    static int rank = -2;
+    static long at;
+    if (rank == -2) {
+        const char *e = getenv("LAT_FAULT_AT");
+        rank = -1;
+        if (e && sscanf(e, "%d:%ld", &rank, &at) != 2) rank = -1;
+    }
+    if (rank != comm_rank() || sweeps != at) return;
+    if (strcmp(r->be->name, "gpu") == 0) gpu_inject_fault();
+    else lat_die(1, NULL, "rank %d: fault injected after %ld sweeps (LAT_FAULT_AT)", rank, sweeps);
 }
 
 /* the halo bytes every rank sent since halo0 (this rank's count then) */
@@ -152,6 +172,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
     while (!converged && it < o->max_iter) {
         r->be->sweep(r->st, &p, r->seed, r->copy, (uint32_t)it, active);
         it++;
+        fault_hook(r, it);
         if (r->reunitarize_every > 0 && it % r->reunitarize_every == 0) r->be->reunitarize(r->st);
         if (it % check == 0 || it == o->max_iter) {
             gauge_quality_free(&q);

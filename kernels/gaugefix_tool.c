@@ -122,6 +122,7 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
     if (t->log_path && comm_is_root()) {
         if (strlen(t->log_path) >= sizeof log_created) lat_die(1, t->log_path, "log path too long");
         if (access(t->log_path, F_OK) != 0) snprintf(log_created, sizeof log_created, "%s", t->log_path);
+        out_guard(OUT_GUARD_LOG, log_created); /* gone if mpirun kills this rank */
         lat_on_die(remove_log);
         t->log = fopen(t->log_path, "w");
         if (!t->log) lat_die(1, t->log_path, "cannot open the log: %s", strerror(errno));

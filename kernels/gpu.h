@@ -15,4 +15,10 @@ enum backend { BACKEND_CPU = 0, BACKEND_GPU = 1 };
  * without a usable GPU is an error (exit 1). */
 enum backend backend_choose(const char *device);
 
+/* Tests only (LAT_FAULT_AT, gaugefix_driver.c): make the current device
+ * fail the way a broken kernel does -- a write to an invalid address,
+ * reported by the next CUDA call -- so the error path of a run can be
+ * tried on a real GPU.  No-op without CUDA. */
+void gpu_inject_fault(void);
+
 #endif

@@ -1,4 +1,5 @@
-/* gpu_device.cu -- finding a usable CUDA device (gpu_available, gpu.h).
+/* gpu_device.cu -- finding a usable CUDA device (gpu_available, gpu.h),
+ * and the test hook gpu_inject_fault.
  * Under mpirun each rank takes the GPU of its node-local rank (modulo the
  * GPUs it sees), so R ranks on a node with R GPUs use one each. */
 extern "C" {
@@ -6,6 +7,7 @@ extern "C" {
 }
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 extern "C" int gpu_available(char *why, int whylen)
@@ -32,4 +34,11 @@ extern "C" int gpu_available(char *why, int whylen)
         chosen = 1;
     }
     return 1;
+}
+
+static __global__ void k_fault(int *p) { p[threadIdx.x] = 1; }
+
+extern "C" void gpu_inject_fault(void)
+{
+    k_fault<<<1, 32>>>((int *)(uintptr_t)0x10); /* an unmapped address */
 }

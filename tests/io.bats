@@ -171,6 +171,14 @@ need_data() { [ -d "$DATA" ] || skip "../shared/data is absent: the real files o
     done
 }
 
+@test "two-row NERSC keeps the bytes of exact fields: the tmLQCD unit file round trips bit for bit" {
+    need_data
+    "$CONV" --to nersc -o "$W/u.nersc" "$DATA/tmlqcd-unit-l4444.lime" 2>/dev/null
+    "$CONV" --to ildg -o "$W/u.lime" "$W/u.nersc"
+    # the rebuilt third row holds +0.0 where the file has +0.0, not -0.0
+    cmp <(lime_payload "$DATA/tmlqcd-unit-l4444.lime" ildg-binary-data) <(lime_payload "$W/u.lime" ildg-binary-data)
+}
+
 @test "shared data: NERSC header keys of the CPS file are carried through ILDG back to NERSC" {
     need_data
     "$CONV" -o "$W/c.lime" "$DATA/cps-l4448.nersc"
@@ -478,6 +486,14 @@ bad_input_case() { # NAME STATUS PATTERN: runs lat-convert -o $W/out on $W/NAME,
     [[ "$output" == *"lat-convert: standard output: refusing to write a binary configuration to a terminal"* ]]
     run script -qec "'$CONV' --check '$T/unit.lime'" /dev/null
     [ "$status" -eq 0 ]
+    # lat-unitarity refuses before it reads or reports: the refusal is the only line
+    run script -qec "'$ROOT/bin/lat-unitarity' --reproject '$T/unit.lime'" /dev/null
+    [ "$status" -eq 1 ]
+    [ "$(echo "$output" | grep -c .)" -eq 1 ]
+    [[ "$output" == *"lat-unitarity: standard output: refusing to write a binary configuration to a terminal"* ]]
+    run script -qec "'$ROOT/bin/lat-heatbath' -L 4x4x4x4 --sweeps 0 --start hot" /dev/null
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"lat-heatbath: standard output: refusing to write a binary configuration to a terminal"* ]]
 }
 
 @test "usage errors exit 2 with one line" {

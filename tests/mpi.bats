@@ -159,6 +159,20 @@ mval() { # FILE NAME [lat-measure options]
     [ "$(echo "$output" | grep -c '^lat-overrelax:')" -eq 1 ]
 }
 
+@test "one rank failing in the middle of a run (LAT_FAULT_AT) stops every rank: one lat line, exit 1, no output, no log" {
+    echo keep > out.lime
+    run mpi 2 -x LAT_FAULT_AT=1:7 "$BIN/lat-overrelax" -q --gauge landau --log l.tsv "$T/r48.lime" -o out.lime
+    [ "$status" -ne 0 ]
+    [ "$(echo "$output" | grep -c '^lat-overrelax:')" -eq 1 ]
+    echo "$output" | grep -q 'rank 1: fault injected after 7 sweeps'
+    [ "$(cat out.lime)" = keep ]
+    [ ! -e l.tsv ]
+    run mpi 2 -x LAT_FAULT_AT=1:7 "$BIN/lat-overrelax" -q --gauge landau "$T/r48.lime" -o new.lime
+    [ "$status" -ne 0 ]
+    [ ! -e new.lime ]
+    [ -z "$(ls -A | grep -v -e '^out.lime$')" ] # no temporary left either
+}
+
 @test "--device gpu where no rank has a usable GPU: one line, exit 1, existing output untouched" {
     if nvidia-smi -L >/dev/null 2>&1; then skip "a GPU is present (make check-gpu covers the GPU ranks)"; fi
     echo keep > out.lime

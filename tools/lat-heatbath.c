@@ -173,7 +173,7 @@ int main(int argc, char **argv)
     if (pattern && every == 0) cli_usage_error("--output-pattern needs --every K");
     int final_to_stdout = every == 0 && !output;
     if (final_to_stdout && comm_stdout_is_terminal())
-        cli_usage_error("refusing to write a binary configuration to a terminal (use -o FILE, --every, or a pipe)");
+        lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE, --every, or a pipe)");
     if (logpath && strcmp(logpath, "-") == 0 && (final_to_stdout || (output && strcmp(output, "-") == 0)))
         cli_usage_error("--log - and the configuration cannot both go to standard output");
     int L[4] = {0, 0, 0, 0};

@@ -62,6 +62,9 @@ int main(int argc, char **argv)
     if (!reproject && out_prec) cli_usage_error("--file-precision needs --reproject");
     enum report_format fmt;
     report_format_parse(format, &fmt);
+    /* refuse a terminal before reading, measuring and printing the report */
+    if (reproject && (!output || strcmp(output, "-") == 0) && comm_stdout_is_terminal())
+        lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
 
     /* under mpirun rank 0 reads, writes and reports; every rank checks and
      * reprojects its slab (halo copies too: the same links, the same result) */
