@@ -150,7 +150,10 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
         if (coulomb) {                                                                 \
             left = 0;                                                                  \
             for (int t = 0; t < nt; t++) {                                             \
-                if (active[t] && q.theta_t[t] < o->theta) { active[t] = 0; iter_t[t] = it; } \
+                /* a finished slice is updated again when a reprojection \
+                 * (single/mixed) has pushed its theta_t back up */      \
+                if (q.theta_t[t] >= o->theta) active[t] = 1;                           \
+                else if (active[t]) { active[t] = 0; iter_t[t] = it; }                 \
                 left += active[t];                                                     \
             }                                                                          \
             converged = left == 0;                                                     \
