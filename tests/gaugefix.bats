@@ -289,6 +289,17 @@ expect_error() { # STATUS PROGRAM-NAME -- command...
     [ ! -e sa2.tsv ]
 }
 
+@test "Coulomb in mixed precision: a slice a reprojection pushed back above --theta is updated again; converged means every theta_t < EPS" {
+    "$BIN/lat-heatbath" -q -b 5.7 -L 8 --start hot --sweeps 60 --seed 31 -o b57.lime
+    for s in 2 3; do
+        "$BIN/lat-randomize-orbit" -q --seed $s b57.lime | "$BIN/lat-overrelax" -q -g coulomb --precision mixed -o c$s.lime
+        h=$("$BIN/lat-measure" --history c$s.lime | grep -o 'theta_t_max=[^ ]*' | tail -1)
+        [ -n "$h" ]
+        # before the fix: 1.5e-12 and 1.3e-12 with converged=yes
+        awk -v t="${h#theta_t_max=}" 'BEGIN { exit !(t < 1e-12) }' || { echo "seed $s: $h"; return 1; }
+    done
+}
+
 @test "real configurations (../shared/data): Landau, Coulomb and MAG converge to 1e-12 from random orbit points" {
     [ -d "$DATA" ] || skip "../shared/data is absent: the real files of other programs cannot be tested"
     for f in milc-l4444.ildg simulateqcd-l6666.nersc cps-l4448.nersc tmlqcd-unit-l4444.lime; do
