@@ -45,6 +45,7 @@ extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
 extern "C" void gpu_sync(const char *w) { (void)w; }
 extern "C" void gpu_check(const char *w) { (void)w; }
 extern "C" int gpu_available(char *why, int len) { (void)why; (void)len; return 1; }
+extern "C" void gpu_inject_fault(void) {} /* LAT_FAULT_AT: no device to break here */
 extern "C" void gpu_device_name(char *b, int len) { snprintf(b, (size_t)len, "emulation"); }
 extern "C" void gpu_mem_info(size_t *f, size_t *t) { *f = *t = 0; }
 extern "C" double gpu_copy_bandwidth(size_t b, int r) { (void)b; (void)r; return 0; }
