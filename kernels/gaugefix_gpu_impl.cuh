@@ -588,9 +588,10 @@ static void launch_sh(const sweep_args &a, int p)
  * single precision (bound by memory at 95-98% of the copy bandwidth);
  * GF_THREADS_PER_SITE threads per site in 'd' and 'm' (k_sweep4, or
  * k_sweep_sh with GF_SHARED_G), for every gauge, update and N, with 128
- * threads per block and at least default_minb blocks per SM.  The other variants exist for SU(3) Landau/Coulomb
- * OR without a transform only (the benchmark compares them); elsewhere the
- * default runs. */
+ * threads per block and at least default_minb blocks per SM.  The other
+ * variants exist for SU(3) OR of Landau/Coulomb without a transform and of
+ * Coulomb with one (the benchmark compares them); elsewhere the default
+ * runs. */
 /* Minimum blocks per SM of the default kernels: GF_MINB, or GF_MINB_HEAVY
  * for those with more live values (annealing, MAG, a tracked transform).
  * Coulomb always carries the run's g (gf_open), but its threads of mu = t
@@ -620,7 +621,9 @@ template <int NC, int G, int UPD, bool TRACK>
 static void sweep_t(const sweep_args &a)
 {
     for (int p = a.parity < 0 ? 0 : a.parity; p < (a.parity < 0 ? 2 : a.parity + 1); p++) {
-        if constexpr (NC == 3 && UPD == GF_OVERRELAX && !TRACK && G != GAUGE_MAG) {
+        /* the variants: SU(3) overrelaxation of Landau gauge without a
+         * transform, and of Coulomb gauge with the run's g it always carries */
+        if constexpr (NC == 3 && UPD == GF_OVERRELAX && (TRACK ? G == GAUGE_COULOMB : G != GAUGE_MAG)) {
             switch (gpu_get_sweep_variant()) { /* the benchmark compares these */
 #if GF_THREADS_PER_SITE == 1
             case 1: launch<NC, G, UPD, TRACK, 256, 1>(a, p); break;
