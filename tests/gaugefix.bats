@@ -327,6 +327,10 @@ expect_error() { # STATUS PROGRAM-NAME -- command...
     less "$(mval fix.lime theta -g landau)" 1e-12
     # OR only, from a pipe to a pipe
     "$PIPE/lat-gaugefix" -q --no-sa --no-sr -g coulomb < "$T/c4.lime" > c.lime
+    # options after the operand, as the programs take them
+    "$PIPE/lat-gaugefix" "$T/c4.lime" -q --no-sa --no-sr -g coulomb -o c2.lime
+    # the same field (the history differs: it holds the command lines)
+    cmp <("$BIN/lat-measure" --format tsv -g coulomb c.lime | cut -f2-) <("$BIN/lat-measure" --format tsv -g coulomb c2.lime | cut -f2-)
     [ "$("$BIN/lat-measure" --history --format tsv c.lime | tail -n 1 | cut -f 3 | cut -d ' ' -f 1)" = lat-overrelax ]
 }
 
@@ -343,6 +347,13 @@ expect_error() { # STATUS PROGRAM-NAME -- command...
     [ "$status" -eq 1 ]
     run "$PIPE/lat-gaugefix" -q --sa-steps 2 -o out.lime /dev/null
     [ "$status" -eq 1 ]
+    # a bad input: the first stage's one line, not the later stages' echoes
+    head -c 3000 "$T/c4.lime" > cut.lime
+    run --separate-stderr "$PIPE/lat-gaugefix" -q --sa-steps 2 -o out.lime cut.lime
+    [ "$status" -eq 1 ]
+    [ "$(echo "$stderr" | grep -c .)" -eq 1 ]
+    [[ "$stderr" == *"cut.lime: truncated"* ]]
+    rm cut.lime
     [ "$(cat out.lime)" = keep ]
     [ "$(ls -A | sort | tr '\n' ' ')" = "nc.lime out.lime " ]
 }
