@@ -53,7 +53,8 @@ struct gf_params {
 };
 
 /* directions entering the functional: 3 for Coulomb, else 4 */
-LAT_HD int gf_ndirs(enum gauge_kind g) { return g == GAUGE_COULOMB ? 3 : 4; }
+#define GF_NDIRS(g) ((g) == GAUGE_COULOMB ? 3 : 4) /* also a compile-time constant (GPU templates) */
+LAT_HD int gf_ndirs(enum gauge_kind g) { return GF_NDIRS(g); }
 
 /* ---- Step 1 ------------------------------------------------------------- */
 

@@ -100,11 +100,8 @@ __device__ __forceinline__ struct gf_params kernel_params(double omega, double p
     return par;
 }
 
-/* directions whose links a sweep of gauge G reads and moves: Coulomb leaves
- * U_t alone (gf_ndirs, gaugefix.h) */
-template <int G> struct sweep_dirs { static constexpr int n = G == GAUGE_COULOMB ? 3 : 4; };
-
-/* up[mu] = U_mu(x), dn[mu] = U_mu(x - mu) of site (p, h), mu < ND */
+/* up[mu] = U_mu(x), dn[mu] = U_mu(x - mu) of site (p, h), mu < ND: the
+ * directions a sweep reads and moves (GF_NDIRS: Coulomb leaves U_t alone) */
 template <int NC, int ND, typename CX>
 __device__ __forceinline__ void load_site(const store_t *links, const kgeo &g, int p, int h, int site, const int x[4],
                                           CX *up, CX *dn, int hb[4])
@@ -207,7 +204,7 @@ k_sweep(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const uns
     int x[4];
     int site = decode(g, p, h, x);
     if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
-    constexpr int NN = NC * NC, ND = sweep_dirs<G>::n;
+    constexpr int NN = NC * NC, ND = GF_NDIRS(G);
     link_cx up[4 * NN], dn[4 * NN];
     int hb[4];
     load_site<NC, ND>(links, g, p, h, site, x, up, dn, hb);
@@ -304,7 +301,7 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
     if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
     const int lead = threadIdx.x & (32 - TPS);            /* lane of this site's tid = 0 */
     const unsigned grp = ((1u << TPS) - 1) << lead;       /* the site's lanes */
-    constexpr int NN = NC * NC, ND = sweep_dirs<G>::n;
+    constexpr int NN = NC * NC, ND = GF_NDIRS(G);
     lat_complex u[DPT][NN], d[DPT][NN];
     store_t *pu[DPT], *pd[DPT];
     bool moves[DPT]; /* direction tid*DPT+e is read and moved (Coulomb: not U_t) */
@@ -428,7 +425,7 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
     store_t *pu = NULL, *pd = NULL;
     /* Coulomb: the threads of mu = t move no link (they may carry a column
      * of the transform when N > 3) */
-    const bool moves = mu < sweep_dirs<G>::n;
+    const bool moves = mu < GF_NDIRS(G);
     if (!moves) {
 #pragma unroll
         for (int k = 0; k < NN; k++) u[k] = d[k] = c_make(0, 0);
@@ -711,7 +708,7 @@ __global__ void __launch_bounds__(RED_BS) k_quality(kgeo g, const store_t *__res
         int x[4], hb[4];
         int site = decode(g, p, h, x);
         lat_complex up[4 * NC * NC], dn[4 * NC * NC];
-        load_site<NC, sweep_dirs<G>::n>(links, g, p, h, site, x, up, dn, hb);
+        load_site<NC, GF_NDIRS(G)>(links, g, p, h, site, x, up, dn, hb);
         v[0] += (double)gf_site_functional(NC, (enum gauge_kind)G, up);
         v[1] += (double)gf_site_theta(NC, (enum gauge_kind)G, up, dn);
     }
