@@ -1,35 +1,48 @@
-# lat -- lattice gauge-fixing toolkit.  GNU Make.
+# lat -- lattice QCD toolkit.  GNU Make.
 #
-#   make            build every program into bin/ (CUDA backend when nvcc is
-#                   found, CUDA=0 skips it; MPI variants when mpicc is found,
-#                   MPI=0 skips them)
-#   make check      C unit tests and Bats tests (CPU only)
+#   make            build every program into bin/
+#   make check      C unit tests, the regression corpus and Bats tests (CPU)
 #   make check-gpu  physics and GPU-vs-CPU checks on a GPU
 #   make bench      benchmarks (print numbers)
 #   make install PREFIX=/usr/local
 #
-# Layout: common/*.c -> build/libcommon.a; kernels/*_cpu.c are compiled once
-# per precision variant (d = double, s = single, m = mixed: single storage,
-# double arithmetic); kernels/*.cu with nvcc; tools/lat-*.c -> bin/lat-*;
-# tests/unit/test_*.c -> build/tests/; tests/gpu/test_*.c -> build/gpu-tests/
-# (CUDA only, run by make check-gpu); bench/*.c -> build/bench/.
+# Switches (each detected when not given; the first build records what it
+# used in build/config.mk, and later `make`s keep it unless told otherwise,
+# so `make CUDA=0 && make install` does not rebuild with CUDA):
+#   CUDA=0|1   the CUDA backend (nvcc and libcudart_static.a found)
+#   MPI=0|1    MPI ranks (mpicc found)
+#   FFT=0|1    FFTW3 on the CPU, cuFFT with CUDA (fftw3.h found)
+# CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS from the command line are added to
+# the project's own flags (LAT_CFLAGS, ...), never replace them:
+#   make CFLAGS='-O1 -g -fsanitize=address,undefined' LDFLAGS=-fsanitize=address,undefined
+#
+# Layout (SPEC §10, bottom to top): common/{base,math,lattice,io},
+# kernels/{cpu,gpu}, kernels/{gaugefix,heatbath}, tools/shared, tools.
+# Every folder with .c/.cu files becomes build/lib<folder>.a; a program
+# links the archives in that order and takes only the objects it uses.
+# kernels/*/cpu.c (the CPU sweeps) is compiled once per precision variant
+# (d = double, s = single, m = mixed: single storage, double arithmetic).
+# Header dependencies come from the compilers (-MMD): changing a header
+# rebuilds only the objects that include it.
 
-CC      ?= gcc
-PREFIX  ?= /usr/local
-OPT     ?= -O2
-CFLAGS  ?= $(OPT) -g
-CFLAGS  += -fopenmp -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icommon -Ikernels
-LDLIBS  += -lm
+CC       ?= gcc
+PREFIX   ?= /usr/local
+CFLAGS   ?= -O2 -g
+NVCC_OPT ?= -O3
+LAT_CFLAGS := -fopenmp -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+              -Icommon -Ikernels -Itools -MMD -MP
+LAT_LDLIBS := -lm
 
+-include build/config.mk
+
+# ---- CUDA -------------------------------------------------------------------
 NVCC_FOUND := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 NVCC    ?= $(NVCC_FOUND)
-ifeq ($(NVCC_FOUND),)
-CUDA    ?= 0
-else
-CUDA    ?= 1
+ifeq ($(origin CUDA),undefined)
+CUDA := $(if $(SAVED_CUDA),$(SAVED_CUDA),$(if $(NVCC_FOUND),1,0))
 endif
 CUDA_ARCH ?= -arch=sm_90
-NVCCFLAGS ?= -O3 $(CUDA_ARCH) -std=c++17 -Icommon -Ikernels -Xcompiler -Wall --expt-relaxed-constexpr
+LAT_NVCCFLAGS := $(NVCC_OPT) $(CUDA_ARCH) -std=c++17 -Icommon -Ikernels -Xcompiler -Wall --expt-relaxed-constexpr -MMD -MP
 # Where libcudart_static.a lives: nvcc may be a wrapper script elsewhere on
 # PATH (/usr/local/bin/nvcc), so ask nvcc for its own top directory (TOP=)
 # and try the usual library folders under it and under /usr/local/cuda.
@@ -46,98 +59,120 @@ override CUDA := 0
 endif
 endif
 
-MPICC_FOUND := $(shell command -v mpicc 2>/dev/null)
-ifeq ($(MPICC_FOUND),)
-MPI     ?= 0
-else
-MPI     ?= 1
-endif
+# ---- MPI --------------------------------------------------------------------
 # MPI=1: every program is built with MPI (-DLAT_HAVE_MPI) and runs as ranks
-# when mpirun starts it; started plainly it does not touch MPI (common/comm.h).
+# when mpirun starts it; started plainly it does not touch MPI (base/comm.h).
+ifeq ($(origin MPI),undefined)
+MPI := $(if $(SAVED_MPI),$(SAVED_MPI),$(if $(shell command -v mpicc 2>/dev/null),1,0))
+endif
 ifeq ($(MPI),1)
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null || mpicc -compile_info 2>/dev/null | cut -d' ' -f2-)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null || mpicc -link_info 2>/dev/null | cut -d' ' -f2-)
-CFLAGS     += -DLAT_HAVE_MPI=1 $(MPI_CFLAGS)
-LDLIBS     += $(MPI_LIBS)
+LAT_CFLAGS += -DLAT_HAVE_MPI=1 $(MPI_CFLAGS)
+LAT_LDLIBS += $(MPI_LIBS)
 endif
 
-COMMON_SRC  := $(wildcard common/*.c)
-COMMON_OBJ  := $(COMMON_SRC:%.c=build/%.o)
-VARIANT_SRC := $(wildcard kernels/*_cpu.c)
-KERNEL_SRC  := $(filter-out $(VARIANT_SRC),$(wildcard kernels/*.c))
-KERNEL_OBJ  := $(KERNEL_SRC:%.c=build/%.o) \
-               $(foreach v,d s m,$(VARIANT_SRC:kernels/%.c=build/kernels/%_$(v).o))
-CUDA_SRC    := $(wildcard kernels/*.cu)
+# ---- FFT (the Fourier-accelerated gauge fixing) -----------------------------
+ifeq ($(origin FFT),undefined)
+FFT := $(if $(SAVED_FFT),$(SAVED_FFT),$(if $(wildcard /usr/include/fftw3.h),1,0))
+endif
+ifeq ($(FFT),1)
+LAT_CFLAGS += -DLAT_HAVE_FFTW=1
+FFT_LIBS   := -lfftw3_omp -lfftw3
+ifeq ($(CUDA),1)
+ifneq ($(wildcard $(CUDA_LIBDIR)/libcufft_static.a),)
+LAT_CFLAGS += -DLAT_HAVE_CUFFT=1
+FFT_LIBS   += -L$(CUDA_LIBDIR) -lcufft_static -lculibos
+endif
+endif
+endif
+
+# ---- sources ----------------------------------------------------------------
+# the folders in link order, top of SPEC §10 first
+LIB_DIRS := tools/shared kernels/heatbath kernels/gaugefix kernels/gpu kernels/cpu \
+            common/io common/lattice common/base
+lib_name = build/lib$(notdir $(1)).a
+VARIANT_SRC := $(wildcard kernels/*/cpu.c)
+ifeq ($(CUDA),1)
+GPU_ONLY_EXCLUDE := kernels/gpu/nocuda.c
+else
+GPU_ONLY_EXCLUDE :=
+endif
+# the objects of one folder: plain C once, cpu.c per variant, .cu with CUDA
+dir_objs = $(patsubst %.c,build/%.o,$(filter-out $(VARIANT_SRC) $(GPU_ONLY_EXCLUDE),$(wildcard $(1)/*.c))) \
+           $(foreach v,d s m,$(patsubst %.c,build/%_$(v).o,$(filter $(1)/%,$(VARIANT_SRC)))) \
+           $(if $(filter 1,$(CUDA)),$(patsubst %.cu,build/%.cu.o,$(wildcard $(1)/*.cu)))
+LIBS := $(foreach d,$(LIB_DIRS),$(if $(strip $(call dir_objs,$(d))),$(call lib_name,$(d))))
+
 TOOLS       := $(patsubst tools/%.c,bin/%,$(wildcard tools/lat-*.c))
 UNIT_TESTS  := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 BENCHES     := $(patsubst bench/%.c,build/bench/%,$(wildcard bench/*.c))
-
 GPU_TESTS   :=
+LINK_CUDA   :=
 ifeq ($(CUDA),1)
 GPU_TESTS   := $(patsubst tests/gpu/%.c,build/gpu-tests/%,$(wildcard tests/gpu/test_*.c))
-CUDA_OBJ    := $(CUDA_SRC:kernels/%.cu=build/cuda/%.o)
-CFLAGS      += -DLAT_HAVE_CUDA=1
+LAT_CFLAGS  += -DLAT_HAVE_CUDA=1
 LINK_CUDA   := -L$(CUDA_LIBDIR) -lcudart_static -lrt -lpthread -ldl -lstdc++
-else
-CUDA_OBJ    := build/kernels/nocuda/gpu_stub.o
-LINK_CUDA   :=
 endif
+# archives as a group (an archive may use one further down and, inside a
+# folder, back); --as-needed: no shared library a program does not call
+LINK = -Wl,--as-needed -Wl,--start-group $(LIBS) -Wl,--end-group $(LINK_CUDA) $(FFT_LIBS) $(LAT_LDLIBS) $(LDFLAGS) $(LDLIBS)
+COMPILE = $(CC) $(LAT_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 .DEFAULT_GOAL := all
-LIBS := build/libkernels.a build/libcommon.a
+.PHONY: FORCE all check check-gpu bench install clean deps demo
 
-# Everything is rebuilt when the configuration changes (make CUDA=0 after a
-# CUDA build must not link stale GPU objects).
-CONFIG := CUDA=$(CUDA) MPI=$(MPI) CC=$(CC) CFLAGS=$(CFLAGS) NVCCFLAGS=$(NVCCFLAGS)
+# The switches of this build, kept for later makes; every object is rebuilt
+# when the configuration changes (make CUDA=0 after a CUDA build must not
+# link stale GPU objects).
+CONFIG := CUDA=$(CUDA) MPI=$(MPI) FFT=$(FFT) CC=$(CC) CFLAGS=$(CFLAGS) CPPFLAGS=$(CPPFLAGS) NVCC_OPT=$(NVCC_OPT)
 build/.config: FORCE
 	@mkdir -p build; echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
+	@printf 'SAVED_CUDA := $(CUDA)\nSAVED_MPI := $(MPI)\nSAVED_FFT := $(FFT)\n' | cmp -s - build/config.mk || \
+	    printf 'SAVED_CUDA := $(CUDA)\nSAVED_MPI := $(MPI)\nSAVED_FFT := $(FFT)\n' > build/config.mk
 FORCE:
 
-.PHONY: FORCE all check check-gpu bench install clean deps demo
 all: $(TOOLS) $(UNIT_TESTS) $(BENCHES) $(GPU_TESTS)
 
-build/%.o: %.c $(wildcard common/*.h kernels/*.h) build/.config
+build/%.o: %.c build/.config
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(COMPILE) -c $< -o $@
+build/%_d.o: %.c build/.config
+	@mkdir -p $(dir $@)
+	$(COMPILE) -DLAT_VARIANT_D -DLAT_REAL=double -c $< -o $@
+build/%_s.o: %.c build/.config
+	@mkdir -p $(dir $@)
+	$(COMPILE) -DLAT_VARIANT_S -DLAT_REAL=float -c $< -o $@
+build/%_m.o: %.c build/.config
+	@mkdir -p $(dir $@)
+	$(COMPILE) -DLAT_VARIANT_M -DLAT_REAL=double -c $< -o $@
+build/%.cu.o: %.cu build/.config
+	@mkdir -p $(dir $@)
+	$(NVCC) $(LAT_NVCCFLAGS) -c $< -o $@
 
-build/kernels/%_cpu_d.o: kernels/%_cpu.c $(wildcard common/*.h kernels/*.h) build/.config
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DLAT_VARIANT_D -DLAT_REAL=double -c $< -o $@
-build/kernels/%_cpu_s.o: kernels/%_cpu.c $(wildcard common/*.h kernels/*.h) build/.config
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DLAT_VARIANT_S -DLAT_REAL=float -c $< -o $@
-build/kernels/%_cpu_m.o: kernels/%_cpu.c $(wildcard common/*.h kernels/*.h) build/.config
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DLAT_VARIANT_M -DLAT_REAL=double -c $< -o $@
-
-build/cuda/%.o: kernels/%.cu $(wildcard common/*.h kernels/*.h kernels/*.cuh) build/.config
-	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
-
-build/libcommon.a: $(COMMON_OBJ)
+define lib_rule
+$(call lib_name,$(1)): $(call dir_objs,$(1))
 	@mkdir -p build
-	rm -f $@ && ar rcs $@ $^
-build/libkernels.a: $(KERNEL_OBJ) $(CUDA_OBJ)
-	@mkdir -p build
-	rm -f $@ && ar rcs $@ $^
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach d,$(LIB_DIRS),$(eval $(call lib_rule,$(d))))
 
-bin/%: tools/%.c $(LIBS)
-	@mkdir -p bin
-	$(CC) $(CFLAGS) $< $(LIBS) $(LINK_CUDA) $(LDLIBS) -o $@
-
-build/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBS)
+bin/%: tools/%.c $(LIBS) build/.config
+	@mkdir -p bin build/tools
+	$(COMPILE) -MF build/tools/$*.d $< $(LINK) -o $@
+build/tests/%: tests/unit/%.c $(LIBS) build/.config
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS) -Itests/unit $< $(LIBS) $(LINK_CUDA) $(LDLIBS) -o $@
-
+	$(COMPILE) -Itests/unit $< $(LINK) -o $@
 # GPU tests (tests/gpu, CUDA=1 only) live apart from build/tests, which
 # `make check` runs on GPU-less machines; `make check-gpu` runs them.
-build/gpu-tests/%: tests/gpu/%.c $(wildcard tests/gpu/*.h) tests/unit/unit.h $(LIBS)
+build/gpu-tests/%: tests/gpu/%.c $(LIBS) build/.config
 	@mkdir -p build/gpu-tests
-	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $< $(LIBS) $(LINK_CUDA) $(LDLIBS) -o $@
-
-build/bench/%: bench/%.c $(LIBS)
+	$(COMPILE) -Itests/unit -Itests/gpu $< $(LINK) -o $@
+build/bench/%: bench/%.c $(LIBS) build/.config
 	@mkdir -p build/bench
-	$(CC) $(CFLAGS) $< $(LIBS) $(LINK_CUDA) $(LDLIBS) -o $@
+	$(COMPILE) $< $(LINK) -o $@
+
+-include $(shell find build -name '*.d' 2>/dev/null)
 
 deps:
 	sh scripts/install-deps

@@ -8,8 +8,8 @@
 #ifndef LAT_BENCH_GPU_H
 #define LAT_BENCH_GPU_H
 
-#include "gaugefix_gpu.h"
-#include "gpu.h"
+#include "gaugefix/gpu.h"
+#include "gpu/gpu.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,8 +10,8 @@
  * of them.  Prints one line per precision and thread count, and for
  * comparison one line of Landau annealing (heatbath sweeps at T = 1, double,
  * one thread). */
-#include "field.h"
-#include "gaugefix_backend.h"
+#include "lattice/field.h"
+#include "gaugefix/backend.h"
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
     struct lattice lat;
     const char *why;
     if (lattice_init(&lat, L, &why) != 0) { fprintf(stderr, "gaugefix_cpu: %s\n", why); return 2; }
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, 3, 64);
     field_set_random(&u, 1);
     int maxt = omp_get_max_threads();

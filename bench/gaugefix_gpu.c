@@ -21,7 +21,7 @@
  * is a smooth SU(3) field on a random gauge orbit (its content does not
  * change the OR cost).  Exits 0 with a note when built without CUDA or no
  * GPU is present. */
-#include "gpu.h"
+#include "gpu/gpu.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +34,9 @@ int main(void)
     return 0;
 }
 #else
-#include "gaugefix_backend.h"
-#include "gaugefix_driver.h"
-#include "gaugefix_gpu.h"
+#include "gaugefix/backend.h"
+#include "gaugefix/driver.h"
+#include "gaugefix/gpu.h"
 #include "bench_gpu.h"
 #include "../tests/gpu/gpu_fields.h"
 
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         int L = sizes[si];
         struct lattice lat;
         fields_lattice(&lat, L, L);
-        struct gauge_field u;
+        struct field u;
         fields_weak(&u, &lat, 3, 0.5, 1234);
         fields_orbit(&u, 99);
         for (int pi = 0; pi < 3; pi++) {
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
         int L = sizes[0];
         struct lattice lat;
         fields_lattice(&lat, L, L);
-        struct gauge_field u;
+        struct field u;
         fields_weak(&u, &lat, 3, 0.5, 1234);
         fields_orbit(&u, 99);
         struct gf_params an = {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.5};

@@ -6,8 +6,8 @@
  * memcpy bandwidth measured in the same run.
  *
  *   build/bench/heatbath_cpu [L [NC [SWEEPS]]]      defaults 16 3 4 */
-#include "field.h"
-#include "heatbath_backend.h"
+#include "lattice/field.h"
+#include "heatbath/backend.h"
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: heatbath_cpu [L [NC [SWEEPS]]] (L even, 2 <= NC <= %d)\n", LAT_NC_MAX);
         return 2;
     }
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, nc, 64);
     field_set_random(&u, 1);
     double bw = copy_bandwidth();

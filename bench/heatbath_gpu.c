@@ -22,7 +22,7 @@
  * count for heatbath and overrelaxation).  --variants times every launch
  * variant (heatbath_gpu.h) too.  Exits 0 with a note when built without
  * CUDA or no GPU is present. */
-#include "gpu.h"
+#include "gpu/gpu.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +34,9 @@ int main(void)
     return 0;
 }
 #else
-#include "field.h"
-#include "heatbath_backend.h"
-#include "heatbath_gpu.h"
+#include "lattice/field.h"
+#include "heatbath/backend.h"
+#include "heatbath/gpu.h"
 #include "bench_gpu.h"
 
 #define FLOP_PER_LINK 4245.0
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "heatbath_gpu: --sizes %d: %s\n", L, w);
             return 2;
         }
-        struct gauge_field u;
+        struct field u;
         field_alloc(&u, &lat, 3, 64);
         field_set_random(&u, 1);
         for (int pi = 0; pi < 3; pi++) {

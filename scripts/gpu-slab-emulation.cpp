@@ -19,15 +19,15 @@
 #include <cstdlib>
 #include <cstring>
 #include "cuda-on-host.h"
-#include "gaugefix.h"
-#include "heatbath.h"
+#include "gaugefix/site.h"
+#include "heatbath/link.h"
 extern "C" {
-#include "domain.h"
-#include "field.h"
-#include "heatbath_backend.h"
-#include "log.h"
+#include "lattice/geometry.h"
+#include "lattice/field.h"
+#include "heatbath/backend.h"
+#include "base/log.h"
 }
-#include "gaugefix_gpu.h"
+#include "gaugefix/gpu.h"
 namespace emu {
 typedef double store_t;
 #include "ksweep.inc"
@@ -226,7 +226,7 @@ static void pack(const struct gpu_field *f, struct gpu_halo *x, int i, int unpac
                            slice * v3h, v3h, unpack);
         }
 }
-extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d,
+extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct geometry *d,
                                const struct halo_part *parts, int nparts, int pflip)
 {
     (void)d;
@@ -236,7 +236,7 @@ extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, co
         pack(f, x, i, 0, pflip);
     }
 }
-extern "C" void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d, int pflip)
+extern "C" void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct geometry *d, int pflip)
 {
     void *s[HALO_MAXPARTS], *r[HALO_MAXPARTS];
     size_t bytes[HALO_MAXPARTS];

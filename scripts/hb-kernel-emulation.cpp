@@ -15,16 +15,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include "cuda-on-host.h"
-#include "heatbath.h"
+#include "heatbath/link.h"
 extern "C" {
-#include "field.h"
-#include "heatbath_backend.h"
-#include "observables.h"
+#include "lattice/field.h"
+#include "heatbath/backend.h"
+#include "lattice/observables.h"
 }
-#include "gaugefix_gpu.h"
+#include "gaugefix/gpu.h"
 namespace emu {
 typedef double store_t;
-#include "gpu_links.cuh"
+#include "gpu/accessor.cuh"
 #include "klink.inc"
 }
 using namespace emu;
@@ -38,7 +38,7 @@ template <int MU, bool HB> static void launch(kgeo g, double *links, int p, doub
         }
 }
 /* the device layout buf <-> a host field: copy in, or the largest difference */
-static void to_device(double *buf, const gpu_field &f, const struct gauge_field &u)
+static void to_device(double *buf, const gpu_field &f, const struct field &u)
 {
     for (int64_t s = 0; s < u.lat.V; s++) {
         int p = lattice_parity(&u.lat, s);
@@ -46,7 +46,7 @@ static void to_device(double *buf, const gpu_field &f, const struct gauge_field 
             for (int c = 0; c < 12; c++) buf[gpu_index(f.nblk, 12, 2, p * 4 + mu, c, s >> 1)] = field_link(&u, s, mu)[c];
     }
 }
-static double max_diff(const double *buf, const gpu_field &f, const struct gauge_field &u)
+static double max_diff(const double *buf, const gpu_field &f, const struct field &u)
 {
     double w = 0;
     for (int64_t s = 0; s < u.lat.V; s++) {
@@ -63,7 +63,7 @@ int main()
     int L[4] = {4, 6, 4, 8};
     struct lattice lat; const char *why;
     lattice_init(&lat, L, &why);
-    struct gauge_field u; field_alloc(&u, &lat, 3, 64); field_set_random(&u, 5);
+    struct field u; field_alloc(&u, &lat, 3, 64); field_set_random(&u, 5);
     gpu_field f; memset(&f, 0, sizeof f);
     for (int m = 0; m < 4; m++) f.L[m] = L[m];
     f.nc = 3; f.ncomp = 12; f.vec = 2; f.V = lat.V; f.Vh = lat.V / 2; f.nblk = (f.Vh + 31) / 32; f.prec = 'd';
@@ -72,7 +72,7 @@ int main()
     to_device(buf, f, u);
     kgeo g = make_geo(&f);
     struct hb_state *sc = hb_backend_cpu.create(&u, 'd');
-    struct gauge_field c; field_alloc(&c, &lat, 3, 64);
+    struct field c; field_alloc(&c, &lat, 3, 64);
     for (uint32_t k = 0; k < 5; k++) {
         hb_backend_cpu.heatbath(sc, 5.7, 77, k);
         for (int p = 0; p < 2; p++) {

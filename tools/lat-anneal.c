@@ -4,8 +4,8 @@
  * --tmax to --tmin over --steps steps (linear or geometric).  Annealing has
  * no stopping criterion: follow it with lat-overrelax.  Exit 0 done, 1 data
  * error, 2 usage.  See lat-anneal(1). */
-#include "gaugefix_tool.h"
-#include "lat.h"
+#include "shared/gaugefix_tool.h"
+#include "base/lat.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -2,13 +2,13 @@
  * between 32- and 64-bit precision, validate one (--check), or write out the
  * gauge transformation it carries (--extract-transform).  The work is done
  * by common/conf.c; see lat-convert(1). */
-#include "cli.h"
-#include "comm.h"
-#include "conf.h"
-#include "lat.h"
-#include "log.h"
-#include "observables.h"
-#include "report.h"
+#include "base/cli.h"
+#include "base/comm.h"
+#include "io/conf.h"
+#include "base/lat.h"
+#include "base/log.h"
+#include "lattice/observables.h"
+#include "base/report.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -10,15 +10,15 @@
  * --start FILE continues from there, so two runs of 100 sweeps give the same
  * field as one of 200.  Exit 0, 1 data/runtime error, 2 usage error; every
  * check happens before anything is written.  See lat-heatbath(1). */
-#include "cli.h"
-#include "comm.h"
-#include "dist.h"
-#include "field.h"
-#include "gpu.h"
-#include "heatbath_backend.h"
-#include "lat.h"
-#include "log.h"
-#include "observables.h"
+#include "base/cli.h"
+#include "base/comm.h"
+#include "io/dist.h"
+#include "lattice/field.h"
+#include "gpu/gpu.h"
+#include "heatbath/backend.h"
+#include "base/lat.h"
+#include "base/log.h"
+#include "lattice/observables.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -116,7 +116,7 @@ static void check_start(struct dist *x, void *arg)
     if (lattice_init(&chk, H, &why)) lat_die_all(1, x->c.name, "cannot run the heatbath on it: %s", why);
 }
 
-static void results_of(const struct gauge_field *u, long long next, char *buf, size_t n)
+static void results_of(const struct field *u, long long next, char *buf, size_t n)
 {
     struct plaquette p = measure_plaquette(u);
     double pre, pim;

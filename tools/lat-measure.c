@@ -6,15 +6,15 @@
  * F and theta (Coulomb: per timeslice too); --history prints the lat-history
  * record instead.  Output as --format text|tsv|json on standard output.
  * Exit 0 ok, 1 unreadable input, 2 usage.  See lat-measure(1). */
-#include "cli.h"
-#include "comm.h"
-#include "dist.h"
-#include "gaugefix.h"
-#include "gpu.h"
-#include "lat.h"
-#include "log.h"
-#include "observables.h"
-#include "report.h"
+#include "base/cli.h"
+#include "base/comm.h"
+#include "io/dist.h"
+#include "gaugefix/site.h"
+#include "gpu/gpu.h"
+#include "base/lat.h"
+#include "base/log.h"
+#include "lattice/observables.h"
+#include "base/report.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
         return LAT_OK;
     }
 
-    const struct gauge_field *u = x.u;
+    const struct field *u = x.u;
     struct plaquette p = measure_plaquette(u);
     double lt = measure_link_trace(u), pre, pim;
     measure_polyakov(u, &pre, &pim);

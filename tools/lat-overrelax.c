@@ -6,8 +6,8 @@
  * Exit 0 converged, 1 data error, 2 usage, 3 not converged (the
  * configuration is still written, history says converged=no).  See
  * lat-overrelax(1). */
-#include "gaugefix_tool.h"
-#include "lat.h"
+#include "shared/gaugefix_tool.h"
+#include "base/lat.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -4,10 +4,10 @@
  * g(x+mu)^dag and multiplied into the tracked transformation when there is
  * one (or --track-transform starts it).  Exit 0, 1 data error, 2 usage.
  * See lat-randomize-orbit(1). */
-#include "gauge_transform.h"
-#include "gaugefix_tool.h"
-#include "lat.h"
-#include "log.h"
+#include "lattice/gauge_transform.h"
+#include "shared/gaugefix_tool.h"
+#include "base/lat.h"
+#include "base/log.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,7 +23,7 @@ int main(int argc, char **argv)
     gf_tool_validate(&t, opts);
     gf_tool_read(&t, input);
 
-    struct gauge_field *u = t.x.u; /* this rank's slab under mpirun */
+    struct field *u = t.x.u; /* this rank's slab under mpirun */
     double *g = lat_malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
     gauge_transform_random_field(u, (uint64_t)t.seed, (uint32_t)t.copy, g);
     gauge_transform_apply(u, g);

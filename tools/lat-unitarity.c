@@ -10,14 +10,14 @@
  * default standard output; then the report goes to standard error), with a
  * history entry; the tolerance then applies to the written links and a
  * failing run writes nothing.  See lat-unitarity(1). */
-#include "cli.h"
-#include "comm.h"
-#include "dist.h"
-#include "lat.h"
-#include "log.h"
-#include "observables.h"
-#include "report.h"
-#include "reproject.h"
+#include "base/cli.h"
+#include "base/comm.h"
+#include "io/dist.h"
+#include "base/lat.h"
+#include "base/log.h"
+#include "lattice/observables.h"
+#include "base/report.h"
+#include "lattice/reproject.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     struct dist x;
     dist_read(&x, input, NULL, NULL);
     const struct conf c = x.c; /* name, format, file_prec (rank 0: everything) */
-    struct gauge_field *u = x.u;
+    struct field *u = x.u;
     struct unitarity before = measure_unitarity(u), after = before;
 
     /* the precision of the links checked: the input's, or the file written */

@@ -9,10 +9,10 @@
 #ifndef LAT_GPU_FIELDS_H
 #define LAT_GPU_FIELDS_H
 
-#include "field.h"
-#include "gauge_transform.h"
-#include "rng.h"
-#include "sun.h"
+#include "lattice/field.h"
+#include "lattice/gauge_transform.h"
+#include "math/rng.h"
+#include "math/sun.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ static inline void fields_lattice(struct lattice *lat, int l, int lt)
     if (lattice_init(lat, L, &why) != 0) { fprintf(stderr, "lattice_init: %s\n", why); exit(1); }
 }
 
-static inline void fields_haar(struct gauge_field *u, const struct lattice *lat, int nc, uint64_t seed)
+static inline void fields_haar(struct field *u, const struct lattice *lat, int nc, uint64_t seed)
 {
     field_alloc(u, lat, nc, 64);
 #pragma omp parallel for schedule(static)
@@ -36,7 +36,7 @@ static inline void fields_haar(struct gauge_field *u, const struct lattice *lat,
         }
 }
 
-static inline void fields_weak(struct gauge_field *u, const struct lattice *lat, int nc, double a, uint64_t seed)
+static inline void fields_weak(struct field *u, const struct lattice *lat, int nc, double a, uint64_t seed)
 {
     fields_haar(u, lat, nc, seed);
 #pragma omp parallel for schedule(static)
@@ -49,7 +49,7 @@ static inline void fields_weak(struct gauge_field *u, const struct lattice *lat,
         }
 }
 
-static inline void fields_orbit(struct gauge_field *u, uint64_t seed)
+static inline void fields_orbit(struct field *u, uint64_t seed)
 {
     double *g = malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
     gauge_transform_random(u->nc, u->lat.V, seed, 3, g);
@@ -57,7 +57,7 @@ static inline void fields_orbit(struct gauge_field *u, uint64_t seed)
     free(g);
 }
 
-static inline void fields_pure(struct gauge_field *u, const struct lattice *lat, int nc, uint64_t seed)
+static inline void fields_pure(struct field *u, const struct lattice *lat, int nc, uint64_t seed)
 {
     field_alloc(u, lat, nc, 64);
     field_set_unit(u);
@@ -65,7 +65,7 @@ static inline void fields_pure(struct gauge_field *u, const struct lattice *lat,
 }
 
 /* ||A - B||_F / ||B||_F of link (x, mu) */
-static inline double link_rel_diff(const struct gauge_field *a, const struct gauge_field *b, int64_t x, int mu)
+static inline double link_rel_diff(const struct field *a, const struct field *b, int64_t x, int mu)
 {
     size_t lr = field_link_reals(a->nc);
     const double *p = field_link(a, x, mu), *q = field_link(b, x, mu);
@@ -77,7 +77,7 @@ static inline double link_rel_diff(const struct gauge_field *a, const struct gau
     return sqrt(d / n);
 }
 
-static inline double rel_diff(const struct gauge_field *a, const struct gauge_field *b)
+static inline double rel_diff(const struct field *a, const struct field *b)
 {
     double worst = 0;
     for (int64_t x = 0; x < a->lat.V; x++)

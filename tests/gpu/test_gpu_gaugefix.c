@@ -26,16 +26,16 @@
  *     measures as non-finite;
  *   - out of device memory: one line, exit 1.
  * It prints the largest GPU-vs-CPU differences seen. */
-#include "field.h"
-#include "gauge_transform.h"
-#include "gaugefix.h"
-#include "gaugefix_backend.h"
-#include "gaugefix_driver.h"
-#include "gaugefix_gpu.h"
-#include "gpu.h"
+#include "lattice/field.h"
+#include "lattice/gauge_transform.h"
+#include "gaugefix/site.h"
+#include "gaugefix/backend.h"
+#include "gaugefix/driver.h"
+#include "gaugefix/gpu.h"
+#include "gpu/gpu.h"
 #include "gpu_fields.h"
-#include "log.h"
-#include "observables.h"
+#include "base/log.h"
+#include "lattice/observables.h"
 #include "unit.h"
 #include <signal.h>
 #include <stdint.h>
@@ -63,7 +63,7 @@ static void compare(int nc, int l, int lt, struct gf_params p, int track, int ma
 {
     struct lattice lat;
     fields_lattice(&lat, l, lt);
-    struct gauge_field u, uc, ug;
+    struct field u, uc, ug;
     uint64_t seed = seed0 + (uint64_t)(nc * 1000 + p.gauge * 100 + p.update * 10 + track + 2 * mask);
     fields_weak(&u, &lat, nc, 0.8, seed);
     fields_orbit(&u, seed + 1);
@@ -83,7 +83,7 @@ static void compare(int nc, int l, int lt, struct gf_params p, int track, int ma
     struct gf_state *sc = cpu->create(&u, t0, prec), *sg = gpu->create(&u, t0, prec);
     /* the CPU's own sensitivity to rounding: the same sweeps from an input
      * perturbed by 1e-15 (microcanonical steps and MAG amplify it) */
-    struct gauge_field up, upc;
+    struct field up, upc;
     field_copy(&up, &u);
     for (size_t k = 0; k < field_reals(&up); k++) up.d[k] *= 1 + 1e-15 * ((int)(k % 7) - 3);
     struct gf_state *sp = cpu->create(&up, t0, prec);
@@ -198,7 +198,7 @@ static void watchdog(int sig)
 }
 
 /* three annealing sweeps of u on the GPU under the watchdog; F and theta */
-static struct gauge_quality anneal3(const struct gauge_field *u, const struct gf_params *an, char prec, const char *what)
+static struct gauge_quality anneal3(const struct field *u, const struct gf_params *an, char prec, const char *what)
 {
     watch_what = what;
     alarm(60);
@@ -216,7 +216,7 @@ static void test_anneal_32(void)
     signal(SIGALRM, watchdog);
     struct lattice lat;
     fields_lattice(&lat, 32, 32);
-    struct gauge_field u;
+    struct field u;
     fields_weak(&u, &lat, 3, 0.5, seed0 + 140);
     fields_orbit(&u, seed0 + 141);
     struct gf_params an = {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.5};
@@ -250,7 +250,7 @@ static void test_anneal_32(void)
 }
 
 /* ---- the driver on the GPU ------------------------------------------------- */
-static struct gf_result fix(const struct gf_backend *be, struct gauge_field *u, double *tr, enum gauge_kind g,
+static struct gf_result fix(const struct gf_backend *be, struct field *u, double *tr, enum gauge_kind g,
                             enum gf_update up, double omega, double eps, long maxit, char prec, int reunit)
 {
     struct gf_run r;
@@ -277,7 +277,7 @@ static void test_convergence(void)
     fields_lattice(&lat, 8, 8);
     enum gauge_kind gs[] = {GAUGE_LANDAU, GAUGE_COULOMB, GAUGE_MAG};
     for (int gi = 0; gi < 3; gi++) {
-        struct gauge_field u, v;
+        struct field u, v;
         fields_weak(&u, &lat, 3, 0.6, seed0 + 50 + gi);
         fields_orbit(&u, seed0 + 60 + gi);
         field_copy(&v, &u);
@@ -302,7 +302,7 @@ static void test_convergence(void)
         field_free(&v);
     }
     /* pure gauge -> F = 1 */
-    struct gauge_field u;
+    struct field u;
     fields_pure(&u, &lat, 3, seed0 + 70);
     struct gf_result r = fix(gpu, &u, NULL, GAUGE_LANDAU, GF_OVERRELAX, 1.7, 1e-12, 20000, 'd', 0);
     CHECK(fabs(r.F - 1) < 1e-12, "pure gauge fixed to F = 1: %.15g", r.F);
@@ -317,7 +317,7 @@ static void test_physics(void)
     fields_lattice(&lat, 8, 8);
     for (int pi = 0; pi < 3; pi++) {
         char prec = "dms"[pi];
-        struct gauge_field u;
+        struct field u;
         fields_weak(&u, &lat, 3, 0.8, seed0 + 80);
         fields_orbit(&u, seed0 + 81);
         struct gf_state *s = gpu->create(&u, NULL, prec);
@@ -337,7 +337,7 @@ static void test_physics(void)
     }
     /* microcanonical keeps F (Landau, Coulomb) */
     for (int g = 0; g < 2; g++) {
-        struct gauge_field u;
+        struct field u;
         fields_weak(&u, &lat, 3, 0.8, seed0 + 90);
         fields_orbit(&u, seed0 + 91);
         struct gf_state *s = gpu->create(&u, NULL, 'd');
@@ -354,7 +354,7 @@ static void test_physics(void)
     }
     /* gauge invariance, GPU observables = CPU observables; tracked transform */
     {
-        struct gauge_field u, w, fixed;
+        struct field u, w, fixed;
         fields_weak(&u, &lat, 3, 0.8, seed0 + 100);
         fields_orbit(&u, seed0 + 101);
         size_t gr = (size_t)lat.V * field_link_reals(3);
@@ -397,7 +397,7 @@ static void test_physics(void)
 }
 
 /* ---- determinism, reprojection ------------------------------------------- */
-static void run_once(const struct gauge_field *u, char prec, struct gauge_quality *q, struct gauge_field *out)
+static void run_once(const struct field *u, char prec, struct gauge_quality *q, struct field *out)
 {
     struct gf_state *s = gpu->create(u, NULL, prec);
     struct gf_params p[] = {{GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.8}, {GAUGE_LANDAU, GF_STOCHASTIC, 1, 0.3, 0},
@@ -413,12 +413,12 @@ static void test_determinism(void)
 {
     struct lattice lat;
     fields_lattice(&lat, 12, 16);
-    struct gauge_field u;
+    struct field u;
     fields_haar(&u, &lat, 3, seed0 + 110);
     for (int pi = 0; pi < 3; pi++) {
         char prec = "dsm"[pi];
         struct gauge_quality a, b;
-        struct gauge_field ua, ub;
+        struct field ua, ub;
         run_once(&u, prec, &a, &ua);
         run_once(&u, prec, &b, &ub);
         CHECK(memcmp(&a.F, &b.F, sizeof(double)) == 0 && memcmp(&a.theta, &b.theta, sizeof(double)) == 0,
@@ -434,7 +434,7 @@ static void test_reunitarize(void)
 {
     struct lattice lat;
     fields_lattice(&lat, 8, 8);
-    struct gauge_field u;
+    struct field u;
     fields_haar(&u, &lat, 3, seed0 + 120);
     struct gf_state *s = gpu->create(&u, NULL, 's');
     struct gf_params p = {GAUGE_LANDAU, GF_OVERRELAX, 1.9, 0, 0};
@@ -456,7 +456,7 @@ static void test_mixed_32(void)
 {
     struct lattice lat;
     fields_lattice(&lat, 32, 32);
-    struct gauge_field u, v, w;
+    struct field u, v, w;
     fields_weak(&u, &lat, 3, 0.5, seed0 + 130);
     fields_orbit(&u, seed0 + 131);
     field_copy(&v, &u);
@@ -493,7 +493,7 @@ static void oom_child(void)
     (void)gpu_alloc(fr - ((size_t)64 << 20), "ballast");
     struct lattice lat;
     fields_lattice(&lat, 32, 32);
-    struct gauge_field u;
+    struct field u;
     fields_haar(&u, &lat, 3, 1);
     gpu->create(&u, NULL, 'd'); /* 400 MiB: must fail */
     exit(0);

@@ -26,13 +26,13 @@
  *     unitary in single precision.
  *   - SU(4): one line, exit 1 (no kernels).
  * LAT_TEST_SEED sets the seed of the hot starts (printed). */
-#include "field.h"
-#include "gpu.h"
+#include "lattice/field.h"
+#include "gpu/gpu.h"
 #include "gpu_fields.h"
-#include "heatbath_backend.h"
-#include "heatbath_gpu.h"
-#include "log.h"
-#include "observables.h"
+#include "heatbath/backend.h"
+#include "heatbath/gpu.h"
+#include "base/log.h"
+#include "lattice/observables.h"
 #include "unit.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,14 +51,14 @@ static void lattice_of(struct lattice *lat, int lx, int ly, int lz, int lt)
     if (lattice_init(lat, L, &why)) { fprintf(stderr, "lattice: %s\n", why); exit(1); }
 }
 
-static void download(const struct hb_backend *b, struct hb_state *s, const struct lattice *lat, int nc, struct gauge_field *u)
+static void download(const struct hb_backend *b, struct hb_state *s, const struct lattice *lat, int nc, struct field *u)
 {
     field_alloc(u, lat, nc, 64);
     b->download(s, u);
 }
 
 /* links differing (||A-B||_F / ||B||_F) by more than tol */
-static int64_t count_diff(const struct gauge_field *a, const struct gauge_field *b, double tol)
+static int64_t count_diff(const struct field *a, const struct field *b, double tol)
 {
     int64_t n = 0;
     for (int64_t x = 0; x < a->lat.V; x++)
@@ -68,7 +68,7 @@ static int64_t count_diff(const struct gauge_field *a, const struct gauge_field 
 
 /* u with every real scaled by 1 + 1e-15 (-3..3): the CPU's own sensitivity
  * to rounding is measured by running it from this input too */
-static void perturbed(struct gauge_field *dst, const struct gauge_field *u)
+static void perturbed(struct field *dst, const struct field *u)
 {
     field_copy(dst, u);
     for (size_t k = 0; k < field_reals(dst); k++) dst->d[k] *= 1 + 1e-15 * ((int)(k % 7) - 3);
@@ -82,11 +82,11 @@ static void perturbed(struct gauge_field *dst, const struct gauge_field *u)
  * (the criterion of test_gpu_gaugefix). */
 static void chains(int nc, const struct lattice *lat, double beta, char prec)
 {
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, lat, nc, 64);
     field_set_random(&u, seed0 + (uint64_t)nc);
     struct hb_state *sc = cpu->create(&u, prec), *sg = gpu->create(&u, prec);
-    struct gauge_field up;
+    struct field up;
     perturbed(&up, &u);
     struct hb_state *sp = cpu->create(&up, prec);
     char line[512];
@@ -97,7 +97,7 @@ static void chains(int nc, const struct lattice *lat, double beta, char prec)
         cpu->heatbath(sc, beta, seed, (uint32_t)k);
         gpu->heatbath(sg, beta, seed, (uint32_t)k);
         cpu->heatbath(sp, beta, seed, (uint32_t)k);
-        struct gauge_field a, b, c;
+        struct field a, b, c;
         download(cpu, sc, lat, nc, &a);
         download(gpu, sg, lat, nc, &b);
         download(cpu, sp, lat, nc, &c);
@@ -119,9 +119,9 @@ static void chains(int nc, const struct lattice *lat, double beta, char prec)
     printf("%s\n", line);
     if (prec == 'd') {
         /* overrelaxation from the CPU's field on both */
-        struct gauge_field a;
+        struct field a;
         download(cpu, sc, lat, nc, &a);
-        struct gauge_field ap;
+        struct field ap;
         perturbed(&ap, &a);
         struct hb_state *oc = cpu->create(&a, 'd'), *og = gpu->create(&a, 'd'), *op = cpu->create(&ap, 'd');
         for (int k = 0; k < 5; k++) {
@@ -129,7 +129,7 @@ static void chains(int nc, const struct lattice *lat, double beta, char prec)
             gpu->overrelax(og);
             cpu->overrelax(op);
         }
-        struct gauge_field b, c, e;
+        struct field b, c, e;
         download(cpu, oc, lat, nc, &b);
         download(gpu, og, lat, nc, &c);
         download(cpu, op, lat, nc, &e);
@@ -174,7 +174,7 @@ static void reproducible(int nc, char prec)
 {
     struct lattice lat;
     lattice_of(&lat, 8, 8, 8, 8);
-    struct gauge_field u, out[HB_GPU_VARIANTS + 1];
+    struct field u, out[HB_GPU_VARIANTS + 1];
     field_alloc(&u, &lat, nc, 64);
     field_set_random(&u, seed0 + 7);
     for (int r = 0; r <= HB_GPU_VARIANTS; r++) {
@@ -205,7 +205,7 @@ static double gpu_plaquette(int nc, int l, double beta, char prec, int therm, in
 {
     struct lattice lat;
     lattice_of(&lat, l, l, l, l);
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, nc, 64);
     field_set_random(&u, seed0 + 11);
     struct hb_state *s = gpu->create(&u, prec);
@@ -250,7 +250,7 @@ static void su4_child(void *arg)
     (void)arg;
     struct lattice lat;
     lattice_of(&lat, 4, 4, 4, 4);
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, 4, 64);
     field_set_unit(&u);
     gpu->create(&u, 'd');

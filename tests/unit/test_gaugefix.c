@@ -23,13 +23,13 @@
  *     the bits of gf_site_update for every gauge and update, SU(2) and SU(3);
  *   - the driver stops with one line (exit 1) on a field holding NaN, in
  *     relaxation and in annealing, instead of running on. */
-#include "field.h"
-#include "gauge_transform.h"
-#include "gaugefix.h"
-#include "gaugefix_backend.h"
-#include "gaugefix_driver.h"
-#include "observables.h"
-#include "rng.h"
+#include "lattice/field.h"
+#include "lattice/gauge_transform.h"
+#include "gaugefix/site.h"
+#include "gaugefix/backend.h"
+#include "gaugefix/driver.h"
+#include "lattice/observables.h"
+#include "math/rng.h"
 #include "unit.h"
 #include <omp.h>
 #include <stdlib.h>
@@ -48,7 +48,7 @@ static void make_lattice(struct lattice *lat, int l, int lt)
 }
 
 /* weak field: U = P_SU(N)(1 + a R), R Haar-random */
-static void weak_field(struct gauge_field *u, const struct lattice *lat, int nc, double a, uint64_t seed)
+static void weak_field(struct field *u, const struct lattice *lat, int nc, double a, uint64_t seed)
 {
     field_alloc(u, lat, nc, 64);
     field_set_random(u, seed);
@@ -68,14 +68,14 @@ static double *random_g(const struct lattice *lat, int nc, uint64_t seed, uint32
     return g;
 }
 
-static void randomize(struct gauge_field *u, uint64_t seed, uint32_t copy)
+static void randomize(struct field *u, uint64_t seed, uint32_t copy)
 {
     double *g = random_g(&u->lat, u->nc, seed, copy);
     gauge_transform_apply(u, g);
     free(g);
 }
 
-static struct gf_run run_for(struct gf_state *st, const struct gauge_field *u, enum gauge_kind g, int check)
+static struct gf_run run_for(struct gf_state *st, const struct field *u, enum gauge_kind g, int check)
 {
     struct gf_run r;
     memset(&r, 0, sizeof r);
@@ -91,7 +91,7 @@ static struct gf_run run_for(struct gf_state *st, const struct gauge_field *u, e
 }
 
 /* fix u in place; returns the result (caller frees) */
-static struct gf_result fix(struct gauge_field *u, double *transform, enum gauge_kind g, enum gf_update up,
+static struct gf_result fix(struct field *u, double *transform, enum gauge_kind g, enum gf_update up,
                             double omega, double eps, long max_iter, char prec, int reunit)
 {
     double *time_g;
@@ -105,7 +105,7 @@ static struct gf_result fix(struct gauge_field *u, double *transform, enum gauge
     return res;
 }
 
-static double max_diff(const struct gauge_field *a, const struct gauge_field *b)
+static double max_diff(const struct field *a, const struct field *b)
 {
     double m = 0;
     for (size_t i = 0; i < field_reals(a); i++) {
@@ -115,14 +115,14 @@ static double max_diff(const struct gauge_field *a, const struct gauge_field *b)
     return m;
 }
 
-static void invariants(const struct gauge_field *u, double *plaq, double *pre, double *pim)
+static void invariants(const struct field *u, double *plaq, double *pre, double *pim)
 {
     *plaq = measure_plaquette(u).all;
     measure_polyakov(u, pre, pim);
 }
 
 /* ---- the contract: a sweep is gf_site_update over parity 0 then 1 ------- */
-static void reference_sweep(struct gauge_field *u, double *gt, const struct gf_params *p, uint64_t seed,
+static void reference_sweep(struct field *u, double *gt, const struct gf_params *p, uint64_t seed,
                             uint32_t copy, uint32_t k)
 {
     int n = u->nc, nn = n * n;
@@ -154,7 +154,7 @@ static void test_contract(void)
                                  {GAUGE_LANDAU, GF_STOCHASTIC, 1, 0.4, 0}, {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.7},
                                  {GAUGE_MAG, GF_ANNEAL, 1, 0, 0.3},       {GAUGE_COULOMB, GF_ANNEAL, 1, 0, 2.0}};
         for (size_t t = 0; t < sizeof ps / sizeof ps[0]; t++) {
-            struct gauge_field u, ref;
+            struct field u, ref;
             weak_field(&u, &lat, nc, 1.0, 5 + t);
             field_copy(&ref, &u);
             size_t gr = (size_t)lat.V * field_link_reals(nc);
@@ -278,7 +278,7 @@ static void nan_child(void *arg)
     int anneal = *(const int *)arg;
     struct lattice lat;
     make_lattice(&lat, 4, 4);
-    struct gauge_field u;
+    struct field u;
     weak_field(&u, &lat, 3, 0.5, 3);
     u.d[5 * field_link_reals(3) + 3] = NAN; /* one real of one link */
     struct gf_state *st = be->create(&u, NULL, 'd');
@@ -347,7 +347,7 @@ static void test_convergence(void)
                  {2, &lat4, GAUGE_LANDAU, 1.5}, {2, &lat4, GAUGE_MAG, 1.5},     {4, &lat4, GAUGE_LANDAU, 1.5},
                  {4, &lat4, GAUGE_COULOMB, 1.5}, {4, &lat4, GAUGE_MAG, 1.5}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        struct gauge_field u;
+        struct field u;
         weak_field(&u, cases[c].lat, cases[c].nc, 0.6, 100 + c);
         randomize(&u, 9, (uint32_t)c);
         double p0, r0, i0, p1, r1, i1;
@@ -384,7 +384,7 @@ static void test_relaxation_monotone(void)
     make_lattice(&lat, 6, 6);
     enum gauge_kind gs[] = {GAUGE_LANDAU, GAUGE_COULOMB, GAUGE_MAG};
     for (int k = 0; k < 3; k++) {
-        struct gauge_field u;
+        struct field u;
         weak_field(&u, &lat, 3, 0.6, 300 + k);
         randomize(&u, 4, 0);
         struct gf_state *st = be->create(&u, NULL, 'd');
@@ -427,7 +427,7 @@ static void test_micro(void)
     make_lattice(&lat, 4, 4);
     enum gauge_kind gs[] = {GAUGE_LANDAU, GAUGE_COULOMB};
     for (int k = 0; k < 2; k++) {
-        struct gauge_field u;
+        struct field u;
         weak_field(&u, &lat, 3, 0.8, 400 + k);
         randomize(&u, 4, 1);
         struct gauge_quality q0, q1;
@@ -448,7 +448,7 @@ static void test_pure_gauge(void)
 {
     struct lattice lat;
     make_lattice(&lat, 4, 4);
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, 3, 64);
     field_set_unit(&u);
     randomize(&u, 21, 0);
@@ -474,7 +474,7 @@ static void test_transform(void)
     enum gauge_kind gs[] = {GAUGE_LANDAU, GAUGE_COULOMB};
     for (int k = 0; k < 2; k++) {
         const char *name = gauge_kind_name(gs[k]);
-        struct gauge_field orig, u;
+        struct field orig, u;
         weak_field(&orig, &lat, 3, 0.7, 500);
         field_copy(&u, &orig);
         size_t gr = (size_t)lat.V * field_link_reals(3);
@@ -484,7 +484,7 @@ static void test_transform(void)
         gauge_transform_apply(&u, g);
         gauge_transform_compose(3, lat.V, acc, g);
         free(g);
-        struct gauge_field before;
+        struct field before;
         field_copy(&before, &u);
         /* anneal a little, then overrelax, tracking */
         double *time_g;
@@ -500,7 +500,7 @@ static void test_transform(void)
         CHECK(res.converged == 1, "%s: converged", name);
         gf_result_free(&res);
         if (time_g) { /* before gf_close: the sweeps left every U_t as it was */
-            struct gauge_field mid;
+            struct field mid;
             field_copy(&mid, &u);
             be->download(st, &mid, NULL);
             int same = 1;
@@ -510,7 +510,7 @@ static void test_transform(void)
             field_free(&mid);
         }
         gf_close(be, st, &u, acc, time_g);
-        struct gauge_field w;
+        struct field w;
         field_copy(&w, &orig);
         gauge_transform_apply(&w, acc);
         CHECK(max_diff(&w, &u) < 1e-12, "%s: transform reproduces the fixed field: %g", name, max_diff(&w, &u));
@@ -531,7 +531,7 @@ static void test_transform(void)
 }
 
 /* ---- thread independence and copies ------------------------------------------- */
-static void chain(struct gauge_field *u, uint32_t copy, int threads)
+static void chain(struct field *u, uint32_t copy, int threads)
 {
     omp_set_num_threads(threads);
     randomize(u, 31, copy);
@@ -556,7 +556,7 @@ static void test_threads(void)
 {
     struct lattice lat;
     make_lattice(&lat, 8, 8);
-    struct gauge_field a, b, c;
+    struct field a, b, c;
     weak_field(&a, &lat, 3, 0.8, 600);
     field_copy(&b, &a);
     field_copy(&c, &a);
@@ -593,7 +593,7 @@ static void test_anneal(void)
     make_lattice(&lat, 4, 4);
     enum gauge_kind gs[] = {GAUGE_LANDAU, GAUGE_COULOMB, GAUGE_MAG};
     for (int k = 0; k < 3; k++) {
-        struct gauge_field u;
+        struct field u;
         weak_field(&u, &lat, 3, 0.6, 700 + k);
         struct gf_result res = fix(&u, NULL, gs[k], GF_OVERRELAX, 1.5, 1e-10, 5000, 'd', 0);
         double Ffix = res.F;
@@ -601,7 +601,7 @@ static void test_anneal(void)
         double p0, r0, i0, p1, r1, i1;
         invariants(&u, &p0, &r0, &i0);
         /* hot: F falls well below the fixed value */
-        struct gauge_field hot;
+        struct field hot;
         field_copy(&hot, &u);
         struct gf_state *st = be->create(&hot, NULL, 'd');
         struct gf_run r = run_for(st, &hot, gs[k], 10);
@@ -639,10 +639,10 @@ static void test_precision(void)
     make_lattice(&lat6, 6, 6);
     enum gauge_kind gs[] = {GAUGE_LANDAU, GAUGE_MAG};
     for (int k = 0; k < 2; k++) {
-        struct gauge_field base;
+        struct field base;
         weak_field(&base, k == 0 ? &lat8 : &lat6, 3, 0.6, 800);
         randomize(&base, 12, 0);
-        struct gauge_field d, s, m;
+        struct field d, s, m;
         field_copy(&d, &base);
         field_copy(&s, &base);
         field_copy(&m, &base);

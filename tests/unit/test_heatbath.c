@@ -19,11 +19,11 @@
  *     once (the unbounded loop never ended on it), a = inf returns x0 = 1,
  *     and on finite a it returns the bits and draws the random numbers of
  *     the unbounded loop it replaced. */
-#include "field.h"
-#include "heatbath.h"
-#include "heatbath_backend.h"
-#include "observables.h"
-#include "rng.h"
+#include "lattice/field.h"
+#include "heatbath/link.h"
+#include "heatbath/backend.h"
+#include "lattice/observables.h"
+#include "math/rng.h"
 #include "unit.h"
 #include <omp.h>
 #include <stdlib.h>
@@ -81,10 +81,10 @@ static void test_sampler_bounded(void)
     CHECK(differ == 0, "bounded sampler = unbounded sampler on finite a: %ld of %ld draws differ", differ, draws);
 }
 
-static lat_complex *lk(const struct gauge_field *u, int64_t x, int mu) { return (lat_complex *)field_link(u, x, mu); }
+static lat_complex *lk(const struct field *u, int64_t x, int mu) { return (lat_complex *)field_link(u, x, mu); }
 
 /* the staple sum of U_mu(x) from the field, through hb_staple_nu */
-static void staple_of(const struct gauge_field *u, int64_t x, int mu, lat_complex *A)
+static void staple_of(const struct field *u, int64_t x, int mu, lat_complex *A)
 {
     const struct lattice *L = &u->lat;
     int n = u->nc;
@@ -100,7 +100,7 @@ static void staple_of(const struct gauge_field *u, int64_t x, int mu, lat_comple
 }
 
 /* the documented sweep, written the plain way (the contract every backend keeps) */
-static void reference_sweep(struct gauge_field *u, int heatbath, double beta, uint64_t seed, uint32_t k)
+static void reference_sweep(struct field *u, int heatbath, double beta, uint64_t seed, uint32_t k)
 {
     int n = u->nc;
     for (int parity = 0; parity < 2; parity++)
@@ -126,7 +126,7 @@ static void make_lattice(struct lattice *L, int lx, int ly, int lz, int lt)
 }
 
 /* a field after a few heatbath sweeps from a hot start (non-trivial staples) */
-static void warm_field(struct gauge_field *u, const struct lattice *L, int nc, double beta, uint64_t seed, int sweeps)
+static void warm_field(struct field *u, const struct lattice *L, int nc, double beta, uint64_t seed, int sweeps)
 {
     field_alloc(u, L, nc, 64);
     field_set_random(u, seed);
@@ -141,7 +141,7 @@ static void test_staple(void)
     struct lattice L;
     make_lattice(&L, 4, 2, 4, 6);
     for (int nc = 2; nc <= 4; nc++) {
-        struct gauge_field u;
+        struct field u;
         field_alloc(&u, &L, nc, 64);
         field_set_random(&u, 11 + nc);
         struct lat_rng r;
@@ -214,12 +214,12 @@ static void test_link_update(void)
     CHECK(sun_unitarity_dev(3, U) < 1e-14 && fabs(U[0].re - 1) > 1e-6, "zero staple heatbath");
 }
 
-static int same_field(const struct gauge_field *a, const struct gauge_field *b)
+static int same_field(const struct field *a, const struct field *b)
 {
     return memcmp(a->d, b->d, field_reals(a) * sizeof(double)) == 0;
 }
 
-static double max_diff(const struct gauge_field *a, const struct gauge_field *b)
+static double max_diff(const struct field *a, const struct field *b)
 {
     double m = 0;
     for (size_t i = 0; i < field_reals(a); i++) m = fmax(m, fabs(a->d[i] - b->d[i]));
@@ -231,7 +231,7 @@ static void test_order_and_threads(void)
     struct lattice L;
     make_lattice(&L, 4, 4, 4, 8); /* 256 sites per parity: the sweeps do use threads */
     for (int nc = 2; nc <= 4; nc++) {
-        struct gauge_field ref, cpu, out1, out2;
+        struct field ref, cpu, out1, out2;
         field_alloc(&ref, &L, nc, 64);
         field_set_random(&ref, 3);
         field_copy(&cpu, &ref);
@@ -242,7 +242,7 @@ static void test_order_and_threads(void)
         field_copy(&out1, &cpu);
         field_copy(&out2, &cpu);
         int threads[2] = {1, 3};
-        struct gauge_field *outs[2] = {&out1, &out2};
+        struct field *outs[2] = {&out1, &out2};
         for (int t = 0; t < 2; t++) {
             omp_set_num_threads(threads[t]);
             struct hb_state *s = hb_backend_cpu.create(&cpu, 'd');
@@ -276,14 +276,14 @@ static void test_or_sweep_invariance(void)
     struct lattice L;
     make_lattice(&L, 4, 4, 4, 4);
     for (int nc = 2; nc <= 4; nc++) {
-        struct gauge_field u;
+        struct field u;
         warm_field(&u, &L, nc, nc == 2 ? 2.3 : nc == 3 ? 5.7 : 10.0, 21, 3);
         struct plaquette p0 = measure_plaquette(&u);
         struct hb_state *s = hb_backend_cpu.create(&u, 'd');
         for (int k = 0; k < 3; k++) hb_backend_cpu.overrelax(s);
         struct plaquette p1;
         hb_backend_cpu.measure(s, &p1, NULL, NULL);
-        struct gauge_field v;
+        struct field v;
         field_copy(&v, &u);
         hb_backend_cpu.download(s, &v);
         hb_backend_cpu.destroy(s);
@@ -300,7 +300,7 @@ static void test_or_sweep_invariance(void)
 
 /* run therm + meas sweeps (1 HB + nor OR each), return the mean plaquette
  * and its error from nbins bins */
-static double run_chain(struct gauge_field *start, double beta, uint64_t seed, int therm, int meas, int nor,
+static double run_chain(struct field *start, double beta, uint64_t seed, int therm, int meas, int nor,
                         char prec, double *err)
 {
     struct hb_state *s = hb_backend_cpu.create(start, prec);
@@ -352,7 +352,7 @@ static void test_strong_coupling(void)
     CHECK_CLOSE(bessel_ratio(1.0), 0.240194, 1e-6);
     double betas[2] = {0.5, 1.0};
     for (int i = 0; i < 2; i++) {
-        struct gauge_field u;
+        struct field u;
         field_alloc(&u, &L, 2, 64);
         field_set_unit(&u);
         double err, u0 = bessel_ratio(betas[i]);
@@ -365,7 +365,7 @@ static void test_strong_coupling(void)
         field_free(&u);
     }
     {
-        struct gauge_field u;
+        struct field u;
         field_alloc(&u, &L, 3, 64);
         field_set_unit(&u);
         double err, expect = 0.060131;
@@ -376,7 +376,7 @@ static void test_strong_coupling(void)
         field_free(&u);
     }
     {
-        struct gauge_field u;
+        struct field u;
         field_alloc(&u, &L, 4, 64);
         field_set_random(&u, 5);
         double err, expect = 1 / 32.0 + 1 / 12288.0;
@@ -391,7 +391,7 @@ static void test_hot_cold(void)
 {
     struct lattice L;
     make_lattice(&L, 4, 4, 4, 4);
-    struct gauge_field hot, cold;
+    struct field hot, cold;
     field_alloc(&hot, &L, 3, 64);
     field_alloc(&cold, &L, 3, 64);
     field_set_random(&hot, 17);
@@ -419,7 +419,7 @@ static void test_precision_first_sweep(void)
     /* one sweep in single/mixed precision stays close to the double one */
     struct lattice L;
     make_lattice(&L, 4, 4, 4, 4);
-    struct gauge_field u, d, f;
+    struct field u, d, f;
     warm_field(&u, &L, 3, 6.0, 8, 5);
     field_copy(&d, &u);
     field_copy(&f, &u);

@@ -4,11 +4,11 @@
  * the XML scanner, ILDG and NERSC round trips of random fields (exact in
  * double, ILDG -> NERSC 3x3 -> ILDG bit-identical binary record), SU(2)
  * ILDG, carried records, history and tracked transform. */
-#include "conf.h"
-#include "confio.h"
-#include "lime.h"
-#include "log.h"
-#include "observables.h"
+#include "io/conf.h"
+#include "io/confio.h"
+#include "io/lime.h"
+#include "base/log.h"
+#include "lattice/observables.h"
 #include "unit.h"
 #include <stdlib.h>
 #include <string.h>
@@ -235,7 +235,7 @@ static void test_checksums(void)
     struct lattice lat;
     int L[4] = {4, 4, 4, 4};
     lattice_init(&lat, L, NULL);
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, 3, 64);
     field_set_unit(&u);
     struct scidac_sum s = scidac_checksum_field(&u, 64);
@@ -288,7 +288,7 @@ static unsigned char *file_record(const char *path, const char *type, uint64_t *
     return d;
 }
 
-static double max_diff(const struct gauge_field *a, const struct gauge_field *b)
+static double max_diff(const struct field *a, const struct field *b)
 {
     double m = 0;
     for (size_t i = 0; i < field_reals(a); i++) m = fmax(m, fabs(a->d[i] - b->d[i]));

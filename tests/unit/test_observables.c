@@ -5,10 +5,10 @@
  * non-trivial plaquette, link trace and Polyakov loop, and the unitarity
  * deviation of hand-made non-SU(N) links, and bit-identical results on any
  * number of OpenMP threads. */
-#include "field.h"
-#include "observables.h"
-#include "rng.h"
-#include "sun.h"
+#include "lattice/field.h"
+#include "lattice/observables.h"
+#include "math/rng.h"
+#include "math/sun.h"
 #include "unit.h"
 #include <math.h>
 #include <string.h>
@@ -26,10 +26,10 @@ static void make_lattice(struct lattice *lat, int lx, int ly, int lz, int lt)
     if (lattice_init(lat, L, &why) != 0) { fprintf(stderr, "lattice_init: %s\n", why); CHECK(0, "lattice"); }
 }
 
-static lat_complex *L_(const struct gauge_field *u, int64_t s, int mu) { return (lat_complex *)field_link(u, s, mu); }
+static lat_complex *L_(const struct field *u, int64_t s, int mu) { return (lat_complex *)field_link(u, s, mu); }
 
 /* U_mu(x) -> g(x) U_mu(x) g(x+mu)^dag with Haar-random g(x) */
-static void gauge_transform(struct gauge_field *u, uint64_t seed)
+static void gauge_transform(struct field *u, uint64_t seed)
 {
     int n = u->nc;
     lat_complex *g = malloc(sizeof(lat_complex) * n * n * (size_t)u->lat.V);
@@ -49,7 +49,7 @@ static void gauge_transform(struct gauge_field *u, uint64_t seed)
 }
 
 /* naive plaquette: explicit four-matrix product, coordinates by hand */
-static void naive_plaquette(const struct gauge_field *u, double *all, double *sp, double *tm)
+static void naive_plaquette(const struct field *u, double *all, double *sp, double *tm)
 {
     int n = u->nc;
     const int *L = u->lat.L;
@@ -84,7 +84,7 @@ static void naive_plaquette(const struct gauge_field *u, double *all, double *sp
 }
 
 /* naive Polyakov loop: ordered product t = 0 .. Lt-1 at every (x,y,z) */
-static void naive_polyakov(const struct gauge_field *u, double *re, double *im)
+static void naive_polyakov(const struct field *u, double *re, double *im)
 {
     int n = u->nc;
     const int *L = u->lat.L;
@@ -112,7 +112,7 @@ static void test_unit(int n)
 {
     struct lattice lat;
     make_lattice(&lat, 4, 2, 4, 6);
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, n, 64);
     field_set_unit(&u);
     struct plaquette p = measure_plaquette(&u);
@@ -134,7 +134,7 @@ static void test_gauge_invariance(int n)
 {
     struct lattice lat;
     make_lattice(&lat, 4, 6, 2, 4);
-    struct gauge_field u, v;
+    struct field u, v;
     field_alloc(&u, &lat, n, 64);
     field_set_random(&u, 1000 + n);
     field_copy(&v, &u);
@@ -168,7 +168,7 @@ static void test_gauge_invariance(int n)
     CHECK(fabs(re) + fabs(im) > 1e-6, "random Polyakov loop is not zero (n=%d)", n);
 
     /* a single-precision field is measured like its double rounding */
-    struct gauge_field w, wd;
+    struct field w, wd;
     field_copy(&w, &u);
     field_convert(&w, 32);
     field_copy(&wd, &w);
@@ -192,7 +192,7 @@ static void test_abelian(int n)
 {
     struct lattice lat;
     make_lattice(&lat, 6, 4, 2, 4);
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, n, 64);
     field_set_unit(&u);
     const double B = 2 * PI * 1 / 6, th = 0.3;
@@ -227,7 +227,7 @@ static void test_unitarity(int n)
 {
     struct lattice lat;
     make_lattice(&lat, 2, 2, 2, 2);
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, n, 64);
     field_set_unit(&u);
     const double eps = 1e-3, alpha = 0.1;
@@ -257,7 +257,7 @@ static void test_threads(void)
 {
     struct lattice lat;
     make_lattice(&lat, 8, 8, 6, 10); /* 3840 sites: several chunks, the last one partial */
-    struct gauge_field u;
+    struct field u;
     field_alloc(&u, &lat, 3, 64);
     field_set_random(&u, 31);
     lat_complex *bad = L_(&u, 2000, 1);

@@ -2,7 +2,7 @@
  * TSV header/row and list columns, JSON escaping and null for non-finite
  * numbers, round-trip digits) and the history printer (tab splitting,
  * missing fields, blank lines). */
-#include "report.h"
+#include "base/report.h"
 #include "unit.h"
 #include <math.h>
 #include <stdlib.h>

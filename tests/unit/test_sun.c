@@ -1,9 +1,9 @@
 /* test_sun.c -- SU(N) algebra (common/sun.h) and the Haar generator:
  * unitarity and det = 1 of random matrices, SU(2) subgroup products against
  * full matrix products, reunitarisation, two-row reconstruction. */
-#include "field.h"
-#include "rng.h"
-#include "sun.h"
+#include "lattice/field.h"
+#include "math/rng.h"
+#include "math/sun.h"
 #include "unit.h"
 
 static void embed(int n, lat_complex *m, int i, int j, lat_su2 g)

@@ -1,0 +1,101 @@
+/* conf.h -- a gauge configuration as the programs see it, and reading and
+ * writing it in any supported file format.
+ *
+ * conf_read() detects the format from the bytes (LIME magic -> ILDG,
+ * "BEGIN_HEADER" -> NERSC), reads from a file or a non-seekable pipe (path
+ * NULL or "-" = standard input), verifies everything the file carries
+ * (framing, sizes, SciDAC or NERSC checksums, NERSC plaquette and link
+ * trace, finite numbers) and dies with a one-line error naming the input on
+ * any problem (exit 1).  The field is always returned in double precision.
+ *
+ * conf_write() writes atomically through output.h (binary output to a
+ * terminal refused).  LIME records of the input that lat does not rewrite are
+ * carried to the output unchanged and in order (SPEC §2); the history and
+ * the tracked gauge transformation travel in records of their own:
+ *   lat-history          text, one provenance entry per line
+ *   lat-gauge-transform  g(x) for every site, nc x nc complex, big-endian
+ *                        IEEE 64-bit, ILDG site order (see lat-convert(1)). */
+#ifndef LAT_CONF_H
+#define LAT_CONF_H
+
+#include "lattice/field.h"
+#include <stdint.h>
+
+enum conf_format { CONF_ILDG = 1, CONF_NERSC = 2 };
+
+struct lime_record {
+    char type[129];
+    uint64_t len;
+    unsigned char *data;
+};
+
+/* What conf_read found in the input and verified (for lat-convert --check
+ * and reports).  Anything that failed verification has already stopped the
+ * program, so what is listed here agreed with the data. */
+struct conf_check {
+    char detail[64];    /* e.g. "ILDG" or "NERSC 4D_SU3_GAUGE IEEE32BIG" */
+    char checksum[80];  /* e.g. "scidac 37affb9c 2fc07bbf", "nersc ba83ff12"; "" if none */
+    int has_plaq;       /* the file stated a plaquette (NERSC PLAQUETTE, usqcdInfo
+                           plaq) and the data agrees (a usqcdInfo that does not
+                           only draws a warning) */
+    int has_linktr;     /* the same for the link trace */
+    double plaq, linktr; /* the stated values */
+};
+
+struct conf {
+    struct field u;       /* the links, double precision */
+    const char *name;           /* for messages: the path or "standard input" */
+    enum conf_format format;    /* format of the input */
+    int file_prec;              /* 32 or 64: precision of the input file */
+    struct lime_record *keep;   /* records carried through unchanged */
+    int nkeep;
+    char *history;              /* lat-history payload (NUL-terminated) or NULL */
+    double *transform;          /* tracked g(x): V * 2*nc*nc reals, or NULL */
+    /* conf_read_deferring: the ILDG binary record left unread (on = 1) for
+     * the MPI ranks to read in parallel: where its payload starts, its
+     * precision, and the checksum the file states (dist.c verifies it) */
+    struct conf_deferred {
+        int on;
+        uint64_t offset;
+        int prec;
+        int have_sum;
+        uint32_t suma, sumb;
+    } deferred;
+    struct conf_check check;    /* filled by conf_read */
+};
+
+/* A new configuration (for generators): unit links, no records. */
+void conf_init(struct conf *c, const struct lattice *lat, int nc);
+
+void conf_read(const char *path, struct conf *c);
+/* conf_read, except that a regular ILDG file's binary record (if it comes
+ * after the ildg-format record) is not read: c->u is allocated but not
+ * filled, c->deferred says where the data is, and the checks that need
+ * the data (checksum, finite numbers, usqcdInfo) are the caller's. */
+void conf_read_deferring(const char *path, struct conf *c);
+void conf_free(struct conf *c);
+
+struct conf_write_opts {
+    enum conf_format format; /* CONF_ILDG (default 0 means ILDG) or CONF_NERSC */
+    int prec;                /* 32 or 64 (0: the input's precision, else 64) */
+    int nersc_3x3;           /* NERSC: store 3 rows instead of 2 */
+};
+void conf_write(const char *path, const struct conf *c, const struct conf_write_opts *o);
+
+/* Append one provenance entry:
+ *   <UTC time>\t<program> <version>\t<command line>\t<results>
+ * results is free text such as "F=0.873 theta=3.1e-13 iterations=812
+ * converged=yes".  The time honours SOURCE_DATE_EPOCH. */
+void conf_history_add(struct conf *c, const char *results);
+
+/* Tracking: start an identity transform (if none is carried yet). */
+void conf_transform_start(struct conf *c);
+
+/* Write the tracked g(x) as a file of its own (path NULL or "-": standard
+ * output), atomically: one LIME message of two records,
+ *   lat-gauge-transform-format  XML: nc, lx, ly, lz, lt, precision 64
+ *   lat-gauge-transform         the data as in a configuration file.
+ * Dies (exit 1) when c carries no transform.  See lat-convert(1). */
+void conf_write_transform(const char *path, const struct conf *c);
+
+#endif

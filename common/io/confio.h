@@ -1,0 +1,96 @@
+/* confio.h -- the inside of conf.c: the format back ends (ildg.c, nersc.c)
+ * and the helpers they share.  Programs use conf.h, not this header; the
+ * unit tests use it to reach the checksums directly.
+ *
+ * All readers die (lat_die, exit 1) with a one-line message naming the input
+ * on any problem; all writers die naming the output.
+ *
+ * SciDAC checksum (FORMATS.md §3.7): per site, c = CRC-32 (zlib polynomial)
+ * of the site's bytes as stored (big-endian, all four links), r = the site's
+ * ILDG index; suma ^= rotl32(c, r % 29), sumb ^= rotl32(c, r % 31).
+ *
+ * XML helpers: a deliberately small scanner for the flat documents of ILDG
+ * and SciDAC.  Elements are matched by local name (namespace prefix and
+ * attributes ignored); element text is returned trimmed of white space. */
+#ifndef LAT_CONFIO_H
+#define LAT_CONFIO_H
+
+#include "io/bytes.h"
+#include "io/conf.h"
+#include "io/lime.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+/* ---- checksums ---- */
+uint32_t lat_crc32(uint32_t crc, const void *buf, size_t n); /* zlib crc32() */
+static inline uint32_t rotl32(uint32_t w, unsigned n)
+{ n &= 31; return (w << n) | (w >> (-n & 31)); }
+struct scidac_sum { uint32_t a, b; };
+static inline void scidac_sum_site(struct scidac_sum *s, uint64_t rank, uint32_t crc)
+{
+    s->a ^= rotl32(crc, (unsigned)(rank % 29));
+    s->b ^= rotl32(crc, (unsigned)(rank % 31));
+}
+/* The SciDAC checksum of u as an ILDG file of precision prec would hold it. */
+struct scidac_sum scidac_checksum_field(const struct field *u, int prec);
+/* Encode the four links of one site big-endian in precision prec into buf
+ * (LAT_ND * 2 nc^2 * prec/8 bytes). */
+void ildg_encode_site(const struct field *u, int64_t site, int prec, unsigned char *buf);
+
+/* ---- XML ---- */
+/* Copy the trimmed text of the first element with local name `name` into
+ * out (at most n-1 bytes); returns 1 if found, 0 if not. */
+int xml_text(const char *xml, const char *name, char *out, size_t n);
+/* 1 if an element with that local name exists. */
+int xml_has(const char *xml, const char *name);
+/* A new string (lat_malloc) with the text of element `name` replaced by
+ * text; if the element is absent it is inserted before the closing tag of
+ * the element `parent`.  NULL if neither exists. */
+char *xml_replace(const char *xml, const char *name, const char *parent, const char *text);
+
+/* ---- shared helpers ---- */
+/* "now" for files: SOURCE_DATE_EPOCH when set (reproducible builds), else
+ * the clock. */
+time_t conf_now(void);
+/* Dies naming the first non-finite real of u (site coordinates, direction,
+ * matrix element) as found in `where`. */
+void conf_check_finite(const struct field *u, const char *where, const char *what);
+/* Append a copy of a record to c->keep. */
+void conf_keep_add(struct conf *c, const char *type, const unsigned char *data, uint64_t len);
+/* Find the first kept record of a type (NULL if none). */
+const struct lime_record *conf_keep_find(const struct conf *c, const char *type);
+/* "8x8x8x16" */
+void conf_extents(const struct lattice *lat, char *buf, size_t n);
+
+/* ---- back ends ---- */
+void ildg_read(struct byte_in *in, struct conf *c);
+void ildg_write(FILE *f, const char *name, const struct conf *c, int prec);
+/* ildg_write, but with given != NULL the binary payload is left as a hole
+ * (lime_skip) starting at byte *data_offset and the checksum record says
+ * given->sum, the usqcdInfo given->plaq and linktr: the MPI ranks write
+ * the data (dist.c).  c->u is then not read. */
+struct ildg_given {
+    struct scidac_sum sum;  /* of the data as written */
+    double plaq, linktr;    /* for the usqcdInfo record */
+};
+void ildg_write_framing(FILE *f, const char *name, const struct conf *c, int prec, const struct ildg_given *given,
+                        uint64_t *data_offset);
+void nersc_read(struct byte_in *in, struct conf *c);
+void nersc_write(FILE *f, const char *name, const struct conf *c, int prec, int rows);
+
+/* record types of our own */
+#define LAT_REC_HISTORY "lat-history"
+#define LAT_REC_TRANSFORM "lat-gauge-transform"
+#define LAT_REC_TRANSFORM_FORMAT "lat-gauge-transform-format"
+#define LAT_REC_NERSC_HEADER "lat-nersc-header"
+
+/* what the ILDG writer puts in the slots when the input had nothing there */
+#define LAT_XML_HEAD "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+#define LAT_DEFAULT_FILE_XML LAT_XML_HEAD "<title>lat gauge configuration</title>"
+#define LAT_DEFAULT_LFN "lfn://lat/unassigned"
+/* 1 if a kept record holds nothing a NERSC file loses: a default of ours
+ * or a usqcdInfo (its numbers are recomputed). */
+int ildg_record_is_regenerable(const struct lime_record *r);
+
+#endif

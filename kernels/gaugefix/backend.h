@@ -1,0 +1,44 @@
+/* gaugefix_backend.h -- what a gauge-fixing backend (CPU or CUDA) offers.
+ *
+ * A backend holds the field (and, if tracked, the gauge transformation g(x))
+ * in its own storage and precision ('d' double, 's' single, 'm' mixed =
+ * single storage with double arithmetic) and does whole sweeps: both
+ * parities, every site, the update of gaugefix.h.  The driver
+ * (kernels/gaugefix_driver.c) owns the iteration: stopping rule, annealing
+ * schedule, logging, progress; it is the same for every backend.
+ *
+ * Random numbers: the site x of sweep k uses the stream
+ *     rng_init(&r, seed, copy, x, k, purpose)
+ * with purpose RNG_STOCHASTIC or RNG_ANNEAL (rng.h), created just before the
+ * site's update -- so CPU and GPU draw the same numbers. */
+#ifndef LAT_GAUGEFIX_BACKEND_H
+#define LAT_GAUGEFIX_BACKEND_H
+
+#include "lattice/field.h"
+#include "gaugefix/site.h"
+#include <stdint.h>
+
+struct gf_state; /* backend-private */
+
+struct gf_backend {
+    const char *name; /* "cpu" or "gpu" */
+    /* Copy u (double host field) and optionally the transform (V*2*nc*nc
+     * reals, may be NULL) into backend storage of the given precision. */
+    struct gf_state *(*create)(const struct field *u, const double *transform, char precision);
+    /* One sweep (even then odd parity).  active_t: per timeslice, 0 = skip
+     * (Coulomb, converged slices); NULL = all. */
+    void (*sweep)(struct gf_state *s, const struct gf_params *p, uint64_t seed, uint32_t copy,
+                  uint32_t sweep_index, const unsigned char *active_t);
+    /* F and theta in SPEC §3 normalisation (Coulomb: per timeslice too). */
+    void (*measure)(struct gf_state *s, enum gauge_kind g, struct gauge_quality *q);
+    /* Project every link (and the transform) back onto SU(N). */
+    void (*reunitarize)(struct gf_state *s);
+    /* Copy back into the double host field (and the transform if tracked). */
+    void (*download)(struct gf_state *s, struct field *u, double *transform);
+    void (*destroy)(struct gf_state *s);
+};
+
+extern const struct gf_backend gf_backend_cpu;
+extern const struct gf_backend gf_backend_gpu; /* only when built with CUDA */
+
+#endif

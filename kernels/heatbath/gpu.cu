@@ -1,0 +1,134 @@
+/* heatbath_gpu.cu -- the CUDA heatbath backend `hb_backend_gpu`
+ * (heatbath_backend.h; extern "C"): the host side.  Built only with CUDA.
+ *
+ * Contract: precisions 'd' (double), 's' (single) and 'm' (single storage,
+ * double arithmetic), SU(2) and SU(3).  The field is held in a gauge-fixing
+ * GPU state (gf_backend_gpu), i.e. in the device layout of gaugefix_gpu.h,
+ * which also does the upload, the download and the measurements (plaquette
+ * all/spatial/temporal and Polyakov loop, deterministic: fixed grid,
+ * per-block partial sums added in order on the host).  Sweeps are the
+ * kernels of heatbath_gpu_impl.cuh, in the order and with the random
+ * streams of heatbath_backend.h, so a chain agrees with the CPU backend's to
+ * rounding.  Errors end the program with one line and exit 1 (gpu_util.cu;
+ * SU(N > 3): "use --device cpu"). */
+#include "heatbath/gpu.h" /* first: the C++ view of the header math */
+extern "C" {
+#include "lattice/geometry.h"
+#include "gaugefix/backend.h"
+#include "heatbath/backend.h"
+#include "base/log.h"
+#include "lattice/observables.h"
+}
+#include <stdlib.h>
+
+struct hb_state {
+    struct gf_state *gf; /* the device field */
+    char precision;
+};
+
+static int hb_variant = -1;
+
+extern "C" void hb_gpu_set_variant(int v) { hb_variant = v >= 0 && v < HB_GPU_VARIANTS ? v : 0; }
+
+static int variant_now(void)
+{
+    if (hb_variant < 0) {
+        const char *e = getenv("LAT_HB_GPU_VARIANT");
+        hb_gpu_set_variant(e ? atoi(e) : 0);
+    }
+    return hb_variant;
+}
+
+extern "C" const char *hb_gpu_variant_name(int v)
+{
+    static const char *names[HB_GPU_VARIANTS] = {"L1 loads, 128 threads", "L2-only loads, 128 threads",
+                                                 "L1 loads, 256 threads"};
+    return v >= 0 && v < HB_GPU_VARIANTS ? names[v] : NULL;
+}
+
+static struct hb_state *gpu_create(const struct field *u, char precision)
+{
+    if (u->nc != 2 && u->nc != 3)
+        lat_die(1, "GPU", "the CUDA heatbath has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", u->nc);
+    struct hb_state *s = (struct hb_state *)lat_calloc(1, sizeof *s);
+    s->precision = precision;
+    s->gf = gf_backend_gpu.create(u, NULL, precision);
+    return s;
+}
+
+struct hb_launch { char precision; int heatbath; double beta; uint64_t seed; uint32_t k; int variant, mu; };
+
+static void launch(const struct gpu_field *f, const struct hb_launch *a, int parity)
+{
+    switch (a->precision) {
+    case 'd': gpu_hb_sweep_d(f, a->heatbath, a->beta, a->seed, a->k, a->variant, parity, a->mu); break;
+    case 's': gpu_hb_sweep_s(f, a->heatbath, a->beta, a->seed, a->k, a->variant, parity, a->mu); break;
+    default: gpu_hb_sweep_m(f, a->heatbath, a->beta, a->seed, a->k, a->variant, parity, a->mu); break;
+    }
+}
+
+static void slab_launch(struct gpu_field *f, int local_parity, void *arg)
+{
+    launch(f, (const struct hb_launch *)arg, local_parity);
+}
+
+static void sweep(struct hb_state *s, int heatbath, double beta, uint64_t seed, uint32_t k)
+{
+    struct hb_launch a = {s->precision, heatbath, beta, seed, k, variant_now(), 0};
+    const struct geometry *d = gf_gpu_domain(s->gf);
+    if (!d) {
+        launch(gf_gpu_field(s->gf), &a, -1);
+        return;
+    }
+    /* a slab of an MPI run: each (parity, mu) step's changed links go to the
+     * neighbours' halos while the interior is updated (heatbath_backend.h) */
+    for (int p = 0; p < 2; p++)
+        for (int mu = 0; mu < LAT_ND; mu++) {
+            struct halo_part parts[2];
+            int n = halo_parts_heatbath(d, p, mu, parts);
+            a.mu = mu;
+            gf_gpu_slab_step(s->gf, p, parts, n, slab_launch, &a);
+        }
+}
+
+static void gpu_heatbath(struct hb_state *s, double beta, uint64_t seed, uint32_t k) { sweep(s, 1, beta, seed, k); }
+
+static void gpu_overrelax(struct hb_state *s) { sweep(s, 0, 0, 0, 0); }
+
+static void gpu_measure(struct hb_state *s, struct plaquette *p, double *re, double *im)
+{
+    const struct geometry *d = gf_gpu_domain(s->gf);
+    if (d) { /* a slab: the host's R-independent sums over the ranks */
+        struct field u;
+        geometry_field_alloc(&u, d, &d->global, gf_gpu_field(s->gf)->nc, 64);
+        gf_backend_gpu.download(s->gf, &u, NULL);
+        if (p) *p = measure_plaquette(&u);
+        if (re && im) measure_polyakov(&u, re, im);
+        field_free(&u);
+        return;
+    }
+    struct gpu_observables o;
+    gf_gpu_observables(s->gf, &o);
+    if (p) {
+        p->all = o.plaq;
+        p->spatial = o.plaq_s;
+        p->temporal = o.plaq_t;
+    }
+    if (re && im) {
+        *re = o.poly_re;
+        *im = o.poly_im;
+    }
+}
+
+static void gpu_download(struct hb_state *s, struct field *u) { gf_backend_gpu.download(s->gf, u, NULL); }
+
+static void gpu_destroy(struct hb_state *s)
+{
+    if (!s) return;
+    gf_backend_gpu.destroy(s->gf);
+    free(s);
+}
+
+extern "C" const struct hb_backend hb_backend_gpu = {
+    "gpu", gpu_create, gpu_heatbath, gpu_overrelax, gpu_measure, gpu_download, gpu_destroy,
+};

@@ -1,0 +1,45 @@
+/* heatbath_gpu.h -- the CUDA heatbath backend `hb_backend_gpu`
+ * (heatbath_backend.h): what its host side (kernels/heatbath_gpu.cu) and
+ * its per-precision kernels (kernels/heatbath_gpu_{d,s,m}.cu, built from
+ * heatbath_gpu_impl.cuh) share, and the extras the benchmark uses.
+ *
+ * The field lives on the device in the layout of gaugefix_gpu.h (struct
+ * gpu_field: parity-split, blocked structure of arrays, 12 reals per SU(3)
+ * link, 2N^2 for SU(2)); the backend keeps it in a gauge-fixing GPU state,
+ * so upload, download and the deterministic plaquette and Polyakov-loop
+ * reductions are those of the gauge-fixing backend.  Kernels exist for
+ * SU(2) and SU(3).  Every CUDA error ends the program with one line, exit 1. */
+#ifndef LAT_HEATBATH_GPU_H
+#define LAT_HEATBATH_GPU_H
+
+#include "gaugefix/gpu.h"
+#include <stdint.h>
+
+/* launch variants of the sweep kernels (the benchmark compares them):
+ * 0 (default) staple links through L1 (__ldg), 128 threads per block;
+ * 1 through L2 only (__ldcg), 128 threads; 2 through L1, 256 threads. */
+#define HB_GPU_VARIANTS 3
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One sweep in the order of heatbath_backend.h: heatbath (heatbath = 1,
+ * streams (seed, site + f->site0, 4k+mu)) or overrelaxation (heatbath = 0);
+ * parity >= 0: only the step (local parity, mu) over f->h0..h1 (slabs). */
+void gpu_hb_sweep_d(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant,
+                    int parity, int mu);
+void gpu_hb_sweep_s(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant,
+                    int parity, int mu);
+void gpu_hb_sweep_m(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant,
+                    int parity, int mu);
+
+/* the launch variant of the next sweeps (default 0, or LAT_HB_GPU_VARIANT) */
+void hb_gpu_set_variant(int v);
+const char *hb_gpu_variant_name(int v); /* NULL past the last */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
