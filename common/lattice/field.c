@@ -1,5 +1,6 @@
-/* field.c -- host gauge fields: allocation, conversion, unit and Haar-random
- * starts; see field.h for the layout. */
+/* field.c -- host fields of every kind: allocation, conversion between
+ * storage precisions (double, single, half), unit and Haar-random starts;
+ * see field.h for the layout. */
 #include "lattice/field.h"
 #include "lattice/geometry.h"
 #include "base/log.h"
@@ -9,52 +10,106 @@
 #include <stdlib.h>
 #include <string.h>
 
-void field_alloc(struct field *u, const struct lattice *lat, int nc, int prec)
+void field_alloc_kind(struct field *u, enum field_kind kind, const struct lattice *lat, int nc, int prec)
 {
+    if (prec != 64 && prec != 32 && prec != 16) lat_die(1, NULL, "field_alloc: storage precision %d (64, 32 or 16)", prec);
+    memset(u, 0, sizeof *u);
     u->lat = *lat;
     u->nc = nc;
     u->prec = prec;
-    u->d = NULL;
-    u->f = NULL;
-    u->dom = NULL;
+    u->kind = kind;
     size_t n = field_reals(u);
     if (prec == 64) u->d = lat_calloc(n, sizeof(double));
-    else u->f = lat_calloc(n, sizeof(float));
+    else if (prec == 32) u->f = lat_calloc(n, sizeof(float));
+    else {
+        u->h = lat_calloc(n, sizeof(int16_t));
+        u->norm = lat_calloc((size_t)lat->V, sizeof(float));
+    }
+}
+
+void field_alloc(struct field *u, const struct lattice *lat, int nc, int prec)
+{
+    field_alloc_kind(u, FIELD_LINKS, lat, nc, prec);
 }
 
 void field_free(struct field *u)
 {
     free(u->d);
     free(u->f);
+    free(u->h);
+    free(u->norm);
     u->d = NULL;
     u->f = NULL;
+    u->h = NULL;
+    u->norm = NULL;
 }
 
-void field_copy(struct field *dst, const struct field *src)
+/* Half precision: each site's reals as 16-bit fractions of the site's
+ * largest |real| (norm), rounded to nearest; a site of zeros has norm 0.
+ * The absolute error of a real is at most norm / 65534. */
+#define HALF_MAX 32767.0
+static double half_value(const struct field *u, size_t i, size_t sr)
 {
-    field_alloc(dst, &src->lat, src->nc, src->prec);
-    size_t n = field_reals(src);
-    if (src->prec == 64) memcpy(dst->d, src->d, n * sizeof(double));
-    else memcpy(dst->f, src->f, n * sizeof(float));
-    dst->dom = src->dom;
+    return u->h[i] * (double)u->norm[i / sr] / HALF_MAX;
 }
+
+double field_real(const struct field *u, size_t i)
+{
+    if (u->prec == 64) return u->d[i];
+    if (u->prec == 32) return u->f[i];
+    return half_value(u, i, field_site_reals(u->kind, u->nc));
+}
+
+/* dst (allocated, same shape) = src, element by element */
+static void field_store(struct field *dst, const struct field *src)
+{
+    size_t sr = field_site_reals(src->kind, src->nc), n = field_reals(src);
+    if (dst->prec != 16) {
+        for (size_t i = 0; i < n; i++) {
+            double x = field_real(src, i);
+            if (dst->prec == 64) dst->d[i] = x;
+            else dst->f[i] = (float)x;
+        }
+        return;
+    }
+    for (int64_t s = 0; s < src->lat.V; s++) {
+        size_t i0 = (size_t)s * sr;
+        double m = 0;
+        for (size_t i = i0; i < i0 + sr; i++) m = fmax(m, fabs(field_real(src, i)));
+        dst->norm[s] = (float)m;
+        double scale = dst->norm[s] > 0 ? HALF_MAX / dst->norm[s] : 0;
+        for (size_t i = i0; i < i0 + sr; i++) {
+            double q = nearbyint(field_real(src, i) * scale);
+            dst->h[i] = (int16_t)(q > HALF_MAX ? HALF_MAX : q < -HALF_MAX ? -HALF_MAX : q);
+        }
+    }
+}
+
+void field_copy_as(struct field *dst, const struct field *src, int prec)
+{
+    field_alloc_kind(dst, src->kind, &src->lat, src->nc, prec);
+    dst->dom = src->dom;
+    if (prec == src->prec) {
+        size_t n = field_reals(src);
+        if (prec == 64) memcpy(dst->d, src->d, n * sizeof(double));
+        else if (prec == 32) memcpy(dst->f, src->f, n * sizeof(float));
+        else {
+            memcpy(dst->h, src->h, n * sizeof(int16_t));
+            memcpy(dst->norm, src->norm, (size_t)src->lat.V * sizeof(float));
+        }
+    } else
+        field_store(dst, src);
+}
+
+void field_copy(struct field *dst, const struct field *src) { field_copy_as(dst, src, src->prec); }
 
 void field_convert(struct field *u, int prec)
 {
     if (u->prec == prec) return;
-    size_t n = field_reals(u);
-    if (prec == 32) {
-        u->f = lat_malloc(n * sizeof(float));
-        for (size_t i = 0; i < n; i++) u->f[i] = (float)u->d[i];
-        free(u->d);
-        u->d = NULL;
-    } else {
-        u->d = lat_malloc(n * sizeof(double));
-        for (size_t i = 0; i < n; i++) u->d[i] = u->f[i];
-        free(u->f);
-        u->f = NULL;
-    }
-    u->prec = prec;
+    struct field t;
+    field_copy_as(&t, u, prec);
+    field_free(u);
+    *u = t;
 }
 
 void field_set_unit(struct field *u)
@@ -105,6 +160,11 @@ int64_t field_find_nonfinite(const struct field *u)
 {
     size_t n = field_reals(u);
     for (size_t i = 0; i < n; i++) {
+        if (u->prec == 16) {
+            if (i % field_site_reals(u->kind, u->nc) == 0 && !isfinite(u->norm[i / field_site_reals(u->kind, u->nc)]))
+                return (int64_t)i;
+            continue;
+        }
         double x = u->prec == 64 ? u->d[i] : u->f[i];
         if (!isfinite(x)) return (int64_t)i;
     }

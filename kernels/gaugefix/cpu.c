@@ -175,7 +175,7 @@ void VSFX(gf_cpu_upload)(struct gf_state *s, const struct field *u, const double
 void VSFX(gf_cpu_measure)(struct gf_state *s, enum gauge_kind g, struct gauge_quality *q)
 {
 #if defined(LAT_VARIANT_D)
-    struct field f = {s->lat, s->nc, 64, (double *)s->links, NULL, s->dom};
+    struct field f = {.lat = s->lat, .nc = s->nc, .prec = 64, .d = (double *)s->links, .dom = s->dom};
     gauge_quality_measure(&f, g, q);
 #else
     if (!s->scratch.d) {
