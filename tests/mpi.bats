@@ -229,3 +229,12 @@ mval() { # FILE NAME [lat-measure options]
     [ "$status" -eq 0 ]
     [ "$(echo "$output" | grep -c 'identical: yes;.* ok$')" -eq 6 ]
 }
+
+@test "the halo of any field kind (spinor double, links single) and one named face, on 2 and 4 ranks" {
+    for r in 2 4; do
+        run mpi $r "$ROOT/build/tests/test_field"
+        echo "$output"
+        [ "$status" -eq 0 ]
+        [ "$(echo "$output" | grep -c '4 passed, 0 failed')" -eq $r ]
+    done
+}

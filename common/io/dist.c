@@ -192,7 +192,7 @@ static void write_parallel(struct dist *x, const char *path, const struct conf_w
     if (bad) lat_die_all(1, path, "refusing to write the configuration: a non-finite number (NaN or Inf) in the links");
     /* the usqcdInfo plaquette reads the halos: bring them up to date (gauge
      * fixing keeps only the links it needs current) */
-    halo_refresh_all(d, x->slab.d, sizeof(double), field_link_reals(x->nc));
+    field_halo_refresh(&x->slab);
     struct ildg_given given = {{ab[0], ab[1]}, measure_plaquette(&x->slab).all, measure_link_trace(&x->slab)};
     if (x->slab_transform) geometry_gather(d, x->slab_transform, x->c.transform, field_link_reals(x->nc));
     struct { uint64_t offset; char tmp[4096]; } at;

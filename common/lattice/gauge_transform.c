@@ -69,7 +69,7 @@ static void apply_dirs(struct field *u, const double *g, int mu0)
             sun_mul_nd(n, m, t, gy);
         }
     }
-    halo_refresh_all(u->dom, u->d, sizeof(double), field_link_reals(n));
+    field_halo_refresh(u);
 }
 
 void gauge_transform_apply(struct field *u, const double *g) { apply_dirs(u, g, 0); }

@@ -30,6 +30,11 @@ struct geometry {
     struct lattice global; /* the whole lattice */
     struct lattice local;  /* Lx, Ly, Lz, lt+2 */
     int rank, size;
+    /* the process grid and this rank's place in it: ready for a 4-D
+     * decomposition, today {1, 1, 1, R} (t-slabs) */
+    int grid[LAT_ND], coord[LAT_ND];
+    int halo;              /* halo depth in slices on each cut side: 1 */
+    int parity0;           /* global parity of local site 0 (local parity ^ parity0 = global) */
     int t0, lt;            /* owned global timeslices t0 .. t0+lt-1 */
     int64_t v3;            /* sites per timeslice */
 };
@@ -55,7 +60,7 @@ static inline int64_t geometry_any_global_site(const struct geometry *d, int64_t
 }
 /* parity (x+y+z+t global) of a local site */
 static inline int geometry_parity(const struct geometry *d, const struct lattice *lat, int64_t s)
-{ return lattice_parity(lat, s) ^ (d ? (d->t0 + 1) & 1 : 0); }
+{ return lattice_parity(lat, s) ^ (d ? d->parity0 : 0); }
 /* the global lattice of a field's lattice */
 static inline const struct lattice *geometry_global(const struct geometry *d, const struct lattice *lat)
 { return d ? &d->global : lat; }
@@ -66,69 +71,7 @@ static inline const struct lattice *geometry_global(const struct geometry *d, co
 void geometry_scatter(const struct geometry *d, const double *full, double *local, size_t site_reals);
 void geometry_gather(const struct geometry *d, const double *local, double *full, size_t site_reals);
 
-/* Halo exchange.  A part moves links of one local slice to the neighbour
- * rank in direction dir (-1: rank-1, +1: rank+1, periodic), which stores
- * them in its slice recv_slice; every rank sends and receives every part.
- * mu < 0 moves all four directions, parity < 0 both parities (global
- * parity), so a part can carry just the links an update changed. */
-struct halo_part { int dir, send_slice, recv_slice, mu, parity; };
-#define HALO_MAXPARTS 4
-struct halo_xfer {
-    const struct geometry *d;
-    void *links;           /* the field: esize-byte reals, link_reals per link */
-    size_t esize, link_reals;
-    int nparts;
-    struct halo_part part[HALO_MAXPARTS];
-    unsigned char *sbuf[HALO_MAXPARTS], *rbuf[HALO_MAXPARTS];
-    size_t bytes[HALO_MAXPARTS];
-    struct comm_reqs reqs;
-};
-/* pack and post (links of the send slices must be final), ... */
-void halo_start(struct halo_xfer *x, const struct geometry *d, void *links, size_t esize, size_t link_reals,
-                const struct halo_part *parts, int nparts);
-/* ... wait and unpack into the receive slices; frees the buffers */
-void halo_finish(struct halo_xfer *x);
-/* the messages alone, for buffers packed elsewhere (the GPU backend packs
- * on the device): part i goes from sbuf[i] to the neighbour in parts[i].dir,
- * whose rbuf[i] receives it; complete with comm_waitall(reqs) */
-void halo_post(const struct geometry *d, const struct halo_part *parts, int nparts, void *const *sbuf,
-               void *const *rbuf, const size_t *bytes, struct comm_reqs *reqs);
-/* refresh both halo slices of a field completely */
-void halo_refresh_all(const struct geometry *d, void *links, size_t esize, size_t link_reals);
-/* the same for a field of one matrix per site (site_reals doubles), e.g. a
- * gauge transformation */
-void halo_refresh_sites(const struct geometry *d, double *f, size_t site_reals);
-/* bytes of halo this rank has sent since the start (halo_post and the GPU
- * halo's device-to-device copies add to it): lets a run say, and a test
- * check, what an algorithm exchanged */
-void halo_count(size_t bytes);
-uint64_t halo_bytes_sent(void);
-
-/* The links a gauge-fixing half-sweep of parity p changed that another
- * rank holds (common/gaugefix.h: the update at x changes U_mu(x) and
- * U_mu(x-mu) for the ndirs directions of the functional): the halo links
- * U_t(t0-1) of the other parity go back to their owner, and the owned
- * U_t(t0+lt-1) of parity p go to the rank above, whose halo they are.
- * Coulomb gauge (ndirs 3) moves no time link while it iterates: nothing.
- * Fills parts, returns their number. */
-static inline int halo_parts_gaugefix(const struct geometry *d, int ndirs, int p, struct halo_part *parts)
-{
-    if (ndirs < 4) return 0;
-    struct halo_part back = {-1, 0, d->lt, 3, 1 - p}, up = {+1, d->lt, 0, 3, p};
-    parts[0] = back;
-    parts[1] = up;
-    return 2;
-}
-/* The links a heatbath step (parity p, direction mu: U_mu(x) for x of
- * parity p) changed that the neighbours' staples read: the first and last
- * owned slices' U_mu of parity p, to the halos below and above. */
-static inline int halo_parts_heatbath(const struct geometry *d, int p, int mu, struct halo_part *parts)
-{
-    struct halo_part down = {-1, 1, d->lt + 1, mu, p}, up = {+1, d->lt, 0, mu, p};
-    parts[0] = down;
-    parts[1] = up;
-    return 2;
-}
+#include "lattice/halo.h"
 
 /* A field for this rank: the whole lattice (d NULL) or the slab of d. */
 void geometry_field_alloc(struct field *u, const struct geometry *d, const struct lattice *glob, int nc, int prec);

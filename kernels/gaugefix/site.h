@@ -424,4 +424,21 @@ int gauge_kind_parse(const char *s, enum gauge_kind *g); /* 0 ok, -1 unknown */
 const char *gauge_kind_name(enum gauge_kind g);
 #endif
 
+#include "lattice/geometry.h"
+
+/* The links a gauge-fixing half-sweep of parity p changed that another
+ * rank holds (common/gaugefix.h: the update at x changes U_mu(x) and
+ * U_mu(x-mu) for the ndirs directions of the functional): the halo links
+ * U_t(t0-1) of the other parity go back to their owner, and the owned
+ * U_t(t0+lt-1) of parity p go to the rank above, whose halo they are.
+ * Coulomb gauge (ndirs 3) moves no time link while it iterates: nothing.
+ * Fills parts, returns their number. */
+static inline int halo_parts_gaugefix(const struct geometry *d, int ndirs, int p, struct halo_part *parts)
+{
+    if (ndirs < 4) return 0;
+    struct halo_part back = {-1, 0, d->lt, 3, 1 - p}, up = {+1, d->lt, 0, 3, p};
+    parts[0] = back;
+    parts[1] = up;
+    return 2;
+}
 #endif

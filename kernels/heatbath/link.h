@@ -118,4 +118,17 @@ LAT_HD void hb_link_overrelax(int n, lat_complex *U, const lat_complex *A)
     hb_link_subgroups(n, U, A, 0, 0, (struct lat_rng *)0);
 }
 
+#include "lattice/geometry.h"
+
+/* The links a heatbath step (parity p, direction mu: U_mu(x) for x of
+ * parity p) changed that the neighbours' staples read: the first and last
+ * owned slices' U_mu of parity p, to the halos below and above. */
+static inline int halo_parts_heatbath(const struct geometry *d, int p, int mu, struct halo_part *parts)
+{
+    struct halo_part down = {-1, 1, d->lt + 1, mu, p}, up = {+1, d->lt, 0, mu, p};
+    parts[0] = down;
+    parts[1] = up;
+    return 2;
+}
+
 #endif

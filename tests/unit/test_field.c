@@ -3,13 +3,78 @@
  * bounds they promise, and the geometry a field carries. */
 #include "lattice/field.h"
 #include "lattice/geometry.h"
+#include "lattice/halo.h"
+#include "base/comm.h"
 #include "math/rng.h"
 #include "unit.h"
 #include <math.h>
 #include <string.h>
 
-int main(void)
+/* Under mpirun: the halo of a spinor field (one component per site) and of
+ * a single-precision links field (four), filled with a function of the
+ * global site, must hold the neighbours' values after field_halo_refresh,
+ * and a part naming one direction and parity moves only those. */
+static double value(int64_t gsite, size_t i) { return (double)(gsite * 1000 + (int64_t)i); }
+static void halo_checks(void)
 {
+    struct lattice glob;
+    int L[4] = {4, 2, 2, 8};
+    lattice_init(&glob, L, NULL);
+    const struct geometry *d = geometry_for(&glob);
+    CHECK(d && d->grid[3] == comm_size() && d->coord[3] == comm_rank() && d->halo == 1 && d->grid[0] == 1,
+          "geometry: t-slabs, grid 1x1x1xR, halo depth 1");
+    enum field_kind kinds[2] = {FIELD_SPINOR, FIELD_LINKS};
+    int precs[2] = {64, 32};
+    for (int k = 0; k < 2; k++) {
+        struct field u;
+        field_alloc_kind(&u, kinds[k], &d->local, 3, precs[k]);
+        u.dom = d;
+        size_t sr = field_site_reals(u.kind, 3);
+        for (int64_t s = 0; s < u.lat.V; s++)
+            for (size_t i = 0; i < sr; i++) {
+                int t = (int)(s / d->v3);
+                double v = (t >= 1 && t <= d->lt) ? value(geometry_any_global_site(d, s), i) : -1;
+                if (u.prec == 64) u.d[(size_t)s * sr + i] = v;
+                else u.f[(size_t)s * sr + i] = (float)v;
+            }
+        field_halo_refresh(&u);
+        int bad = 0;
+        for (int64_t s = 0; s < u.lat.V; s++)
+            for (size_t i = 0; i < sr; i++)
+                bad += field_real(&u, (size_t)s * sr + i) != (double)(float)value(geometry_any_global_site(d, s), i);
+        CHECK(!bad, "kind %d prec %d: halo slices hold the neighbours' sites (%d wrong)", (int)kinds[k], precs[k], bad);
+        field_free(&u);
+    }
+    /* a face of one direction and one parity: U_2 of global parity 1 of the
+     * last owned slice, to the rank above */
+    struct field u;
+    field_alloc_kind(&u, FIELD_LINKS, &d->local, 2, 64);
+    u.dom = d;
+    struct halo_part part = {+1, d->lt, 0, 2, 1};
+    for (int64_t s = 0; s < u.lat.V; s++)
+        for (size_t i = 0; i < 32; i++) u.d[(size_t)s * 32 + i] = (s / d->v3 == d->lt) ? 7 : 0;
+    struct halo_xfer x;
+    field_halo_start(&x, &u, &part, 1);
+    halo_finish(&x);
+    int moved = 0, wrong = 0;
+    for (int64_t s = 0; s < d->v3; s++)
+        for (int mu = 0; mu < 4; mu++) {
+            int want = mu == 2 && geometry_parity(d, &d->local, s) == 1;
+            double v = field_link(&u, s, mu)[0];
+            moved += v == 7;
+            wrong += (v == 7) != want;
+        }
+    CHECK(moved == d->v3 / 2 && !wrong, "one face: %d links moved, %d wrong", moved, wrong);
+    field_free(&u);
+}
+
+int main(int argc, char **argv)
+{
+    comm_init(&argc, &argv);
+    if (comm_size() > 1) {
+        halo_checks();
+        return unit_done("test_field (ranks)");
+    }
     struct lattice lat;
     int L[4] = {4, 2, 2, 6};
     lattice_init(&lat, L, NULL);
