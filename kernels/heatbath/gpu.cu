@@ -12,6 +12,7 @@
  * rounding.  Errors end the program with one line and exit 1 (gpu_util.cu;
  * SU(N > 3): "use --device cpu"). */
 #include "heatbath/gpu.h" /* first: the C++ view of the header math */
+#include "heatbath/link.h"
 extern "C" {
 #include "lattice/geometry.h"
 #include "gaugefix/backend.h"
