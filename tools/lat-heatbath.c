@@ -1,7 +1,10 @@
 /* lat-heatbath -- SU(N) pure-gauge configurations, Wilson action
- * (Cabibbo-Marinari heatbath + overrelaxation; common/heatbath.h, backends
- * kernels/heatbath_backend.h: the CPU, or the GPU for SU(2) and SU(3) when
- * built with CUDA and one is present, --device).  Also the toolkit's source of test inputs:
+ * (Cabibbo-Marinari heatbath + overrelaxation; the chain is
+ * kernels/heatbath/chain.h, the backends heatbath/backend.h: the CPU, or the
+ * GPU for the N it has kernels for when built with CUDA and one is present,
+ * --device, tools/shared/device_opt.h).  main is options -> start -> chain
+ * (hb_chain_run, which hands every K-th configuration to save_every) ->
+ * output; the progress line and --log are tools/shared/progress.h.  Also the toolkit's source of test inputs:
  * --sweeps 0 --start cold|hot writes a unit or Haar-random SU(N) field,
  * deterministic by --seed.
  *
@@ -14,26 +17,15 @@
 #include "base/comm.h"
 #include "io/dist.h"
 #include "lattice/field.h"
-#include "gpu/gpu.h"
-#include "heatbath/backend.h"
+#include "heatbath/chain.h"
+#include "shared/device_opt.h"
+#include "shared/progress.h"
 #include "base/lat.h"
 #include "base/log.h"
 #include "lattice/observables.h"
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* A printf pattern with exactly one integer conversion (%d, %05d, %i, %u),
  * and %% for a literal percent sign. */
@@ -125,6 +117,22 @@ static void results_of(const struct field *u, long long next, char *buf, size_t 
              p.all, p.spatial, p.temporal, pre, pim);
 }
 
+/* hb_chain's save: every K sweeps, the file --output-pattern names */
+struct save_ctx {
+    struct run *r;
+    const char *pattern;
+};
+
+static void save_every(void *ctx, struct field *u, long long next_sweep)
+{
+    struct save_ctx *sc = ctx;
+    char path[4096], res[512];
+    int n = snprintf(path, sizeof path, sc->pattern, (int)next_sweep);
+    if (n <= 0 || (size_t)n >= sizeof path) lat_die(1, NULL, "--output-pattern gives an unusable file name");
+    results_of(u, next_sweep, res, sizeof res);
+    write_conf(sc->r, path, res);
+}
+
 int main(int argc, char **argv)
 {
     double beta = 0;
@@ -185,26 +193,11 @@ int main(int argc, char **argv)
     }
     int is_hot = strcmp(start, "hot") == 0, is_cold = strcmp(start, "cold") == 0;
     if ((is_hot || is_cold) && !lattice) cli_usage_error("--lattice is required with --start %s", start);
-    char prec = precision[0] == 'd' ? 'd' : precision[0] == 's' ? 's' : 'm';
 
-    /* backend */
-    const struct hb_backend *be = NULL;
-    if (therm + sweeps > 0) {
-        enum backend b = backend_choose(device);
-        be = hb_backend_for(b);
-        if (comm_size() > 1 && be && be != &hb_backend_cpu) {
-            /* slabs on GPUs run when asked for (one per rank, Lt/R even);
-             * auto keeps the CPU under mpirun until that is measured */
-            const char *d = device ? device : getenv("LAT_DEVICE");
-            if (!(d && strcmp(d, "gpu") == 0)) be = &hb_backend_cpu;
-        }
-        if (!be) {
-            const char *d = device ? device : getenv("LAT_DEVICE");
-            if (d && strcmp(d, "gpu") == 0) lat_die(1, NULL, "--device gpu: this lat has no GPU heatbath backend yet");
-            lat_info("note: no GPU heatbath backend in this build: using the CPU");
-            be = &hb_backend_cpu;
-        }
-    }
+    /* backend: the device now (a missing GPU stops the run before any
+     * reading), its kernels' N once the start is read */
+    struct device_choice dc = {0, 0};
+    if (therm + sweeps > 0) dc = device_opt_choose(device);
 
     /* ---- the start ---- */
     struct run r;
@@ -228,11 +221,11 @@ int main(int argc, char **argv)
         comm_bcast(&first_sweep, sizeof first_sweep, 0); /* the counter of the random streams */
     }
     if (first_sweep < 0) first_sweep = 0;
-    if (be && strcmp(be->name, "gpu") == 0 && nc != 2 && nc != 3) { /* the CUDA kernels: SU(2), SU(3) */
-        const char *d = device ? device : getenv("LAT_DEVICE");
-        if (d && strcmp(d, "gpu") == 0) lat_die(1, NULL, "--device gpu: the CUDA heatbath has no SU(%d) kernels (use --device cpu)", nc);
-        lat_info("note: the CUDA heatbath has no SU(%d) kernels: using the CPU backend", nc);
-        be = &hb_backend_cpu;
+    const struct hb_backend *be = NULL;
+    if (therm + sweeps > 0) {
+        const struct hb_backend *g = hb_backend_for(BACKEND_GPU);
+        struct device_caps gpu = {"heatbath", g != NULL, g ? g->min_nc : 0, g ? g->max_nc : 0};
+        be = device_opt_fits(&dc, &gpu, nc) ? g : &hb_backend_cpu;
     }
     long long last = first_sweep + therm + sweeps;
     if (last >= (1LL << 30)) lat_die(2, NULL, "the sweep counter would pass 2^30 (first sweep %lld + %d + %d)", first_sweep, therm, sweeps);
@@ -255,59 +248,19 @@ int main(int argc, char **argv)
     }
 
     /* ---- the chain ---- */
-    FILE *logf = NULL;
-    if (logpath && comm_is_root()) {
-        logf = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
-        if (!logf) lat_die(1, logpath, "cannot open the log: %s", strerror(errno));
-        setvbuf(logf, NULL, _IOLBF, 0); /* a line per sweep, visible at once (tail -f) */
-        fprintf(logf, "sweep\tplaquette\tspatial\ttemporal\tpolyakov_re\tpolyakov_im\tseconds\n");
-    }
-    int progress = cli_show_progress();
-    comm_bcast(&progress, sizeof progress, 0); /* measuring is collective: every rank joins */
-    const int measure_each = logpath || progress;
-    struct hb_state *s = be->create(r.x.u, prec);
-    double t0 = now();
-    struct plaquette pl;
-    double pre = 0, pim = 0;
-    if (logpath) be->measure(s, &pl, &pre, &pim);
-    if (logf) {
-        fprintf(logf, "%lld\t%.12f\t%.12f\t%.12f\t%.12f\t%.12f\t%.3f\n", first_sweep, pl.all, pl.spatial, pl.temporal,
-                pre, pim, 0.0);
-    }
-    double links = 4.0 * (double)lat.V;
-    for (long long k = first_sweep; k < last; k++) {
-        be->heatbath(s, beta, (uint64_t)seed, (uint32_t)k);
-        for (int o = 0; o < nor; o++) be->overrelax(s);
-        long long done = k + 1, after_therm = done - first_sweep - therm;
-        double t = now() - t0;
-        if (measure_each) be->measure(s, &pl, logpath ? &pre : NULL, logpath ? &pim : NULL);
-        if (logf) {
-            fprintf(logf, "%lld\t%.12f\t%.12f\t%.12f\t%.12f\t%.12f\t%.3f\n", done, pl.all, pl.spatial, pl.temporal, pre,
-                    pim, t);
-            if (ferror(logf)) lat_die(1, logpath, "cannot write the log: %s", strerror(errno));
-        }
-        if (progress) {
-            double nd = (double)(done - first_sweep), eta = t / nd * (double)(last - done);
-            fprintf(stderr, "\r%s: sweep %lld/%lld plaquette %.6f  %.3g link updates/s  ETA %.0f s ", lat_progname,
-                    done - first_sweep, last - first_sweep, pl.all, nd * links * (1 + nor) / t, eta);
-        }
-        if (every > 0 && after_therm > 0 && after_therm % every == 0) {
-            char path[4096];
-            int n = snprintf(path, sizeof path, pattern, (int)done);
-            if (n <= 0 || (size_t)n >= sizeof path) lat_die(1, NULL, "--output-pattern gives an unusable file name");
-            be->download(s, r.x.u);
-            results_of(r.x.u, done, res, sizeof res);
-            write_conf(&r, path, res);
-        }
-    }
-    if (progress) fputc('\n', stderr);
-    double elapsed = now() - t0;
-    if (logf && logf != stdout && fclose(logf) != 0) lat_die(1, logpath, "cannot write the log: %s", strerror(errno));
-    be->download(s, r.x.u);
-    be->destroy(s);
+    struct progress pr;
+    progress_init(&pr, lat_progname);
+    comm_bcast(&pr.show, sizeof pr.show, 0); /* measuring is collective: every rank joins */
+    if (logpath && comm_is_root()) progress_log_open(&pr, logpath, PROGRESS_LOG_STREAM);
+    struct save_ctx sc = {&r, pattern};
+    struct hb_chain chain = {be, device_opt_precision(precision), beta, (uint64_t)seed, first_sweep, therm, sweeps,
+                             nor, every, progress_hb_observer(&pr, logpath != NULL), save_every, &sc};
+    double elapsed = hb_chain_run(&chain, r.x.u);
+    progress_log_close(&pr);
     results_of(r.x.u, last, res, sizeof res);
     if (every == 0 || output) write_conf(&r, output, res);
-    pl = measure_plaquette(r.x.u);
+    struct plaquette pl = measure_plaquette(r.x.u);
+    double links = 4.0 * (double)lat.V;
     lat_debug("SU(%d) %s beta=%g: %lld sweeps (1 heatbath + %d OR) in %.1f s, %.3g link updates/s; plaquette %.8f",
              nc, ext, beta, last - first_sweep, nor, elapsed, (double)(last - first_sweep) * links * (1 + nor) / elapsed,
              pl.all);

@@ -1,8 +1,10 @@
-/* gaugefix_cpu_backend.c -- gf_backend_cpu (gaugefix_backend.h): the one
- * backend struct, dispatching on the precision ('d', 's', 'm') to the three
- * builds of kernels/gaugefix_cpu.c, plus the state set-up they share (site
- * lists per parity, backward-neighbour table). */
+/* gaugefix/cpu_backend.c -- gf_backend_cpu (backend.h): the one backend
+ * struct, dispatching on the precision ('d', 's', 'm') to the three builds
+ * of gaugefix/cpu.c, plus the state set-up they share (site lists per
+ * parity, backward-neighbour table, gf_cpu_state_init/free: cpu.h); and
+ * gf_backend_for (backend.h), the backend of a --device decision. */
 #include "gaugefix/cpu.h"
+#include "base/lat.h"
 #include "base/log.h"
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +110,19 @@ static void cpu_destroy(struct gf_state *s)
     free(s);
 }
 
+/* The CPU keeps 18 reals per link: in double, unitarity stays at ~1e-15
+ * (no reprojection needed); single and mixed drift slowly (every 100 sweeps). */
 const struct gf_backend gf_backend_cpu = {
-    "cpu", cpu_create, cpu_sweep, cpu_measure, cpu_reunitarize, cpu_download, cpu_destroy,
+    "cpu", 2, LAT_NC_MAX, {0, 100, 100},
+    cpu_create, cpu_sweep, cpu_measure, cpu_reunitarize, cpu_download, cpu_destroy, NULL,
 };
+
+const struct gf_backend *gf_backend_for(enum backend b)
+{
+    if (b == BACKEND_CPU) return &gf_backend_cpu;
+#ifdef LAT_HAVE_CUDA
+    return &gf_backend_gpu; /* gpu.c */
+#else
+    return NULL; /* make CUDA=0 */
+#endif
+}

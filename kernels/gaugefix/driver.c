@@ -1,13 +1,13 @@
-/* gaugefix_driver.c -- the iteration of lat-overrelax and lat-anneal, the
+/* gaugefix/driver.c -- the iteration of lat-overrelax and lat-anneal, the
  * same for every backend: stopping rule (Coulomb per timeslice), annealing
- * schedule, reunitarization, TSV log and progress line.  See
- * gaugefix_driver.h for the contract. */
+ * schedule, reunitarization; measurements reach the tool through the run's
+ * observer (no output of its own).  Exports gf_open, gf_close, gf_relax,
+ * gf_anneal, gf_anneal_temperature, gf_result_free: see driver.h for the
+ * contracts. */
 #include "gaugefix/driver.h"
-#include "base/cli.h"
 #include "base/comm.h"
 #include "lattice/geometry.h"
 #include "lattice/gauge_transform.h"
-#include "gpu/gpu.h"
 #include "base/log.h"
 #include <math.h>
 #include <stdlib.h>
@@ -21,25 +21,14 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static void format_eta(char *buf, size_t len, double sec)
+static void report(const struct gf_run *r, const struct gf_sample *smp)
 {
-    if (!(sec >= 0) || sec > 1e8) { snprintf(buf, len, "?"); return; }
-    long s = (long)(sec + 0.5);
-    if (s >= 3600) snprintf(buf, len, "%ldh%02ldm", s / 3600, (s / 60) % 60);
-    else if (s >= 60) snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
-    else snprintf(buf, len, "%lds", s);
+    if (r->obs.measured) r->obs.measured(r->obs.ctx, smp);
 }
 
-static void progress(const struct gf_run *r, long step, long total, const struct gauge_quality *q, double temp,
-                     double rate, double eta)
+static void report_done(const struct gf_run *r)
 {
-    char e[32];
-    format_eta(e, sizeof e, eta);
-    fprintf(stderr, "\r%s: %s step %ld/%ld  F %.12f  theta %.3e", r->label ? r->label : lat_progname,
-            gauge_kind_name(r->gauge), step, total, q->F, q->theta);
-    if (temp > 0) fprintf(stderr, "  T %.4g", temp);
-    fprintf(stderr, "  %.3g Msite/s  ETA %s\033[K", rate * 1e-6, e);
-    fflush(stderr);
+    if (r->obs.done) r->obs.done(r->obs.ctx);
 }
 
 /* Every measurement is checked: a NaN or infinity in F or theta (non-finite
@@ -49,7 +38,7 @@ static void measure_at(const struct gf_run *r, struct gauge_quality *q, long ste
 {
     r->be->measure(r->st, r->gauge, q);
     if (!isfinite(q->F) || !isfinite(q->theta)) {
-        if (cli_show_progress()) fputc('\n', stderr); /* end the progress line */
+        report_done(r); /* end the progress line */
         /* every rank measured the same F and theta: all stop alike */
         lat_die_all(1, NULL, "non-finite functional after %ld sweeps (F %g, theta %g): the links hold NaN or infinity",
                 step, q->F, q->theta);
@@ -93,7 +82,7 @@ static void fault_hook(const struct gf_run *r, long sweeps)
         if (e && sscanf(e, "%d:%ld", &rank, &at) != 2) rank = -1;
     }
     if (rank != comm_rank() || sweeps != at) return;
-    if (strcmp(r->be->name, "gpu") == 0) gpu_inject_fault();
+    if (r->be->inject_fault) r->be->inject_fault();
     else lat_die(1, NULL, "rank %d: fault injected after %ld sweeps (LAT_FAULT_AT)", rank, sweeps);
 }
 
@@ -116,11 +105,6 @@ static void take_result(struct gf_result *res, struct gauge_quality *q)
     q->nt = 0;
 }
 
-static void log_flush(FILE *log)
-{
-    if (log && (fflush(log) != 0 || ferror(log))) lat_die(1, "--log", "write failed");
-}
-
 void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -128,7 +112,6 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
     const int micro = o->update == GF_MICRO;
     const int nt = r->lat.L[3];
     const int check = r->check_every > 0 ? r->check_every : 1;
-    const int show = cli_show_progress();
     struct gf_params p = {r->gauge, o->update, o->omega, o->p, 0};
     unsigned char *active = coulomb ? lat_malloc((size_t)nt) : NULL;
     long *iter_t = coulomb ? lat_malloc((size_t)nt * sizeof(long)) : NULL;
@@ -138,9 +121,6 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
 
     struct gauge_quality q;
     measure_at(r, &q, 0);
-    if (r->log) {
-        fprintf(r->log, "step\tfunctional\ttheta\tseconds%s\n", coulomb ? "\tslices_left" : "");
-    }
     long it = 0;
     int converged = 0, left = 0;
     /* evaluate the stopping rule on q; returns 1 when done */
@@ -164,14 +144,9 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
         for (int t = 0; t < nt; t++) iter_t[t] = -1;
     }
     EVALUATE();
-    if (r->log) {
-        fprintf(r->log, "0\t%.15g\t%.15g\t%.6f", q.F, q.theta, 0.0);
-        if (coulomb) fprintf(r->log, "\t%d", left);
-        fputc('\n', r->log);
-        log_flush(r->log);
-    }
-    double prev_theta = q.theta, prev_t = t0;
-    long prev_it = 0;
+    struct gf_sample smp = {0, o->max_iter, q.F, q.theta, 0, 0, coulomb ? left : -1, 0.0,
+                            0, (double)o->max_iter, micro ? 0 : o->theta, converged, (double)r->lat.V};
+    report(r, &smp);
     while (!converged && it < o->max_iter) {
         r->be->sweep(r->st, &p, r->seed, r->copy, (uint32_t)it, active);
         it++;
@@ -181,31 +156,18 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
             gauge_quality_free(&q);
             measure_at(r, &q, it);
             EVALUATE();
-            double t = now();
-            if (r->log) {
-                fprintf(r->log, "%ld\t%.15g\t%.15g\t%.6f", it, q.F, q.theta, t - t0);
-                if (coulomb) fprintf(r->log, "\t%d", left);
-                fputc('\n', r->log);
-                log_flush(r->log);
-            }
-            if (show) {
-                double per_sweep = (t - prev_t) / (double)(it - prev_it);
-                double rate = per_sweep > 0 ? (double)r->lat.V / per_sweep : 0;
-                double eta = (double)(o->max_iter - it) * per_sweep;
-                if (!micro && q.theta > 0 && prev_theta > q.theta) {
-                    double slope = (log(prev_theta) - log(q.theta)) / (double)(it - prev_it);
-                    double need = (log(q.theta) - log(o->theta)) / slope;
-                    if (need < (double)(o->max_iter - it)) eta = need * per_sweep;
-                }
-                progress(r, it, o->max_iter, &q, 0, rate, converged ? 0 : eta);
-            }
-            prev_theta = q.theta;
-            prev_t = t;
-            prev_it = it;
+            smp.step = smp.sweeps = it;
+            smp.F = q.F;
+            smp.theta = q.theta;
+            smp.slices_left = coulomb ? left : -1;
+            smp.seconds = now() - t0;
+            smp.sweeps_left = (double)(o->max_iter - it);
+            smp.converged = converged;
+            report(r, &smp);
         }
     }
 #undef EVALUATE
-    if (show) fputc('\n', stderr);
+    report_done(r);
     res->iterations = it;
     res->sweeps = it;
     res->converged = micro ? -1 : converged;
@@ -228,20 +190,23 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
 {
     memset(res, 0, sizeof *res);
     const int check = r->check_every > 0 ? r->check_every : 1;
-    const int show = cli_show_progress();
-    const int want = show || r->log;
+    /* measuring costs a reduction: only when someone looks */
+    const int want = r->obs.history || r->obs.progress;
     struct gf_params hb = {r->gauge, GF_ANNEAL, 1, 0, 0};
     struct gf_params mc = {r->gauge, GF_MICRO, 2, 0, 0};
     comm_barrier(); /* timings start when every rank is ready */
-    double t0 = now(), prev_t = t0;
+    double t0 = now();
     const uint64_t halo0 = halo_bytes_sent();
-    long sweeps = 0, prev_sweeps = 0;
+    long sweeps = 0;
     struct gauge_quality q = {0};
-    if (r->log) {
+    struct gf_sample smp = {0, o->steps, 0, 0, 1, gf_anneal_temperature(o, 0), -1, 0.0,
+                            0, 0, 0, 0, (double)r->lat.V};
+    if (r->obs.history) {
         measure_at(r, &q, 0);
-        fprintf(r->log, "step\tfunctional\ttheta\ttemperature\tseconds\n");
-        fprintf(r->log, "0\t%.15g\t%.15g\t%.9g\t%.6f\n", q.F, q.theta, gf_anneal_temperature(o, 0), 0.0);
-        log_flush(r->log);
+        smp.F = q.F;
+        smp.theta = q.theta;
+        smp.sweeps_left = (double)o->steps * (1 + o->micro);
+        report(r, &smp);
         gauge_quality_free(&q);
     }
     for (long k = 0; k < o->steps; k++) {
@@ -257,24 +222,19 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
         }
         if (want && ((k + 1) % check == 0 || k + 1 == o->steps)) {
             measure_at(r, &q, sweeps);
-            double t = now();
-            if (r->log) {
-                fprintf(r->log, "%ld\t%.15g\t%.15g\t%.9g\t%.6f\n", k + 1, q.F, q.theta, hb.temperature, t - t0);
-                log_flush(r->log);
-            }
-            if (show) {
-                double per_sweep = (t - prev_t) / (double)(sweeps - prev_sweeps);
-                double rate = per_sweep > 0 ? (double)r->lat.V / per_sweep : 0;
-                double eta = (double)(o->steps - k - 1) * (1 + o->micro) * per_sweep;
-                progress(r, k + 1, o->steps, &q, hb.temperature, rate, eta);
-            }
+            smp.step = k + 1;
+            smp.F = q.F;
+            smp.theta = q.theta;
+            smp.temperature = hb.temperature;
+            smp.seconds = now() - t0;
+            smp.sweeps = sweeps;
+            smp.sweeps_left = (double)(o->steps - k - 1) * (1 + o->micro);
+            report(r, &smp);
             gauge_quality_free(&q);
-            prev_t = t;
-            prev_sweeps = sweeps;
         }
     }
     if (r->reunitarize_every > 0 && sweeps % r->reunitarize_every != 0) r->be->reunitarize(r->st);
-    if (show) fputc('\n', stderr);
+    report_done(r);
     measure_at(r, &q, sweeps);
     res->iterations = o->steps;
     res->sweeps = sweeps;

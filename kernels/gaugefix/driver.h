@@ -1,4 +1,11 @@
-/* gaugefix_driver.h -- the gauge-fixing iteration shared by every backend.
+/* gaugefix/driver.h -- the gauge-fixing iteration shared by every backend.
+ *
+ * Exported (driver.c):
+ *   gf_open, gf_close      the backend state of a run and its end (below)
+ *   gf_relax               the relaxation family, to the stopping rule
+ *   gf_anneal              simulated annealing, the whole schedule
+ *   gf_anneal_temperature  T of annealing step k
+ *   gf_result_free         frees what a result holds
  *
  * gf_relax: the relaxation family (relaxation, overrelaxation, stochastic
  * relaxation, microcanonical).  Sweep k (k = 0, 1, ...) uses the random
@@ -14,22 +21,53 @@
  * microcanonical sweeps (indices k*(1+micro)+1 ...), so no sweep index
  * repeats within a run.  T_k goes from tmax (k = 0) to tmin (k = steps-1),
  * linearly or geometrically.  F and theta are measured every check_every
- * steps when a log or a progress line wants them, and at the end;
+ * steps when the observer wants history or progress, and at the end;
  * converged = -1 (annealing has no stopping criterion).
  *
  * Both: links (and the tracked transform) are projected back onto SU(N)
  * every reunitarize_every sweeps (0 = never); annealing projects once more
  * at the end when that is on (relaxation does not: the result is the field
- * the stopping rule was evaluated on).  The log (if any) gets a TSV header and one row per
- * measurement: step, functional, theta, [temperature,] seconds [, and for
- * Coulomb relaxation slices_left]; the progress line (cli_show_progress)
- * shows step, F, theta, the rate in site updates per second and an ETA. */
+ * the stopping rule was evaluated on).
+ *
+ * The driver prints nothing itself (SPEC §10: algorithm modules never reach
+ * the command line): every measurement goes to obs.measured as a gf_sample
+ * -- step 0 (relaxation always, annealing when obs.history), then each
+ * check -- and obs.done is called once when the iteration is over (also just
+ * before a non-finite measurement stops the run), so that a progress line
+ * can be ended.  tools/shared/progress.h turns these into the progress line
+ * and the --log TSV. */
 #ifndef LAT_GAUGEFIX_DRIVER_H
 #define LAT_GAUGEFIX_DRIVER_H
 
 #include "gaugefix/backend.h"
 #include <stdint.h>
 #include <stdio.h>
+
+/* One measurement, as the observer sees it. */
+struct gf_sample {
+    long step, total;   /* relaxation: sweeps done, max_iter; annealing: steps done, steps */
+    double F, theta;    /* SPEC §3 normalisation */
+    int anneal;         /* 1: an annealing step (temperature applies) */
+    double temperature; /* annealing: T of the step just done (step 0: T_0) */
+    int slices_left;    /* Coulomb relaxation: timeslices not yet below eps; else -1 */
+    double seconds;     /* since the iteration started (every rank ready) */
+    /* what an ETA needs */
+    long sweeps;        /* sweeps done (annealing: heatbath and microcanonical) */
+    double sweeps_left; /* sweeps the schedule or the iteration limit still allows */
+    double theta_goal;  /* relaxation with a stopping rule: eps (theta may be
+                         * extrapolated towards it); else 0 */
+    int converged;      /* the stopping rule is met at this step */
+    double sites;       /* sites updated per sweep (the global volume) */
+};
+
+/* Where the driver's reports go; any callback may be NULL. */
+struct gf_observer {
+    void *ctx;
+    int history;  /* wants every measurement, step 0 included (a --log) */
+    int progress; /* wants a measurement every check (a progress line) */
+    void (*measured)(void *ctx, const struct gf_sample *s);
+    void (*done)(void *ctx);
+};
 
 struct gf_run {
     const struct gf_backend *be;
@@ -40,8 +78,7 @@ struct gf_run {
     uint32_t copy;
     int reunitarize_every; /* sweeps, 0 = never */
     int check_every;       /* relaxation: sweeps; annealing: steps */
-    FILE *log;             /* or NULL */
-    const char *label;     /* progress-line prefix, e.g. the program name */
+    struct gf_observer obs; /* all zero: nothing reported */
 };
 
 struct gf_relax_opts {

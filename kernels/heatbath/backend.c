@@ -106,7 +106,7 @@ static void cpu_destroy(struct hb_state *s)
 }
 
 const struct hb_backend hb_backend_cpu = {
-    "cpu", cpu_create, cpu_heatbath, cpu_overrelax, cpu_measure, cpu_download, cpu_destroy,
+    "cpu", 2, LAT_NC_MAX, cpu_create, cpu_heatbath, cpu_overrelax, cpu_measure, cpu_download, cpu_destroy,
 };
 
 const struct hb_backend *hb_backend_for(enum backend b)

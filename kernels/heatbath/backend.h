@@ -1,5 +1,9 @@
-/* heatbath_backend.h -- what a heatbath backend (CPU or CUDA) offers to
- * lat-heatbath and to the tests and benchmarks.
+/* heatbath/backend.h -- what a heatbath backend (CPU or CUDA) offers to
+ * lat-heatbath (through heatbath/chain.h) and to the tests and benchmarks.
+ *
+ * Exported: struct hb_backend (below), hb_backend_cpu (backend.c),
+ * hb_backend_gpu (gpu.cu, CUDA builds only), hb_backend_for (the backend
+ * of a --device decision, or NULL when not built).
  *
  * A backend holds the field in its own storage and precision ('d' double,
  * 's' single, 'm' mixed = single storage, double arithmetic) and does whole
@@ -32,7 +36,12 @@
 struct hb_state; /* backend-private */
 
 struct hb_backend {
-    const char *name; /* "cpu" or "gpu" */
+    const char *name; /* "cpu" or "gpu": --device, history entries, messages */
+    /* What it can do, asked instead of its name (tools/shared/device_opt.h
+     * refuses an N outside [min_nc, max_nc] with one message).  No
+     * reunitarisation default: a heatbath sweep draws every link afresh in
+     * SU(N), so storage drift never accumulates. */
+    int min_nc, max_nc; /* the SU(N) it has kernels for */
     /* Copy u (double host field) into backend storage of the given precision. */
     struct hb_state *(*create)(const struct field *u, char precision);
     /* One heatbath sweep with counter k (see above). */
@@ -48,7 +57,7 @@ struct hb_backend {
 };
 
 extern const struct hb_backend hb_backend_cpu;
-/* kernels/heatbath_gpu.cu: SU(2) and SU(3); only when built with CUDA
+/* heatbath/gpu.cu: SU(2) and SU(3); only when built with CUDA
  * (LAT_HAVE_CUDA) */
 extern const struct hb_backend hb_backend_gpu;
 

@@ -263,7 +263,6 @@ static struct gf_result fix(const struct gf_backend *be, struct field *u, double
     r.seed = 5;
     r.check_every = 10;
     r.reunitarize_every = reunit;
-    r.label = "test";
     struct gf_relax_opts o = {up, omega, 0.5, eps, maxit};
     struct gf_result res;
     gf_relax(&r, &o, &res);

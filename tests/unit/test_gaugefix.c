@@ -28,6 +28,7 @@
 #include "gaugefix/site.h"
 #include "gaugefix/backend.h"
 #include "gaugefix/driver.h"
+#include "shared/progress.h"
 #include "lattice/observables.h"
 #include "math/rng.h"
 #include "unit.h"
@@ -86,7 +87,6 @@ static struct gf_run run_for(struct gf_state *st, const struct field *u, enum ga
     r.seed = 11;
     r.copy = 0;
     r.check_every = check;
-    r.label = "test";
     return r;
 }
 
@@ -389,17 +389,20 @@ static void test_relaxation_monotone(void)
         randomize(&u, 4, 0);
         struct gf_state *st = be->create(&u, NULL, 'd');
         struct gf_run r = run_for(st, &u, gs[k], 5);
-        r.log = tmpfile();
+        struct progress pr; /* the tools' --log writer */
+        progress_init(&pr, "test");
+        pr.log = tmpfile();
+        r.obs = progress_gf_observer(&pr, gs[k], 1);
         struct gf_relax_opts o = {GF_RELAX, 1, 0, 1e-30, 100};
         struct gf_result res;
         gf_relax(&r, &o, &res);
-        rewind(r.log);
+        rewind(pr.log);
         char line[512];
         int rows = 0, mono = 1;
         double F0 = 0, th0 = 0, Fp = -1, th = 0;
-        CHECK(fgets(line, sizeof line, r.log) && strncmp(line, "step\tfunctional\ttheta\tseconds", 29) == 0,
+        CHECK(fgets(line, sizeof line, pr.log) && strncmp(line, "step\tfunctional\ttheta\tseconds", 29) == 0,
               "log header: %s", line);
-        while (fgets(line, sizeof line, r.log)) {
+        while (fgets(line, sizeof line, pr.log)) {
             long step;
             double F;
             if (sscanf(line, "%ld %lf %lf", &step, &F, &th) != 3) break;
@@ -413,7 +416,7 @@ static void test_relaxation_monotone(void)
         CHECK(Fp > F0 && th < 1e-3 * th0, "%s: F rose %g -> %g, theta fell %g -> %g", gauge_kind_name(gs[k]), F0, Fp,
               th0, th);
         CHECK(res.converged == 0 && res.iterations == 100, "not converged at max-iter");
-        fclose(r.log);
+        fclose(pr.log);
         gf_result_free(&res);
         be->destroy(st);
         field_free(&u);

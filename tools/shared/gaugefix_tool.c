@@ -1,29 +1,17 @@
-/* gaugefix_tool.c -- option checks, reading, backend choice, logging and
- * writing shared by lat-randomize-orbit, lat-overrelax and lat-anneal; see
- * gaugefix_tool.h for the order of calls and the error contract. */
+/* gaugefix_tool.c -- option checks, reading, backend choice (device_opt.h),
+ * the run's observer (progress.h) and writing, shared by
+ * lat-randomize-orbit, lat-overrelax and lat-anneal.  Exports the gf_tool_*
+ * functions; gaugefix_tool.h has the order of calls and the error contract. */
 #include "shared/gaugefix_tool.h"
 #include "base/comm.h"
-#include "gpu/gpu.h"
 #include "base/lat.h"
 #include "base/log.h"
 #include "lattice/observables.h"
-#include "base/output.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char log_created[4096];
-static FILE *log_file;
-
-static void remove_log(void)
-{
-    if (log_file) fclose(log_file);
-    log_file = NULL;
-    if (*log_created) unlink(log_created);
-    *log_created = 0;
-}
 
 void gf_tool_init(struct gf_tool *t)
 {
@@ -46,7 +34,7 @@ void gf_tool_validate(struct gf_tool *t, const struct cli_opt *opts)
     if (t->seed < 0) cli_usage_error("--seed: must be >= 0 (got %lld)", t->seed);
     if (t->copy < 0 || t->copy >= (1 << 24)) cli_usage_error("--copy: must be in 0..16777215 (got %d)", t->copy);
     if (t->unitarity_tol < 0) cli_usage_error("--unitarity-tol: must be >= 0 (got %g)", t->unitarity_tol);
-    t->prec = t->precision[0] == 's' ? 's' : t->precision[0] == 'm' ? 'm' : 'd';
+    t->prec = device_opt_precision(t->precision);
     /* the default depends on the backend: gf_tool_backend sets it */
     if (!cli_given(opts, "reunitarize-every")) t->reunitarize_every = -1;
     else if (t->reunitarize_every < 0) cli_usage_error("--reunitarize-every: must be >= 0 (got %d)", t->reunitarize_every);
@@ -88,46 +76,14 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
     const struct field *u = t->x.u;
     if (gauge == GAUGE_COULOMB && t->x.lat.L[3] % 2)
         lat_die_all(1, t->x.c.name, "Coulomb gauge needs an even number of timeslices (Lt = %d)", t->x.lat.L[3]);
-    const char *dev = t->device;
-    const char *env = getenv("LAT_DEVICE");
-    int explicit_gpu = (dev && strcmp(dev, "gpu") == 0) || (!dev && env && strcmp(env, "gpu") == 0);
-    t->be = &gf_backend_cpu;
-    /* under mpirun (t->x.dom) the GPU runs slabs with a halo exchange
-     * (kernels/gpu_halo.cu) when asked for; --device auto keeps the CPU
-     * there: the GPU slabs want one GPU per rank and Lt/R even, which auto
-     * cannot know the user meant (measured: docs/PERFORMANCE.md) */
-    if (t->x.dom && !explicit_gpu && backend_choose(dev) == BACKEND_GPU)
-        lat_info("note: under mpirun --device auto uses the CPU backend (--device gpu for one GPU per rank)");
-    if ((!t->x.dom || explicit_gpu) && backend_choose(dev) == BACKEND_GPU) {
-#ifdef LAT_HAVE_CUDA
-        /* the CUDA backend has SU(2) and SU(3) kernels */
-        if (u->nc == 2 || u->nc == 3) t->be = &gf_backend_gpu;
-        else if (explicit_gpu) lat_die(1, NULL, "--device gpu: the CUDA backend has no SU(%d) kernels (use --device cpu)", u->nc);
-        else lat_info("note: the CUDA backend has no SU(%d) kernels: using the CPU backend", u->nc);
-#else
-        if (explicit_gpu) lat_die(1, NULL, "--device gpu: GPU gauge fixing is not built (use --device cpu)");
-#endif
-    }
-    /* Default reprojection.  The CPU keeps 18 reals per link: in double
-     * unitarity stays at ~1e-15 (never), single and mixed drift slowly (every
-     * 100 sweeps).  The GPU keeps two rows and rebuilds the third from their
-     * cross product, which multiplies the rows' norm errors: where g(x) is far
-     * from 1 (annealing, microcanonical steps, the first OR sweeps) the
-     * deviation grows ~1.2x per sweep (measured with the kernels emulated on
-     * the host), from 1e-7 in single to NaN within ~100 sweeps; every 10
-     * sweeps bounds it to ~6x rounding in every precision for ~5 % of the
-     * sweep time (a reprojection moves half a sweep's bytes). */
-    if (t->reunitarize_every < 0) t->reunitarize_every = t->be != &gf_backend_cpu ? 10 : t->prec == 'd' ? 0 : 100;
+    struct device_choice dc = device_opt_choose(t->device);
+    const struct gf_backend *g = gf_backend_for(BACKEND_GPU);
+    struct device_caps gpu = {"gauge-fixing", g != NULL, g ? g->min_nc : 0, g ? g->max_nc : 0};
+    t->be = device_opt_fits(&dc, &gpu, u->nc) ? g : &gf_backend_cpu;
+    if (t->reunitarize_every < 0) t->reunitarize_every = gf_backend_default_reunitarize(t->be, t->prec);
     t->st = gf_open(t->be, u, t->x.transform, t->prec, gauge, &t->time_g);
-    if (t->log_path && comm_is_root()) {
-        if (strlen(t->log_path) >= sizeof log_created) lat_die(1, t->log_path, "log path too long");
-        if (access(t->log_path, F_OK) != 0) snprintf(log_created, sizeof log_created, "%s", t->log_path);
-        out_guard(OUT_GUARD_LOG, log_created); /* gone if mpirun kills this rank */
-        lat_on_die(remove_log);
-        t->log = fopen(t->log_path, "w");
-        if (!t->log) lat_die(1, t->log_path, "cannot open the log: %s", strerror(errno));
-        log_file = t->log;
-    }
+    progress_init(&t->progress, lat_progname);
+    if (t->log_path && comm_is_root()) progress_log_open(&t->progress, t->log_path, PROGRESS_LOG_GUARDED);
 }
 
 void gf_tool_run(struct gf_tool *t, enum gauge_kind gauge, struct gf_run *run)
@@ -141,8 +97,7 @@ void gf_tool_run(struct gf_tool *t, enum gauge_kind gauge, struct gf_run *run)
     run->copy = (uint32_t)t->copy;
     run->reunitarize_every = t->reunitarize_every;
     run->check_every = t->check_every;
-    run->log = t->log;
-    run->label = lat_progname;
+    run->obs = progress_gf_observer(&t->progress, gauge, t->progress.log != NULL);
 }
 
 void gf_tool_describe(char *buf, size_t len, const struct gf_result *res)
@@ -181,13 +136,10 @@ int gf_tool_finish(struct gf_tool *t, const char *results, int status)
         t->st = NULL;
         t->time_g = NULL;
     }
-    if (t->log) {
-        if (fclose(t->log) != 0) lat_die(1, t->log_path, "write failed");
-        t->log = log_file = NULL;
-    }
+    progress_log_close(&t->progress);
     struct conf_write_opts wo = {0};
     dist_write(&t->x, t->output, &wo, results);
-    *log_created = 0; /* complete: keep the log */
+    progress_log_keep(&t->progress); /* complete: keep the log */
     dist_free(&t->x);
     return status;
 }

@@ -13,9 +13,12 @@
  *                                     unitarity tolerance (exit 1), starts
  *                                     the transform on --track-transform
  *   gf_tool_backend(&t, gauge);       (gauge fixers) Coulomb needs an even
- *                                     Lt; backend chosen (--device), state
- *                                     created, --log opened
- *   gf_tool_run(&t, gauge, &run);     a gf_run for the driver
+ *                                     Lt; backend chosen (--device,
+ *                                     device_opt.h), default
+ *                                     --reunitarize-every from it, state
+ *                                     created, --log opened (progress.h)
+ *   gf_tool_run(&t, gauge, &run);     a gf_run for the driver, its observer
+ *                                     drawing the progress line and --log
  *   ... gf_relax / gf_anneal ...
  *   return gf_tool_finish(&t, results, status);   download (Coulomb: U_t
  *                                     transformed by the run's g, which is
@@ -35,6 +38,8 @@
 #include "base/cli.h"
 #include "io/dist.h"
 #include "gaugefix/driver.h"
+#include "shared/device_opt.h"
+#include "shared/progress.h"
 
 struct gf_tool {
     /* options */
@@ -48,7 +53,7 @@ struct gf_tool {
     const struct gf_backend *be;
     struct gf_state *st;
     double *time_g;       /* Coulomb: the run's own g(x) (gf_open) */
-    FILE *log;
+    struct progress progress; /* the progress line and --log (progress.h) */
 };
 
 /* the options every program of the family has (randomize-orbit uses the
