@@ -13,8 +13,16 @@
  * mpirun, so the slab logic of gaugefix_gpu.c (timeslice ranges, parity
  * flip, global random streams, halo parts, the Coulomb mask) is what runs;
  * likewise the real lat-heatbath with heatbath_gpu.cu's host side.
+ * gpu_observables_sums (kernels/gpu/observables.cu) runs the observables
+ * kernel's per-thread text (obs_thread, obs_poly_thread of
+ * kernels/gpu/observables.cuh, included whole) for every thread of its
+ * fixed grid and adds the threads as the kernel's block tree does, so the
+ * real lat-measure --device gpu (and the heatbath's measurements) run here.
  * Double precision only; it checks indices and the order of work, not the
- * CUDA compiler's code or the streams' overlap. */
+ * CUDA compiler's code or the streams' overlap.
+ * Exported: the extern "C" GPU entry points named above (gpu_alloc ...
+ * gpu_halo_finish), host versions with the contracts of kernels/gpu/field.h,
+ * kernels/gaugefix/gpu.h and kernels/heatbath/gpu.h. */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,11 +36,15 @@ extern "C" {
 #include "base/log.h"
 }
 #include "gaugefix/gpu.h"
+#include "lattice/observables_site.h"
+static inline void __syncthreads(void) {}
+#include "gpu/reduce.cuh"
 namespace emu {
 typedef double store_t;
 #include "ksweep.inc"
 #include "kpack.inc"
 #include "klink.inc"
+#include "gpu/observables.cuh"
 }
 using namespace emu;
 
@@ -60,7 +72,6 @@ static void only_double(void) { lat_die(1, "emulation", "double precision only")
                                        uint32_t, int, int) { only_double(); }                                 \
     extern "C" void gpu_gf_quality_##sfx(const struct gpu_field *, enum gauge_kind, double *) { only_double(); } \
     extern "C" void gpu_gf_reunitarize_##sfx(const struct gpu_field *) { only_double(); }                     \
-    extern "C" void gpu_gf_observables_##sfx(const struct gpu_field *, double *) { only_double(); }          \
     extern "C" void gpu_hb_sweep_##sfx(const struct gpu_field *, int, double, uint64_t, uint32_t, int, int, int) \
     { only_double(); }
 NOT_EMULATED(s)
@@ -123,7 +134,44 @@ extern "C" void gpu_gf_reunitarize_d(const struct gpu_field *f)
             }
         }
 }
-extern "C" void gpu_gf_observables_d(const struct gpu_field *, double *) { lat_die(1, "emulation", "no observables"); }
+/* ---- the observables: observables.cu's grid, thread by thread ---- */
+static void tree(double *a, int max) /* red_block_sum/max's tree over GPU_RED_BS values */
+{
+    for (int w = GPU_RED_BS / 2; w > 0; w >>= 1)
+        for (int t = 0; t < w; t++) a[t] = max ? obs_max_nan(a[t], a[t + w]) : a[t] + a[t + w];
+}
+extern "C" void gpu_observables_sums(const struct gpu_field *f, double out[10])
+{
+    if (f->nc != 3) lat_die(1, "emulation", "SU(3) only");
+    if (f->prec != 'd') only_double();
+    kgeo g = make_geo(f);
+    const double *l = (const double *)f->links;
+    static double a[9][GPU_RED_BS];
+    for (int k = 0; k < 10; k++) out[k] = 0;
+    for (int b = 0; b < OBS_NB; b++) {
+        for (int t = 0; t < GPU_RED_BS; t++) {
+            double v[5] = {0, 0, 0, 0, 0}, m[2] = {0, 0}, pv[2] = {0, 0};
+            obs_thread<3>(g, l, b * GPU_RED_BS + t, v, m);
+            obs_poly_thread<3>(g, l, b * GPU_RED_BS + t, pv);
+            for (int k = 0; k < 5; k++) a[k][t] = v[k];
+            a[5][t] = m[0];
+            a[6][t] = m[1];
+            a[7][t] = pv[0];
+            a[8][t] = pv[1];
+        }
+        for (int k = 0; k < 9; k++) tree(a[k], k == 5 || k == 6);
+        out[1] += a[0][0];
+        out[2] += a[1][0];
+        out[3] += a[2][0];
+        out[6] += a[3][0];
+        out[8] += a[4][0];
+        out[7] = obs_max_nan(out[7], a[5][0]);
+        out[9] = obs_max_nan(out[9], a[6][0]);
+        out[4] += a[7][0];
+        out[5] += a[8][0];
+    }
+    out[0] = out[1] + out[2];
+}
 
 /* ---- the sweep: k_sweep thread by thread over [h0, h1) ---- */
 template <int G, int UPD, bool TRACK>

@@ -237,6 +237,38 @@ assert abs(d["polyakov_abs"] ** 2 - d["polyakov_re"] ** 2 - d["polyakov_im"] ** 
     [ "$a" = "$b" ]
 }
 
+# the observables on the GPU (kernels/gpu/observables.cu): where no GPU is
+# usable, --device gpu is one line and exit 1 and auto is the CPU, byte for
+# byte; on a GPU machine the numbers agree with the CPU's to 1e-13
+# (tests/gpu/test_gpu_observables.c checks 1e-14 there)
+has_gpu() { LAT_DEVICE= "$BIN/lat-measure" -q --device gpu "$GEN/cold.lime" >/dev/null 2>&1; }
+
+@test "--device gpu without a GPU: one clear line, exit 1, nothing on stdout" {
+    has_gpu && skip "a GPU is usable here"
+    run -1 --separate-stderr "$BIN/lat-measure" --device gpu --format tsv "$GEN/su3.lime"
+    [ -z "$output" ]
+    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+    [[ "$stderr" == "lat-measure: "*"--device gpu: no usable GPU"* ]]
+}
+
+@test "--device auto (the default) falls back to the CPU with identical output; --device gpu agrees with it" {
+    for f in su2 su3 su4 cold; do
+        c=$(LAT_DEVICE= measure_tsv --device cpu "$GEN/$f.lime")
+        a=$(LAT_DEVICE= measure_tsv --device auto "$GEN/$f.lime" 2>/dev/null)
+        d=$(LAT_DEVICE= measure_tsv "$GEN/$f.lime")
+        if ! has_gpu; then
+            [ "$a" = "$c" ]
+            [ "$d" = "$c" ]
+        elif [ "$f" != su4 ]; then
+            g=$(LAT_DEVICE= measure_tsv --device gpu "$GEN/$f.lime")
+            for k in plaquette plaquette_spatial plaquette_temporal link_trace polyakov_re polyakov_im unitarity_mean unitarity_max; do
+                x=$(echo "$g" | col $k) y=$(echo "$c" | col $k)
+                awk -v a="$x" -v b="$y" 'BEGIN{d=a-b; if(d<0)d=-d; exit !(a != "" && d <= 1e-13)}' || { echo "$f $k: GPU $x CPU $y"; false; }
+            done
+        fi
+    done
+}
+
 @test "--history: no record in a foreign file, an entry after lat-unitarity --reproject" {
     need_data "$MILC"
     run --separate-stderr -0 "$BIN/lat-measure" --history --format json "$MILC"

@@ -5,7 +5,12 @@
  * loop, unitarity deviation, lattice and N; --gauge adds the gauge functional
  * F and theta (Coulomb: per timeslice too); --history prints the lat-history
  * record instead.  Output as --format text|tsv|json on standard output.
- * Exit 0 ok, 1 unreadable input, 2 usage.  See lat-measure(1). */
+ * --device gpu|auto (auto: the GPU when one is usable): plaquette, link
+ * trace, Polyakov loop and unitarity on the GPU (gpu_field_observables,
+ * double storage, SU(2)/SU(3), one process); F and theta of --gauge, SU(N>3)
+ * under auto and runs of several ranks are measured on the CPU.
+ * Exit 0 ok, 1 unreadable input or no GPU for --device gpu, 2 usage.
+ * See lat-measure(1). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "io/dist.h"
@@ -14,10 +19,14 @@
 #include "base/lat.h"
 #include "base/log.h"
 #include "lattice/observables.h"
+#ifdef LAT_HAVE_CUDA
+#include "gpu/field.h"
+#endif
 #include "base/report.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -43,8 +52,9 @@ int main(int argc, char **argv)
     if (gauge && gauge_kind_parse(gauge, &gk) != 0) cli_usage_error("--gauge: unknown gauge '%s'", gauge);
     double theta_factor = convention[0] == 'c' ? 4.0 : 1.0;
 
-    if (backend_choose(device) == BACKEND_GPU)
-        lat_debug("measurements run on the CPU backend (no GPU measurement yet)");
+    enum backend be = backend_choose(device);
+    const char *asked = device && *device ? device : getenv("LAT_DEVICE");
+    int gpu_asked = asked && strcmp(asked, "gpu") == 0;
 
     /* under mpirun rank 0 reads and reports, every rank measures its slab */
     struct dist x;
@@ -61,10 +71,39 @@ int main(int argc, char **argv)
     }
 
     const struct field *u = x.u;
-    struct plaquette p = measure_plaquette(u);
-    double lt = measure_link_trace(u), pre, pim;
-    measure_polyakov(u, &pre, &pim);
-    struct unitarity un = measure_unitarity(u);
+    struct plaquette p;
+    struct unitarity un;
+    double lt, pre, pim;
+    int on_gpu = be == BACKEND_GPU && !u->dom && (gpu_asked || u->nc == 2 || u->nc == 3);
+    if (be == BACKEND_GPU && !on_gpu)
+        lat_debug("the observables run on the CPU (%s)", u->dom ? "several ranks" : "no GPU kernels for this N");
+#ifdef LAT_HAVE_CUDA
+    if (on_gpu) { /* SU(N > 3) with --device gpu: gpu_field_create says "use --device cpu" */
+        struct gpu_field f;
+        struct gpu_observables o;
+        gpu_field_create(&f, u, 'd', 0);
+        gpu_field_upload(&f, u, NULL);
+        gpu_field_observables(&f, &o);
+        gpu_field_free(&f);
+        p.all = o.plaq;
+        p.spatial = o.plaq_s;
+        p.temporal = o.plaq_t;
+        lt = o.link_trace;
+        pre = o.poly_re;
+        pim = o.poly_im;
+        un.mean = o.unit_mean;
+        un.max = o.unit_max;
+        un.det_mean = o.det_mean;
+        un.det_max = o.det_max;
+    } else
+#endif
+    {
+        (void)on_gpu;
+        p = measure_plaquette(u);
+        lt = measure_link_trace(u);
+        measure_polyakov(u, &pre, &pim);
+        un = measure_unitarity(u);
+    }
 
     struct report *r = report_new();
     char lattice[64];

@@ -10,8 +10,13 @@
  * threads or MPI ranks (a slab field, geometry.h: each rank fills the chunks
  * of its timeslices, comm_sum_ld adds the others' zeros): the result
  * depends only on the field.  SU(3) (and SU(2)) take separately instantiated code paths with the
- * constant N, so the sun.h loops are unrolled. */
+ * constant N, so the sun.h loops are unrolled.  The per-site formulas are
+ * those of lattice/observables_site.h, shared with the GPU kernel
+ * (kernels/gpu/observables.cu).
+ * Exported: measure_plaquette, measure_link_trace, measure_polyakov,
+ * measure_unitarity (observables.h). */
 #include "lattice/observables.h"
+#include "lattice/observables_site.h"
 #include "lattice/geometry.h"
 #include "base/log.h"
 #include "math/sun.h"
@@ -98,21 +103,17 @@ OBS_INLINE void plaquette_sums(const struct field *u, int n, long double *sp, lo
     long double *cs = lat_calloc((size_t)nch * 2, sizeof(long double)), *ct = cs + nch;
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < chunks_here(&ch); k++) {
-        lat_complex a[LAT_NC_MAX * LAT_NC_MAX], b[LAT_NC_MAX * LAT_NC_MAX];
         long double ssum = 0, tsum = 0;
         int64_t begin, end, c = chunk_at(&ch, k, &begin, &end);
         for (int64_t s = begin; s < end; s++) {
-            int64_t fwd[LAT_ND];
-            for (int mu = 0; mu < LAT_ND; mu++) fwd[mu] = lattice_neighbour(&u->lat, s, mu, +1);
-            double ps = 0, pt = 0;
-            for (int mu = 0; mu < LAT_ND; mu++)
-                for (int nu = mu + 1; nu < LAT_ND; nu++) {
-                    sun_mul(n, a, link(u, s, mu), link(u, fwd[mu], nu)); /* U_mu(x) U_nu(x+mu) */
-                    sun_mul(n, b, link(u, s, nu), link(u, fwd[nu], mu)); /* U_nu(x) U_mu(x+nu) */
-                    double p = sun_retrace_mul_nd(n, a, b);
-                    if (nu == LAT_ND - 1) pt += p;
-                    else ps += p;
-                }
+            const lat_complex *ux[LAT_ND], *fwd[LAT_ND][LAT_ND];
+            for (int mu = 0; mu < LAT_ND; mu++) {
+                int64_t f = lattice_neighbour(&u->lat, s, mu, +1);
+                ux[mu] = link(u, s, mu);
+                for (int nu = 0; nu < LAT_ND; nu++) fwd[mu][nu] = link(u, f, nu); /* U_nu(x+mu) */
+            }
+            double ps, pt;
+            obs_site_plaquettes(n, ux, fwd, &ps, &pt);
             ssum += ps;
             tsum += pt;
         }
@@ -155,9 +156,9 @@ OBS_INLINE long double link_trace_sum(const struct field *u, int n)
         long double sum = 0;
         int64_t begin, end, c = chunk_at(&ch, k, &begin, &end);
         for (int64_t s = begin; s < end; s++) {
-            double t = 0;
-            for (int mu = 0; mu < LAT_ND; mu++) t += sun_retrace(n, link(u, s, mu));
-            sum += t;
+            const lat_complex *ux[LAT_ND];
+            for (int mu = 0; mu < LAT_ND; mu++) ux[mu] = link(u, s, mu);
+            sum += obs_site_link_trace(n, ux);
         }
         cs[c] = sum;
     }
@@ -195,13 +196,10 @@ OBS_INLINE void polyakov_sum(const struct field *u, int n, long double *re, long
     if (!first) comm_recv(run, sizeof(double) * (size_t)v3 * mr, d->rank - 1, 13);
 #pragma omp parallel for schedule(static)
     for (int64_t s3 = 0; s3 < v3; s3++) {
-        lat_complex *p = (lat_complex *)(run + (size_t)s3 * mr), q[LAT_NC_MAX * LAT_NC_MAX];
+        lat_complex *p = (lat_complex *)(run + (size_t)s3 * mr);
         int t = tb;
-        if (first) sun_copy(n, p, link(u, s3 + v3 * t++, 3));
-        for (; t < te; t++) {
-            sun_mul(n, q, p, link(u, s3 + v3 * t, 3));
-            sun_copy(n, p, q);
-        }
+        if (first) obs_polyakov_start(n, p, link(u, s3 + v3 * t++, 3));
+        for (; t < te; t++) obs_polyakov_mul(n, p, link(u, s3 + v3 * t, 3));
     }
     long double sums[2] = {0, 0};
     if (!last) comm_send(run, sizeof(double) * (size_t)v3 * mr, d->rank + 1, 13);
@@ -246,7 +244,7 @@ void measure_polyakov(const struct field *u0, double *re, double *im)
 /* ---- unitarity ------------------------------------------------------------ */
 
 /* the larger of a and b, NaN if either is NaN (a non-finite link shows) */
-static inline double max_nan(double a, double b) { return isnan(a) || isnan(b) ? NAN : (a > b ? a : b); }
+#define max_nan obs_max_nan
 
 OBS_INLINE void unitarity_sums(const struct field *u, int n, struct unitarity *r)
 {
@@ -262,10 +260,8 @@ OBS_INLINE void unitarity_sums(const struct field *u, int n, struct unitarity *r
         for (int64_t s = begin; s < end; s++) {
             double us = 0, ds = 0;
             for (int mu = 0; mu < LAT_ND; mu++) {
-                const lat_complex *m = link(u, s, mu);
-                double du = sun_unitarity_dev(n, m);
-                lat_complex d = sun_det(n, m);
-                double dd = hypot(d.re - 1, d.im);
+                double du, dd;
+                obs_link_unitarity(n, link(u, s, mu), &du, &dd);
                 umax = max_nan(umax, du);
                 dmax = max_nan(dmax, dd);
                 us += du;

@@ -1,6 +1,17 @@
 /* gpu/field.h -- a field on the device: its storage (parity-split, blocked
  * structure of arrays) and what the GPU layer does with it for every module:
- * allocation and copies (util.cu), the halo exchange of slabs (halo.cu).
+ * allocation and copies (util.cu), a device field from and to a host field
+ * and the update step of a slab (field.c), the halo exchange of slabs
+ * (halo.cu), the deterministic observables (observables.cu).
+ *
+ * Exported (contracts at each group below):
+ *   gpu_alloc, gpu_free, gpu_upload, gpu_download, gpu_memset, gpu_sync,
+ *   gpu_check, gpu_device_name, gpu_mem_info, gpu_copy_bandwidth,
+ *   gpu_timer_start/stop, gpu_{set,get}_sweep_variant, gpu_sweep_variant_name;
+ *   gpu_field_create, gpu_field_upload, gpu_field_download, gpu_field_free;
+ *   gpu_slab_init, gpu_slab_step, gpu_slab_free;
+ *   gpu_observables_sums, gpu_field_observables;
+ *   gpu_halo_new, gpu_halo_free, gpu_halo_start, gpu_halo_finish.
  *
  * Storage on the device (paper §4.2, SPEC §5): structure of arrays, split by
  * parity, in blocks of 32 sites.  Sites of parity p are numbered by
@@ -96,6 +107,63 @@ void gpu_halo_free(struct gpu_halo *x);
 void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct geometry *d, const struct halo_part *parts,
                     int nparts, int pflip);
 void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct geometry *d, int pflip);
+
+/* ---- field.c: a device field from and to a host field --------------------
+ * create: the device storage for the (local) lattice of u -- links, the
+ *   transform when with_transform, the Lt-byte timeslice mask -- in storage
+ *   precision prec ('d', 's', 'm'); N = 2 or 3 (else exit 1, "use --device
+ *   cpu"); a slab field (u->dom) needs an even local extent lt (else exit 1
+ *   on every rank).  h0 = h1 = site0 = 0; gpu_slab_init sets site0.
+ * upload: u's links (ILDG order, 64 or 32 bit) into the device layout,
+ *   rounded to the storage type, and the transform (host order, N x N per
+ *   site, double) when given and allocated.  Synchronises.
+ * download: waits for the device, then the links back into u (SU(3): the
+ *   third row rebuilt in double) and the transform into `transform` when
+ *   both exist.  u must have f's lattice and N.
+ * free: the device storage (f may be zeroed or already freed). */
+struct field;
+void gpu_field_create(struct gpu_field *f, const struct field *u, char prec, int with_transform);
+void gpu_field_upload(struct gpu_field *f, const struct field *u, const double *transform);
+void gpu_field_download(const struct gpu_field *f, struct field *u, double *transform);
+void gpu_field_free(struct gpu_field *f);
+
+/* ---- field.c: one update step on a slab of an MPI run --------------------
+ * init: d NULL (one rank: nothing to do) or the slab's geometry; sets
+ *   f->site0 (global site of local site 0) and the halo buffers.
+ * step: the sites of one global parity: launch(f, local parity, arg) for the
+ *   boundary slices 1 and lt (f->h0/h1 set), the halo parts on their way,
+ *   the interior 2..lt-1, the halo received; with nparts 0 (Coulomb gauge)
+ *   the owned slices are one launch and nothing is exchanged.  f->h0 = h1 =
+ *   0 afterwards.  Gauge fixing and the heatbath run their slab sweeps
+ *   through it.  local parity = global parity ^ pflip. */
+struct gpu_slab {
+    const struct geometry *dom; /* NULL: one rank */
+    int pflip;
+    struct gpu_halo *halo;
+};
+void gpu_slab_init(struct gpu_slab *s, struct gpu_field *f, const struct geometry *d);
+void gpu_slab_step(struct gpu_slab *s, struct gpu_field *f, int parity, const struct halo_part *parts, int nparts,
+                   void (*launch)(struct gpu_field *f, int local_parity, void *arg), void *arg);
+void gpu_slab_free(struct gpu_slab *s);
+
+/* ---- observables.cu, field.c: plaquette, link trace, Polyakov loop,
+ * unitarity of a whole-lattice field (not a slab), N = 2 or 3, any storage
+ * precision (arithmetic in double), the per-site formulas of
+ * lattice/observables_site.h.  Deterministic: a fixed grid independent of
+ * the device, per-block partial sums in double, added on the host in block
+ * order (maxima: NaN-propagating, in the same order).
+ * sums: out[0..2] plaquette sums (all, spatial, temporal) of Re tr,
+ *   out[3] sum Re tr U, out[4..5] sum tr Polyakov (re, im), out[6] sum of
+ *   ||U^dag U - 1||_F, out[7] max of it, out[8] sum |det U - 1|, out[9] max.
+ * observables: the same with SPEC §3's normalisations. */
+struct gpu_observables {
+    double plaq, plaq_s, plaq_t;
+    double link_trace;
+    double poly_re, poly_im;
+    double unit_mean, unit_max, det_mean, det_max;
+};
+void gpu_observables_sums(const struct gpu_field *f, double out[10]);
+void gpu_field_observables(const struct gpu_field *f, struct gpu_observables *o);
 
 #ifdef __cplusplus
 }

@@ -1,21 +1,23 @@
-/* heatbath_gpu.cu -- the CUDA heatbath backend `hb_backend_gpu`
- * (heatbath_backend.h; extern "C"): the host side.  Built only with CUDA.
+/* heatbath/gpu.cu -- the CUDA heatbath backend `hb_backend_gpu`
+ * (heatbath/backend.h; extern "C"): the host side.  Built only with CUDA.
  *
+ * Exported: hb_backend_gpu (create, heatbath, overrelax, measure, download,
+ * destroy), hb_gpu_set_variant, hb_gpu_variant_name (heatbath/gpu.h).
  * Contract: precisions 'd' (double), 's' (single) and 'm' (single storage,
- * double arithmetic), SU(2) and SU(3).  The field is held in a gauge-fixing
- * GPU state (gf_backend_gpu), i.e. in the device layout of gaugefix_gpu.h,
- * which also does the upload, the download and the measurements (plaquette
- * all/spatial/temporal and Polyakov loop, deterministic: fixed grid,
- * per-block partial sums added in order on the host).  Sweeps are the
- * kernels of heatbath_gpu_impl.cuh, in the order and with the random
- * streams of heatbath_backend.h, so a chain agrees with the CPU backend's to
- * rounding.  Errors end the program with one line and exit 1 (gpu_util.cu;
- * SU(N > 3): "use --device cpu"). */
+ * double arithmetic), SU(2) and SU(3).  The field is the GPU layer's device
+ * field (gpu/field.h: gpu_field_create/upload/download/free), and so are
+ * the slab step of MPI runs (gpu_slab_step) and the measurements (plaquette
+ * all/spatial/temporal and Polyakov loop, gpu_field_observables:
+ * deterministic, fixed grid, per-block partial sums added in order on the
+ * host).  Sweeps are the kernels of heatbath/gpu_sweep.cuh, in the order
+ * and with the random streams of heatbath/backend.h, so a chain agrees with
+ * the CPU backend's to rounding.  Errors end the program with one line and
+ * exit 1 (gpu/util.cu; SU(N > 3): "use --device cpu"). */
+#include "heatbath/link.h" /* first: the C++ view of the header math */
 #include "heatbath/gpu.h" /* first: the C++ view of the header math */
 #include "heatbath/link.h"
 extern "C" {
 #include "lattice/geometry.h"
-#include "gaugefix/backend.h"
 #include "heatbath/backend.h"
 #include "base/log.h"
 #include "lattice/observables.h"
@@ -23,7 +25,8 @@ extern "C" {
 #include <stdlib.h>
 
 struct hb_state {
-    struct gf_state *gf; /* the device field */
+    struct gpu_field f;   /* the device field */
+    struct gpu_slab slab; /* slab.dom: NULL on one rank */
     char precision;
 };
 
@@ -53,7 +56,9 @@ static struct hb_state *gpu_create(const struct field *u, char precision)
         lat_die(1, "GPU", "the CUDA heatbath has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", u->nc);
     struct hb_state *s = (struct hb_state *)lat_calloc(1, sizeof *s);
     s->precision = precision;
-    s->gf = gf_backend_gpu.create(u, NULL, precision);
+    gpu_field_create(&s->f, u, precision, 0);
+    gpu_field_upload(&s->f, u, NULL);
+    gpu_slab_init(&s->slab, &s->f, u->dom);
     return s;
 }
 
@@ -76,9 +81,9 @@ static void slab_launch(struct gpu_field *f, int local_parity, void *arg)
 static void sweep(struct hb_state *s, int heatbath, double beta, uint64_t seed, uint32_t k)
 {
     struct hb_launch a = {s->precision, heatbath, beta, seed, k, variant_now(), 0};
-    const struct geometry *d = gf_gpu_domain(s->gf);
+    const struct geometry *d = s->slab.dom;
     if (!d) {
-        launch(gf_gpu_field(s->gf), &a, -1);
+        launch(&s->f, &a, -1);
         return;
     }
     /* a slab of an MPI run: each (parity, mu) step's changed links go to the
@@ -88,7 +93,7 @@ static void sweep(struct hb_state *s, int heatbath, double beta, uint64_t seed, 
             struct halo_part parts[2];
             int n = halo_parts_heatbath(d, p, mu, parts);
             a.mu = mu;
-            gf_gpu_slab_step(s->gf, p, parts, n, slab_launch, &a);
+            gpu_slab_step(&s->slab, &s->f, p, parts, n, slab_launch, &a);
         }
 }
 
@@ -98,18 +103,18 @@ static void gpu_overrelax(struct hb_state *s) { sweep(s, 0, 0, 0, 0); }
 
 static void gpu_measure(struct hb_state *s, struct plaquette *p, double *re, double *im)
 {
-    const struct geometry *d = gf_gpu_domain(s->gf);
+    const struct geometry *d = s->slab.dom;
     if (d) { /* a slab: the host's R-independent sums over the ranks */
         struct field u;
-        geometry_field_alloc(&u, d, &d->global, gf_gpu_field(s->gf)->nc, 64);
-        gf_backend_gpu.download(s->gf, &u, NULL);
+        geometry_field_alloc(&u, d, &d->global, s->f.nc, 64);
+        gpu_field_download(&s->f, &u, NULL);
         if (p) *p = measure_plaquette(&u);
         if (re && im) measure_polyakov(&u, re, im);
         field_free(&u);
         return;
     }
     struct gpu_observables o;
-    gf_gpu_observables(s->gf, &o);
+    gpu_field_observables(&s->f, &o);
     if (p) {
         p->all = o.plaq;
         p->spatial = o.plaq_s;
@@ -121,12 +126,13 @@ static void gpu_measure(struct hb_state *s, struct plaquette *p, double *re, dou
     }
 }
 
-static void gpu_download(struct hb_state *s, struct field *u) { gf_backend_gpu.download(s->gf, u, NULL); }
+static void gpu_download(struct hb_state *s, struct field *u) { gpu_field_download(&s->f, u, NULL); }
 
 static void gpu_destroy(struct hb_state *s)
 {
     if (!s) return;
-    gf_backend_gpu.destroy(s->gf);
+    gpu_field_free(&s->f);
+    gpu_slab_free(&s->slab);
     free(s);
 }
 

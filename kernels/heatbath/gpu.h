@@ -3,16 +3,18 @@
  * its per-precision kernels (kernels/heatbath_gpu_{d,s,m}.cu, built from
  * heatbath_gpu_impl.cuh) share, and the extras the benchmark uses.
  *
- * The field lives on the device in the layout of gaugefix_gpu.h (struct
- * gpu_field: parity-split, blocked structure of arrays, 12 reals per SU(3)
- * link, 2N^2 for SU(2)); the backend keeps it in a gauge-fixing GPU state,
- * so upload, download and the deterministic plaquette and Polyakov-loop
- * reductions are those of the gauge-fixing backend.  Kernels exist for
- * SU(2) and SU(3).  Every CUDA error ends the program with one line, exit 1. */
+ * The field lives on the device in the GPU layer's layout (gpu/field.h,
+ * struct gpu_field: parity-split, blocked structure of arrays, 12 reals per
+ * SU(3) link, 2N^2 for SU(2)); upload, download, the slab step of MPI runs
+ * and the deterministic plaquette and Polyakov-loop reductions are the GPU
+ * layer's (gpu_field_*, gpu_slab_*, gpu_field_observables).  Kernels exist
+ * for SU(2) and SU(3).  Every CUDA error ends the program with one line,
+ * exit 1.
+ * Exported: gpu_hb_sweep_{d,s,m}, hb_gpu_set_variant, hb_gpu_variant_name. */
 #ifndef LAT_HEATBATH_GPU_H
 #define LAT_HEATBATH_GPU_H
 
-#include "gaugefix/gpu.h"
+#include "gpu/field.h"
 #include <stdint.h>
 
 /* launch variants of the sweep kernels (the benchmark compares them):

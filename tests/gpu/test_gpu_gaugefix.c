@@ -361,7 +361,7 @@ static void test_physics(void)
         gauge_transform_identity(3, lat.V, tr);
         struct gf_state *s = gpu->create(&u, tr, 'd');
         struct gpu_observables o0, o1;
-        gf_gpu_observables(s, &o0);
+        gpu_field_observables(gf_gpu_field(s), &o0);
         struct plaquette pc = measure_plaquette(&u);
         double pre, pim;
         measure_polyakov(&u, &pre, &pim);
@@ -377,7 +377,7 @@ static void test_physics(void)
         struct gf_params p[] = {{GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0}, {GAUGE_MAG, GF_STOCHASTIC, 1, 0.5, 0},
                                 {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.4}};
         for (int k = 0; k < 30; k++) gpu->sweep(s, &p[k % 3], 9, 0, (uint32_t)k, NULL);
-        gf_gpu_observables(s, &o1);
+        gpu_field_observables(gf_gpu_field(s), &o1);
         CHECK(fabs(o1.plaq - o0.plaq) < 1e-12 && fabs(o1.plaq_s - o0.plaq_s) < 1e-12 && fabs(o1.plaq_t - o0.plaq_t) < 1e-12,
               "plaquette unchanged by gauge fixing: %.15g -> %.15g", o0.plaq, o1.plaq);
         CHECK(fabs(o1.poly_re - o0.poly_re) < 1e-12 && fabs(o1.poly_im - o0.poly_im) < 1e-12, "Polyakov loop unchanged");
@@ -439,9 +439,9 @@ static void test_reunitarize(void)
     struct gf_params p = {GAUGE_LANDAU, GF_OVERRELAX, 1.9, 0, 0};
     for (int k = 0; k < 2000; k++) gpu->sweep(s, &p, 1, 0, (uint32_t)k, NULL);
     struct gpu_observables o0, o1;
-    gf_gpu_observables(s, &o0);
+    gpu_field_observables(gf_gpu_field(s), &o0);
     gpu->reunitarize(s);
-    gf_gpu_observables(s, &o1);
+    gpu_field_observables(gf_gpu_field(s), &o1);
     CHECK(o1.unit_max < 1e-6 && o1.unit_max <= o0.unit_max, "single: unitarity %.3g after 2000 sweeps, %.3g reprojected",
           o0.unit_max, o1.unit_max);
     if (lat_verbosity > 0) fprintf(stderr, "single OR 2000 sweeps: unitarity max %.3g mean %.3g; reprojected %.3g\n", o0.unit_max, o0.unit_mean, o1.unit_max);
