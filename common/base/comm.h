@@ -24,6 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* C declarations, also when CUDA or C++ code includes them */
+#endif
+
 void comm_init(int *argc, char ***argv); /* called once by cli_parse */
 int comm_rank(void);
 int comm_size(void);
@@ -87,5 +91,9 @@ LAT_NORETURN void comm_die(int status);
 int comm_should_print_usage(void);
 /* leave: finalize MPI (if started) and exit(status) */
 LAT_NORETURN void comm_exit(int status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

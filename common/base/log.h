@@ -9,6 +9,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" { /* C declarations, also when CUDA or C++ code includes them */
+#endif
+
 extern const char *lat_progname; /* set by cli_parse (argv[0] basename) */
 extern int lat_verbosity;        /* -1 quiet, 0 normal, 1 verbose */
 
@@ -35,5 +39,9 @@ void lat_on_die(void (*fn)(void));
 /* Allocation that dies with a clear message instead of returning NULL. */
 void *lat_malloc(size_t bytes);
 void *lat_calloc(size_t n, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

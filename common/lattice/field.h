@@ -30,6 +30,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* C declarations, also when CUDA or C++ code includes them */
+#endif
+
 struct geometry;
 
 enum field_kind { FIELD_LINKS = 0, FIELD_TRANSFORM, FIELD_COLOUR, FIELD_SPINOR, FIELD_MOMENTUM };
@@ -99,5 +103,9 @@ int64_t field_find_nonfinite(const struct field *u);
  * shared by the hot start and lat-randomize-orbit. */
 struct lat_rng;
 void sun_random_haar(int n, double *m, struct lat_rng *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -73,7 +73,15 @@ void geometry_gather(const struct geometry *d, const double *local, double *full
 
 #include "lattice/halo.h"
 
+#ifdef __cplusplus
+extern "C" { /* C declarations, also when CUDA or C++ code includes them */
+#endif
+
 /* A field for this rank: the whole lattice (d NULL) or the slab of d. */
 void geometry_field_alloc(struct field *u, const struct geometry *d, const struct lattice *glob, int nc, int prec);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -19,6 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* C declarations, also when CUDA or C++ code includes them */
+#endif
+
 struct geometry;
 struct field;
 
@@ -61,5 +65,9 @@ uint64_t halo_bytes_sent(void);
 
 void field_halo_start(struct halo_xfer *x, const struct field *u, const struct halo_part *parts, int nparts);
 void field_halo_refresh(struct field *u);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

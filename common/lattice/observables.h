@@ -11,6 +11,10 @@
 
 #include "lattice/field.h"
 
+#ifdef __cplusplus
+extern "C" { /* C declarations, also when CUDA or C++ code includes them */
+#endif
+
 struct plaquette { double all, spatial, temporal; };
 struct unitarity { double mean, max, det_mean, det_max; };
 
@@ -18,5 +22,9 @@ struct plaquette measure_plaquette(const struct field *u);
 double measure_link_trace(const struct field *u);
 void measure_polyakov(const struct field *u, double *re, double *im);
 struct unitarity measure_unitarity(const struct field *u);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
