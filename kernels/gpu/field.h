@@ -89,13 +89,13 @@ int gpu_get_sweep_variant(void);
  * finish: complete the exchange, unpack, default stream waits.  pflip:
  * local parity = global parity ^ pflip.  Only mu >= 0, parity >= 0 parts. */
 struct gpu_halo;
-struct domain;
+struct geometry;
 struct halo_part;
 struct gpu_halo *gpu_halo_new(const struct gpu_field *f);
 void gpu_halo_free(struct gpu_halo *x);
-void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d, const struct halo_part *parts,
+void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct geometry *d, const struct halo_part *parts,
                     int nparts, int pflip);
-void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct domain *d, int pflip);
+void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct geometry *d, int pflip);
 
 #ifdef __cplusplus
 }
