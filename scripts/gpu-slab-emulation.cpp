@@ -3,11 +3,12 @@
  * scripts/gpu-slab-emulation builds it and runs the checks.
  *
  * This file gives the CUDA entry points the backend calls: device memory is
- * host memory, gpu_gf_sweep_d runs the very text of k_sweep (the one-thread
- * kernel, extracted from kernels/gaugefix_gpu_impl.cuh into ksweep.inc) thread
- * by thread over the launch's half-index range, the halo packs with the text
- * of gpu_halo.cu's k_pack (kpack.inc) and exchanges with real MPI,
- * gpu_hb_sweep_d runs k_link (klink.inc, heatbath_gpu_impl.cuh)
+ * host memory, gpu_gf_sweep_d runs k_sweep (the one-thread kernel,
+ * kernels/gaugefix/gpu_sweep1.cuh; the kernel files are device code only and
+ * compiled here whole, scripts/cuda-on-host.h) thread by thread over the
+ * launch's half-index range, the halo packs with k_pack (kernels/gpu/pack.cuh)
+ * and exchanges with real MPI, gpu_hb_sweep_d runs k_link
+ * (kernels/heatbath/gpu_link.cuh)
  * (halo_post), and gpu_gf_quality_d sums per timeslice on the host.  Linked
  * with the real lat-overrelax, it runs as `lat-overrelax --device gpu` under
  * mpirun, so the slab logic of gaugefix_gpu.c (timeslice ranges, parity
@@ -37,13 +38,16 @@ extern "C" {
 }
 #include "gaugefix/gpu.h"
 #include "lattice/observables_site.h"
-static inline void __syncthreads(void) {}
 #include "gpu/reduce.cuh"
 namespace emu {
 typedef double store_t;
-#include "ksweep.inc"
-#include "kpack.inc"
-#include "klink.inc"
+#include "gpu/accessor.cuh"
+#include "gaugefix/gpu_site.cuh"
+#include "gaugefix/gpu_sweep1.cuh"
+#include "gaugefix/gpu_sweep4.cuh"
+#include "gaugefix/gpu_reduce.cuh"
+#include "gpu/pack.cuh"
+#include "heatbath/gpu_link.cuh"
 #include "gpu/observables.cuh"
 }
 using namespace emu;

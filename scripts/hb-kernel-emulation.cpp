@@ -1,9 +1,8 @@
 /* hb-kernel-emulation.cpp -- a host check of the CUDA heatbath kernel's
  * index logic without a GPU (scripts/hb-kernel-emulation builds and runs it).
  *
- * It compiles the very text of k_link (extracted from
- * kernels/heatbath_gpu_impl.cuh into klink.inc) and kernels/gpu_links.cuh
- * with g++, the CUDA qualifiers and load intrinsics defined away, runs the
+ * It compiles kernels/heatbath/gpu_link.cuh (k_link) and
+ * kernels/gpu/accessor.cuh whole with g++, the CUDA qualifiers and load intrinsics defined away, runs the
  * 8 launches of a sweep thread by thread (no thread of a launch reads what
  * another writes, so the order inside a launch does not matter), and
  * compares the field in the device layout with the CPU backend after each of
@@ -25,7 +24,7 @@ extern "C" {
 namespace emu {
 typedef double store_t;
 #include "gpu/accessor.cuh"
-#include "klink.inc"
+#include "heatbath/gpu_link.cuh"
 }
 using namespace emu;
 template <int MU, bool HB> static void launch(kgeo g, double *links, int p, double bn, uint64_t seed, uint32_t k)

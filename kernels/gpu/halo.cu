@@ -61,18 +61,7 @@ static void check(cudaError_t e, const char *what)
     if (e != cudaSuccess) lat_die(1, "GPU", "%s: %s", what, cudaGetErrorString(e));
 }
 
-template <typename T>
-__global__ void k_pack(const T *__restrict__ links, T *__restrict__ buf, int64_t nblk, int ncomp, int vec, int slot,
-                       int h0, int n, int unpack)
-{
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (int64_t)n * ncomp) return;
-    int64_t h = h0 + i / ncomp;
-    int c = (int)(i % ncomp);
-    size_t at = gpu_index(nblk, ncomp, vec, slot, c, h);
-    if (unpack) ((T *)links)[at] = buf[i];
-    else buf[i] = links[at];
-}
+#include "gpu/pack.cuh" /* k_pack: device code only */
 
 /* launch the (un)packing of part i's slice (send_slice or recv_slice) */
 static void pack(const struct gpu_field *f, const struct gpu_halo *x, int i, int unpack, cudaStream_t s, int pflip)

@@ -1,0 +1,73 @@
+/* gaugefix/gpu_reduce.cuh -- device code: the deterministic reductions and
+ * the reprojection of the gauge-fixing backend.
+ *   block_sum<K>(sh, v, out)   tree sum of K values over a block of RED_BS
+ *   k_quality<NC, G><<<(RED_NB, Lt), RED_BS>>>(g, links, partials)
+ *       per timeslice and block: sum F and theta (gf_site_functional/_theta)
+ *   k_reunitarize<NC><<<(ceil(Vh/RED_BS), 8 or 10), RED_BS>>>(g, links, gt)
+ *       every link (and the transform, if gt) projected onto SU(N)
+ * Contract: included after gaugefix/gpu_site.cuh, inside the namespace. */
+/* ---- deterministic reductions --------------------------------------------
+ * RED_BS threads per block, a grid fixed by the lattice alone; each thread
+ * sums its sites in a fixed order, the block adds its threads as a tree in
+ * shared memory, the host adds the blocks in order. */
+#define RED_BS 256
+#define RED_NB 32 /* blocks per timeslice (quality) */
+
+template <int K>
+__device__ __forceinline__ void block_sum(double (*sh)[RED_BS], double v[K], double *out)
+{
+    int tid = threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < K; k++) sh[k][tid] = v[k];
+    __syncthreads();
+    for (int w = RED_BS / 2; w > 0; w >>= 1) {
+        if (tid < w)
+#pragma unroll
+            for (int k = 0; k < K; k++) sh[k][tid] += sh[k][tid + w];
+        __syncthreads();
+    }
+    if (tid == 0)
+#pragma unroll
+        for (int k = 0; k < K; k++) out[k] = sh[k][0];
+}
+
+template <int NC, int G>
+__global__ void __launch_bounds__(RED_BS) k_quality(kgeo g, const store_t *__restrict__ links, double *partials)
+{
+    __shared__ double sh[2][RED_BS];
+    int t = blockIdx.y;
+    double v[2] = {0, 0};
+    for (int j = blockIdx.x * RED_BS + threadIdx.x; j < 2 * g.V3h; j += RED_NB * RED_BS) {
+        int p = j >= g.V3h;
+        int h = t * g.V3h + j - p * g.V3h;
+        int x[4], hb[4];
+        int site = decode(g, p, h, x);
+        lat_complex up[4 * NC * NC], dn[4 * NC * NC];
+        load_site<NC, GF_NDIRS(G)>(links, g, p, h, site, x, up, dn, hb);
+        v[0] += (double)gf_site_functional(NC, (enum gauge_kind)G, up);
+        v[1] += (double)gf_site_theta(NC, (enum gauge_kind)G, up, dn);
+    }
+    block_sum<2>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x) * 2);
+}
+
+/* ---- reprojection onto SU(N) -------------------------------------------- */
+template <int NC>
+__global__ void __launch_bounds__(RED_BS) k_reunitarize(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt)
+{
+    constexpr int NN = NC * NC;
+    int h = blockIdx.x * RED_BS + threadIdx.x;
+    if (h >= g.Vh) return;
+    int p = blockIdx.y & 1, mu = blockIdx.y >> 1; /* mu = 4: the transform */
+    lat_complex m[NN];
+    if (mu < 4) {
+        store_t *b = link_ptr<NC>(links, g, p, mu, h);
+        load_link<NC>(b, m);
+        sun_reunitarize(NC, m);
+        store_link<NC>(b, m);
+    } else if (gt) {
+        store_t *b = transform_ptr<NC>(gt, g, p, h);
+        load_rows<NC, NC, layout<NC>::ncomp_t>(b, m);
+        sun_reunitarize(NC, m);
+        store_rows<NC, NC, layout<NC>::ncomp_t>(b, m);
+    }
+}

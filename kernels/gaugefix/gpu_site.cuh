@@ -1,0 +1,191 @@
+/* gaugefix/gpu_site.cuh -- device code: the per-site helpers of the
+ * gauge-fixing sweep kernels (gpu_sweep1.cuh, gpu_sweep4.cuh) and of the
+ * quality kernel (gpu_reduce.cuh).  Device code only: no launches, so the
+ * host emulation (scripts/gpu-slab-emulation.cpp, scripts/cuda-on-host.h)
+ * compiles this file as it is.
+ *
+ * Contract: included inside a per-precision namespace after gpu/accessor.cuh
+ * (store_t, kgeo, the link loads and stores) and gaugefix/site.h.
+ * GF_MIXED (precision 'm'): the one-thread kernel keeps links in float
+ * registers (fcx) between double subgroup steps.
+ *   kernel_params<G,UPD>(omega, prob, temp)  the gf_params of a kernel
+ *   load_site<NC,ND>(links, g, p, h, site, x, up, dn, hb)
+ *                        U_mu(x), U_mu(x-mu) for mu < ND; hb[mu] = half index of x-mu
+ *   link_cx, site_update<NC>(up, dn, gacc, par, rng)
+ *                        gf_site_update on the registers (mixed: per subgroup in double)
+ *   neighbour_dn_h(g, site, x, mu)     half index of x - mu for a run-time mu
+ *   elem_ptr<NC>(b, row, col, im)      one real of a full matrix at b
+ *   load_column<NC>/store_column<NC>(pg, c, col)  column c of the transform
+ */
+#ifdef GF_MIXED
+struct fcx { float re, im; }; /* a single-precision complex number in registers */
+/* float -> double through PTX, which the compiler does not merge with a
+ * plain conversion of the same value */
+__device__ __forceinline__ double widen(float x)
+{
+    double d;
+    asm("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(x));
+    return d;
+}
+/* single-precision links: the third row of SU(3) rebuilt in double */
+__device__ __forceinline__ void su3_rebuild_row3(fcx *m)
+{
+    lat_complex d[9];
+#pragma unroll
+    for (int k = 0; k < 6; k++) d[k] = c_make(m[k].re, m[k].im);
+    ::su3_rebuild_row3(d);
+#pragma unroll
+    for (int k = 6; k < 9; k++) {
+        m[k].re = (float)d[k].re;
+        m[k].im = (float)d[k].im;
+    }
+}
+#endif
+
+/* the update's parameters as gaugefix.h takes them (gauge and update fixed
+ * at compile time) */
+template <int G, int UPD>
+__device__ __forceinline__ struct gf_params kernel_params(double omega, double prob, double temp)
+{
+    struct gf_params par;
+    par.gauge = (enum gauge_kind)G;
+    par.update = (enum gf_update)UPD;
+    par.omega = omega;
+    par.p = prob;
+    par.temperature = temp;
+    return par;
+}
+
+/* up[mu] = U_mu(x), dn[mu] = U_mu(x - mu) of site (p, h), mu < ND: the
+ * directions a sweep reads and moves (GF_NDIRS: Coulomb leaves U_t alone) */
+template <int NC, int ND, typename CX>
+__device__ __forceinline__ void load_site(const store_t *links, const kgeo &g, int p, int h, int site, const int x[4],
+                                          CX *up, CX *dn, int hb[4])
+{
+#pragma unroll
+    for (int mu = 0; mu < ND; mu++) {
+        hb[mu] = neighbour(g, site, x, mu, -1) >> 1;
+        load_link<NC>(link_ptr<NC>(links, g, p, mu, h), up + mu * NC * NC);
+        load_link<NC>(link_ptr<NC>(links, g, 1 - p, mu, hb[mu]), dn + mu * NC * NC);
+    }
+}
+
+/* ---- the sweep -----------------------------------------------------------
+ * The site update is gf_site_update of gaugefix.h.  Mixed precision
+ * (GF_MIXED: single storage, double arithmetic) keeps the eight links in
+ * registers in single precision and runs every SU(2) subgroup step in
+ * double: the rows/columns the step touches are widened, Step 1 (gf_step1)
+ * and Step 2 (gf_step2) run in double -- the same header functions, in the
+ * order of gf_site_update -- and the results are rounded back to single.
+ * Measured on an H100 (docs/PERFORMANCE.md): the whole update in double
+ * registers (gf_site_update on 8 x 18 doubles = 288 registers) spills and
+ * runs at 61% of the single-precision rate; this version at 66-69%, with F
+ * within 3e-12..5e-11 of double precision after fixing to theta < 1e-12;
+ * Step 2 in single (paper §4.5) ran at 97% but biased F by 1.0-1.5e-6. */
+#ifdef GF_MIXED
+typedef fcx link_cx;
+template <int NC>
+__device__ __forceinline__ void site_update(link_cx *up, link_cx *dn, link_cx *gacc, const struct gf_params *p,
+                                            struct lat_rng *r)
+{
+    constexpr int NN = NC * NC;
+#pragma unroll
+    for (int s = 0; s < NC * (NC - 1) / 2; s++) {
+        int i, j;
+        sun_subgroup(NC, s, &i, &j);
+        /* Subgroup (i,j) reads and changes only rows i, j of U_mu(x) and
+         * columns i, j of U_mu(x-mu) (gf_step1 reads their (i,j) blocks,
+         * gf_step2 multiplies by g from the left and g^dag from the right):
+         * only those are widened and rounded back, the rest stays zero and
+         * folds away, so few doubles are live at a time. */
+        lat_complex ud[4 * NN], dd[4 * NN];
+#pragma unroll
+        for (int k = 0; k < 4 * NN; k++) {
+            int row = (k % NN) / NC, col = k % NC;
+            ud[k] = row == i || row == j ? c_make(up[k].re, up[k].im) : c_make(0, 0);
+            dd[k] = col == i || col == j ? c_make(dn[k].re, dn[k].im) : c_make(0, 0);
+        }
+        lat_su2 g = gf_step1(NC, ud, dd, i, j, p, r);
+        /* widened again for Step 2 (a separate conversion, so that the
+         * compiler does not keep the Step-1 copies alive across gf_step1) */
+#pragma unroll
+        for (int k = 0; k < 4 * NN; k++) {
+            int row = (k % NN) / NC, col = k % NC;
+            if (row == i || row == j) ud[k] = c_make(widen(up[k].re), widen(up[k].im));
+            if (col == i || col == j) dd[k] = c_make(widen(dn[k].re), widen(dn[k].im));
+        }
+        gf_step2(NC, ud, dd, gf_ndirs(p->gauge), i, j, g);
+#pragma unroll
+        for (int k = 0; k < 4 * NN; k++) {
+            int row = (k % NN) / NC, col = k % NC;
+            if (row == i || row == j) {
+                up[k].re = (float)ud[k].re;
+                up[k].im = (float)ud[k].im;
+            }
+            if (col == i || col == j) {
+                dn[k].re = (float)dd[k].re;
+                dn[k].im = (float)dd[k].im;
+            }
+        }
+        if (gacc) {
+            lat_complex gd[NN];
+#pragma unroll
+            for (int k = 0; k < NN; k++) gd[k] = c_make(gacc[k].re, gacc[k].im);
+            sun_su2_left(NC, gd, i, j, g);
+#pragma unroll
+            for (int k = 0; k < NN; k++) {
+                gacc[k].re = (float)gd[k].re;
+                gacc[k].im = (float)gd[k].im;
+            }
+        }
+    }
+}
+#else
+typedef lat_complex link_cx;
+template <int NC>
+__device__ __forceinline__ void site_update(link_cx *up, link_cx *dn, link_cx *gacc, const struct gf_params *p,
+                                            struct lat_rng *r)
+{
+    gf_site_update(NC, up, dn, gacc, p, r);
+}
+#endif
+
+/* half index of x - mu for a run-time mu (selects, no dynamic indexing of
+ * the small arrays, which would move them to local memory) */
+__device__ __forceinline__ int neighbour_dn_h(const kgeo &g, int site, const int x[4], int mu)
+{
+    int xm = x[0], sm = 1, lm = g.L[0];
+#pragma unroll
+    for (int m = 1; m < 4; m++)
+        if (mu == m) {
+            xm = x[m];
+            sm = g.s[m];
+            lm = g.L[m];
+        }
+    return (xm > 0 ? site - sm : site + (lm - 1) * sm) >> 1;
+}
+
+/* element (row, col) of a full N x N matrix stored at b (mat_ptr) */
+template <int NC>
+__device__ __forceinline__ store_t *elem_ptr(store_t *b, int row, int col, int im)
+{
+    int e = 2 * (row * NC + col) + im;
+    return b + (e / VEC) * (GPU_LANES * VEC) + e % VEC;
+}
+
+/* column c of the tracked transform at pg (transform_ptr): load and store */
+template <int NC>
+__device__ __forceinline__ void load_column(store_t *pg, int c, lat_complex *col)
+{
+#pragma unroll
+    for (int k = 0; k < NC; k++) col[k] = c_make(__ldcg(elem_ptr<NC>(pg, k, c, 0)), __ldcg(elem_ptr<NC>(pg, k, c, 1)));
+}
+template <int NC>
+__device__ __forceinline__ void store_column(store_t *pg, int c, const lat_complex *col)
+{
+#pragma unroll
+    for (int k = 0; k < NC; k++) {
+        __stcg(elem_ptr<NC>(pg, k, c, 0), (store_t)col[k].re);
+        __stcg(elem_ptr<NC>(pg, k, c, 1), (store_t)col[k].im);
+    }
+}
