@@ -218,7 +218,6 @@ static void sweep_g(const sweep_args &a, int gauge, int upd)
     }
 }
 
-}
 
 /* a device scratch buffer for partial sums, kept between calls */
 static double *scratch;
