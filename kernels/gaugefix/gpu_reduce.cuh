@@ -1,6 +1,6 @@
 /* gaugefix/gpu_reduce.cuh -- device code: the deterministic reductions and
  * the reprojection of the gauge-fixing backend.
- *   block_sum<K>(sh, v, out)   tree sum of K values over a block of RED_BS
+ *   (the block sums are gpu/reduce.cuh's red_block_sum, one tree for every reduction)
  *   k_quality<NC, G><<<(RED_NB, Lt), RED_BS>>>(g, links, partials)
  *       per timeslice and block: sum F and theta (gf_site_functional/_theta)
  *   k_reunitarize<NC><<<(ceil(Vh/RED_BS), 8 or 10), RED_BS>>>(g, links, gt)
@@ -10,26 +10,8 @@
  * RED_BS threads per block, a grid fixed by the lattice alone; each thread
  * sums its sites in a fixed order, the block adds its threads as a tree in
  * shared memory, the host adds the blocks in order. */
-#define RED_BS 256
+#define RED_BS GPU_RED_BS /* the GPU layer's reductions (gpu/reduce.cuh, included by the includer first) */
 #define RED_NB 32 /* blocks per timeslice (quality) */
-
-template <int K>
-__device__ __forceinline__ void block_sum(double (*sh)[RED_BS], double v[K], double *out)
-{
-    int tid = threadIdx.x;
-#pragma unroll
-    for (int k = 0; k < K; k++) sh[k][tid] = v[k];
-    __syncthreads();
-    for (int w = RED_BS / 2; w > 0; w >>= 1) {
-        if (tid < w)
-#pragma unroll
-            for (int k = 0; k < K; k++) sh[k][tid] += sh[k][tid + w];
-        __syncthreads();
-    }
-    if (tid == 0)
-#pragma unroll
-        for (int k = 0; k < K; k++) out[k] = sh[k][0];
-}
 
 template <int NC, int G>
 __global__ void __launch_bounds__(RED_BS) k_quality(kgeo g, const store_t *__restrict__ links, double *partials)
@@ -47,7 +29,7 @@ __global__ void __launch_bounds__(RED_BS) k_quality(kgeo g, const store_t *__res
         v[0] += (double)gf_site_functional(NC, (enum gauge_kind)G, up);
         v[1] += (double)gf_site_theta(NC, (enum gauge_kind)G, up, dn);
     }
-    block_sum<2>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x) * 2);
+    red_block_sum<2>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x) * 2);
 }
 
 /* ---- reprojection onto SU(N) -------------------------------------------- */

@@ -40,6 +40,8 @@
 extern "C" {
 #include "base/log.h"
 }
+#include "lattice/observables_site.h"
+#include "gpu/reduce.cuh"
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
