@@ -68,8 +68,11 @@ static void vline(const char *prefix, const char *where, const char *fmt, va_lis
 
 static void vmessage(const char *where, const char *fmt, va_list ap) { vline("", where, fmt, ap); }
 
+int lat_dying;
+
 void lat_die(int status, const char *where, const char *fmt, ...)
 {
+    lat_dying = 1;
     va_list ap;
     va_start(ap, fmt);
     vmessage(where, fmt, ap);
@@ -81,6 +84,7 @@ void lat_die(int status, const char *where, const char *fmt, ...)
 
 void lat_die_all(int status, const char *where, const char *fmt, ...)
 {
+    lat_dying = 1;
     if (comm_is_root()) {
         va_list ap;
         va_start(ap, fmt);
