@@ -18,7 +18,7 @@ CC      ?= gcc
 PREFIX  ?= /usr/local
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -fopenmp -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icommon -Ikernels
+override CFLAGS += -fopenmp -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icommon -Ikernels
 LDLIBS  += -lm
 
 NVCC_FOUND := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
@@ -57,7 +57,7 @@ endif
 ifeq ($(MPI),1)
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null || mpicc -compile_info 2>/dev/null | cut -d' ' -f2-)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null || mpicc -link_info 2>/dev/null | cut -d' ' -f2-)
-CFLAGS     += -DLAT_HAVE_MPI=1 $(MPI_CFLAGS)
+override CFLAGS += -DLAT_HAVE_MPI=1 $(MPI_CFLAGS)
 LDLIBS     += $(MPI_LIBS)
 endif
 
@@ -76,7 +76,7 @@ GPU_TESTS   :=
 ifeq ($(CUDA),1)
 GPU_TESTS   := $(patsubst tests/gpu/%.c,build/gpu-tests/%,$(wildcard tests/gpu/test_*.c))
 CUDA_OBJ    := $(CUDA_SRC:kernels/%.cu=build/cuda/%.o)
-CFLAGS      += -DLAT_HAVE_CUDA=1
+override CFLAGS += -DLAT_HAVE_CUDA=1
 LINK_CUDA   := -L$(CUDA_LIBDIR) -lcudart_static -lrt -lpthread -ldl -lstdc++
 else
 CUDA_OBJ    := build/kernels/nocuda/gpu_stub.o
@@ -163,3 +163,5 @@ install: all
 
 clean:
 	rm -rf build bin
+
+-include tests/fuzz/fuzz.mk

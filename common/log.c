@@ -22,7 +22,7 @@ void lat_on_die(void (*fn)(void))
  * control, no bidirectional override or line/paragraph separator), else 0 */
 static size_t safe_utf8(const unsigned char *p)
 {
-    size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+    size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
     if (!n) return 0;
     uint32_t cp = p[0] & (0x7f >> n);
     for (size_t i = 1; i < n; i++) {
