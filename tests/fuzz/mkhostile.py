@@ -75,6 +75,10 @@ def hostile():
     f["c2-format-1m.lime"] = ildg(b"<ildgFormat>" + b"<a" * (1 << 19), v4)
     f["c2-format-1m-b.lime"] = ildg(fmt_xml(body=b"<x>" + b"</" * (1 << 19) + b"</x>"), v4)
     f["c2-checksum-1m.lime"] = ildg(fmt_xml(), v4) + lime(b"scidac-checksum", b"<scidacChecksum>" + b"<s" * (1 << 19))
+    # (an end-tag scan that ran to the next '>' for every "</": quadratic)
+    f["c2-end-128k.lime"] = ildg(fmt_xml(body=b"<field>" + b"</" * 65536 + b"</field>"), v4)
+    f["c2-end-1m.lime"] = ildg(fmt_xml(body=b"<field>" + b"</" * (1 << 19) + b"</field>"), v4)
+    f["c2-checksum-end-1m.lime"] = ildg(fmt_xml(), v4) + lime(b"scidac-checksum", b"<scidacChecksum><suma>" + b"</" * (1 << 19) + b"</suma></scidacChecksum>")
     f["c2-deep-1m.lime"] = ildg(fmt_xml(body=b"<a>" * (1 << 18)), v4)
     # c3: sizes declared in headers with nothing behind them
     f["c3-record-16g.lime"] = lime(b"xlf-info", b"", declared=1 << 34)
