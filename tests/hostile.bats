@@ -98,6 +98,14 @@ untouched() {
     [[ "$line" == *'\xe2\x80\xae'* ]] || { echo "bidirectional override not escaped: $line"; return 1; }
 }
 
+@test "c4: text from a file in reports (history, names) is escaped in text and TSV" {
+    for fmt in text tsv; do
+        run -0 --separate-stderr "$BIN/lat-measure" --history --format $fmt "$G/good-history-escape.lime"
+        if printf '%s' "$output" | tr -d '\n\t' | LC_ALL=C grep -q '[[:cntrl:]]'; then echo "$fmt: control bytes: $output"; return 1; fi
+        [[ "$output" == *'\x1b]0;pwned\x07'* ]] || { echo "$fmt: $output"; return 1; }
+    done
+}
+
 @test "c5: XML comments and CDATA are no elements; duplicates, signs, DOCTYPE refused" {
     for f in "$G"/good-*; do
         run -0 "$BIN/lat-convert" --check "$f"

@@ -128,6 +128,8 @@ def good():
                                         b"<lx>4</lx><ly>4</ly><lz>4</lz><lt>4</lt>"), v4)
     f["good-entities.lime"] = ildg(fmt_xml(body=b"<field>su3g<![CDATA[au]]>ge</field><precision>6&#52;</precision>"
                                            b"<lx>4</lx><ly> 4 </ly><lz>&#x34;</lz><lt>4<!-- x --></lt>"), v4)
+    f["good-history-escape.lime"] = ildg(fmt_xml(), v4) + lime(
+        b"lat-history", b"2023-11-14T22:13:20Z\tevil\x1b]0;pwned\x07 1\tcmd\x1b[2J\x9b\tF=1\x1b[31m\n")
     return f
 
 
