@@ -6,9 +6,14 @@
 #   make fuzz-check          what `make check` runs when clang is there:
 #                            FUZZ_CHECK_SECONDS (default 10) per target
 #                            (0 skips it); the regression corpus is run first
-#   make check-sanitize      the whole `make check` under ASan + UBSan, built
+#   make check-sanitize      the whole `make check` (tests/run; the fuzzers
+#                            are sanitized already) under ASan + UBSan, built
 #                            in a copy of the tree (build/sanitize/lat), so
-#                            build/ and bin/ are not touched
+#                            build/ and bin/ are not touched; every report is
+#                            also written to build/sanitize/reports, and any
+#                            report fails it (leak checking is off: the
+#                            programs end by exit() with their data live,
+#                            and Open MPI keeps its own)
 #
 # Targets (tests/fuzz/fuzz_*.c, libFuzzer, clang's -fsanitize=fuzzer with
 # ASan and UBSan, every UBSan finding fatal; the target's stderr is closed
@@ -77,5 +82,11 @@ check-sanitize:
 	[ ! -d ../shared ] || ln -sfn $(abspath ../shared) $(SAN_ROOT)/shared
 	tar --exclude=./build --exclude=./bin --exclude=./.git -cf - . | (cd $(SAN_ROOT)/lat && tar xf -)
 	$(MAKE) -C $(SAN_ROOT)/lat CUDA=0 CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all
-	cd $(SAN_ROOT)/lat && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:allocator_may_return_null=1 \
-	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 tests/run
+	@# every report goes to a file of its own too: a report the tests do
+	@# not look at (stderr of a helper, an MPI rank) still fails the run
+	rm -rf $(SAN_ROOT)/reports && mkdir -p $(SAN_ROOT)/reports
+	cd $(SAN_ROOT)/lat && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:allocator_may_return_null=1:log_path=$(abspath $(SAN_ROOT))/reports/asan \
+	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(abspath $(SAN_ROOT))/reports/ubsan tests/run
+	@if [ -n "$$(ls -A $(SAN_ROOT)/reports)" ]; then head -50 $(SAN_ROOT)/reports/*; \
+	    echo "check-sanitize: sanitizer reports in $(SAN_ROOT)/reports"; exit 1; fi
+	@echo "check-sanitize: no sanitizer report"
