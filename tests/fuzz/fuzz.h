@@ -5,7 +5,8 @@
  * inputs; every block the library allocated for the input and did not free
  * is then released (the library's malloc/calloc/realloc/free are wrapped at
  * link time: -Wl,--wrap=..., see fuzz.mk), so a refused input leaks nothing
- * and the RSS limit keeps its meaning.
+ * and the RSS limit keeps its meaning; so are the streams it opened
+ * (fopen/fclose wrapped too).
  *
  *   fuzz_setup()          once, in LLVMFuzzerInitialize
  *   FUZZ_TRY { ... }      runs the block; lat_die inside it returns here
@@ -84,10 +85,33 @@ void *__wrap_realloc(void *p, size_t n)
     return q;
 }
 
+/* streams the library opened (conf_read's fopen): closed by fuzz_release
+ * when lat_die left them open, or the process runs out of descriptors */
+static FILE *fuzz_files[16];
+FILE *__real_fopen(const char *path, const char *mode);
+int __real_fclose(FILE *f);
+
+FILE *__wrap_fopen(const char *path, const char *mode)
+{
+    FILE *f = __real_fopen(path, mode);
+    for (int i = 0; f && i < 16; i++)
+        if (!fuzz_files[i]) { fuzz_files[i] = f; break; }
+    return f;
+}
+
+int __wrap_fclose(FILE *f)
+{
+    for (int i = 0; i < 16; i++)
+        if (fuzz_files[i] == f) fuzz_files[i] = NULL;
+    return __real_fclose(f);
+}
+
 static void fuzz_release(void)
 {
     fuzz_armed = 0;
     while (fuzz_head.next != &fuzz_head) __wrap_free(fuzz_head.next + 1);
+    for (int i = 0; i < 16; i++)
+        if (fuzz_files[i]) { __real_fclose(fuzz_files[i]); fuzz_files[i] = NULL; }
 }
 
 static void fuzz_setup(void)
@@ -99,7 +123,7 @@ static void fuzz_setup(void)
 static FILE *fuzz_file(const uint8_t *data, size_t n)
 {
     /* fmemopen refuses size 0 on some libcs: an empty input is /dev/null */
-    return n ? fmemopen((void *)data, n, "rb") : fopen("/dev/null", "rb");
+    return n ? fmemopen((void *)data, n, "rb") : __real_fopen("/dev/null", "rb");
 }
 
 static const char *fuzz_path(const uint8_t *data, size_t n)

@@ -41,7 +41,7 @@ FUZZ_DIR           := build/fuzz
 FUZZ_CFLAGS        := -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icommon -Ikernels \
                       -Wno-unknown-pragmas -fno-omit-frame-pointer \
                       -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_WRAP          := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+FUZZ_WRAP          := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=fopen,--wrap=fclose
 FUZZ_OBJ           := $(patsubst common/%.c,$(FUZZ_DIR)/obj/%.o,$(wildcard common/*.c))
 FUZZ_BINS          := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_HAVE_CLANG    := $(shell command -v $(FUZZ_CC) 2>/dev/null)
