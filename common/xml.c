@@ -227,7 +227,7 @@ int xml_elem_text(struct xml_doc *d, int i, char *out, size_t n)
         size_t bl = 0;
         if (s[p] == '<') {
             const char *e;
-            if (memcmp(s + p, "<![CDATA[", 9) == 0) {
+            if (el->cend - p >= 9 && memcmp(s + p, "<![CDATA[", 9) == 0) {
                 e = memmem(s + p + 9, el->cend - p - 9, "]]>", 3);
                 run = s + p + 9;
                 len = (size_t)(e - run);
