@@ -198,3 +198,5 @@ install: all
 
 clean:
 	rm -rf build bin
+
+-include tests/fuzz/fuzz.mk

@@ -10,6 +10,7 @@
 #include "lattice/observables.h"
 #include "base/report.h"
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 static void check_report(const struct conf *c, enum report_format fmt)
@@ -46,6 +47,7 @@ static void check_report(const struct conf *c, enum report_format fmt)
     report_int(r, "gauge_transform", c->transform != NULL);
     report_print(r, stdout, fmt);
     report_free(r);
+    if (fflush(stdout) != 0 || ferror(stdout)) lat_die(1, "standard output", "write failed: %s", strerror(errno ? errno : EIO));
 }
 
 int main(int argc, char **argv)

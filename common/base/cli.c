@@ -100,10 +100,29 @@ static void set_value(struct cli_opt *o, const char *v)
     }
 }
 
+/* At exit: whatever went to standard output (a report, a table) must have
+ * arrived; a full disk, a closed or failed stdout turns a success into exit
+ * status 1 with one line (GNU close_stdout).  A configuration on stdout is
+ * already checked by out_commit. */
+static void check_stdout(void)
+{
+    if (lat_dying) return;
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (!bad && fclose(stdout) != 0 && errno != EBADF) { bad = 1; e = errno; }
+    if (!bad) return;
+    fprintf(stderr, "%s: standard output: write failed: %s\n", lat_progname, strerror(e ? e : EIO));
+    fflush(stderr);
+    _exit(1);
+}
+
 int cli_parse(const struct cli_info *info, struct cli_opt *opts, int argc, char **argv)
 {
     const char *slash = strrchr(info->name, '/');
     lat_progname = slash ? slash + 1 : info->name;
+    static int hooked;
+    if (!hooked) { atexit(check_stdout); hooked = 1; }
     comm_init(NULL, NULL); /* MPI ranks when started by mpirun (comm.h) */
     size_t used = 0;
     for (int i = 0; i < argc && used + 2 < sizeof cmdline; i++) {

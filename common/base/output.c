@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 static char tmp_path[4096];
-static char final_path[4096];
+static char final_path[4096]; /* where the file goes: a symlink's target */
+static char shown[4096];      /* the name as given, for messages */
 static FILE *cur;
 static int cur_is_stdout;
 
@@ -50,6 +51,33 @@ static void cleanup(void)
     out_guard(OUT_GUARD_OUTPUT, NULL);
 }
 
+/* Follow symlinks from path (also dangling ones: the file is created where
+ * the link points, as sed -i --follow-symlinks does) into out; -1 if too
+ * long or a loop. */
+static int resolve(const char *path, char *out, size_t n)
+{
+    if (strlen(path) >= n) return -1;
+    snprintf(out, n, "%s", path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode)) return 0;
+        char target[4096];
+        ssize_t k = readlink(out, target, sizeof target - 1);
+        if (k < 0 || (size_t)k >= sizeof target - 1) return -1;
+        target[k] = 0;
+        if (target[0] == '/') {
+            if ((size_t)k >= n) return -1;
+            memcpy(out, target, (size_t)k + 1);
+        } else {
+            char *slash = strrchr(out, '/');
+            size_t dl = slash ? (size_t)(slash - out) + 1 : 0;
+            if (dl + (size_t)k >= n) return -1;
+            memmove(out + dl, target, (size_t)k + 1);
+        }
+    }
+    return -1;
+}
+
 FILE *out_open(const char *path, int binary)
 {
     static int hooked;
@@ -58,6 +86,7 @@ FILE *out_open(const char *path, int binary)
         if (binary && comm_stdout_is_terminal())
             lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
         snprintf(final_path, sizeof final_path, "standard output");
+        snprintf(shown, sizeof shown, "standard output");
         cur = stdout;
         cur_is_stdout = 1;
         return cur;
@@ -72,15 +101,27 @@ FILE *out_open(const char *path, int binary)
         if (binary && isatty(fileno(cur)))
             lat_die(1, path, "refusing to write a binary configuration to a terminal");
         snprintf(final_path, sizeof final_path, "%s", path);
+        snprintf(shown, sizeof shown, "%s", path);
         cur_is_stdout = 1; /* nothing to rename or remove */
         return cur;
     }
     if (strlen(path) + 16 > sizeof tmp_path) lat_die(1, path, "output path too long");
-    snprintf(final_path, sizeof final_path, "%s", path);
-    snprintf(tmp_path, sizeof tmp_path, "%s.tmp.XXXXXX", path);
+    /* a symlink stays a link: the file it points to is replaced */
+    if (resolve(path, final_path, sizeof final_path - 16) < 0)
+        lat_die(1, path, "cannot follow the symbolic link (a loop, or a path too long)");
+    snprintf(shown, sizeof shown, "%s", path);
+    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp.XXXXXX", final_path) >= (int)sizeof tmp_path)
+        lat_die(1, path, "output path too long");
+    /* no signal between creating the temporary file and guarding it */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    out_guard(OUT_GUARD_OUTPUT, NULL); /* installs the handlers */
     int fd = mkstemp(tmp_path);
-    if (fd < 0) lat_die(1, path, "cannot create a temporary file beside it: %s", strerror(errno));
-    out_guard(OUT_GUARD_OUTPUT, tmp_path);
+    int e = errno;
+    if (fd >= 0) out_guard(OUT_GUARD_OUTPUT, tmp_path);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0) lat_die(1, path, "cannot create a temporary file beside it: %s", strerror(e));
     cur = fdopen(fd, "wb");
     if (!cur) { close(fd); unlink(tmp_path); lat_die(1, path, "cannot open: %s", strerror(errno)); }
     cur_is_stdout = 0;
@@ -90,29 +131,37 @@ FILE *out_open(const char *path, int binary)
 void out_commit(FILE *f)
 {
     if (f != cur) lat_die(1, NULL, "internal error: out_commit on a stream not from out_open");
-    if (fflush(f) != 0 || ferror(f)) lat_die(1, final_path, "write failed: %s", strerror(errno));
+    if (fflush(f) != 0 || ferror(f)) lat_die(1, shown, "write failed: %s", strerror(errno));
     if (cur_is_stdout) {
-        if (f != stdout && fclose(f) != 0) { cur = NULL; lat_die(1, final_path, "close failed: %s", strerror(errno)); }
+        if (f != stdout && fclose(f) != 0) { cur = NULL; lat_die(1, shown, "close failed: %s", strerror(errno)); }
         cur = NULL;
         return;
     }
-    if (fsync(fileno(f)) != 0 && errno != EINVAL) lat_die(1, final_path, "fsync failed: %s", strerror(errno));
-    /* keep the permissions a normal create would give (mkstemp makes 0600) */
-    mode_t um = umask(0);
-    umask(um);
-    fchmod(fileno(f), 0666 & ~um);
-    if (fclose(f) != 0) { cur = NULL; unlink(tmp_path); lat_die(1, final_path, "close failed: %s", strerror(errno)); }
+    if (fsync(fileno(f)) != 0 && errno != EINVAL) lat_die(1, shown, "fsync failed: %s", strerror(errno));
+    /* the permissions of the file replaced (a private 0600 file stays
+     * private; its owner and group kept where we may), else those a normal
+     * create would give (mkstemp makes 0600) */
+    struct stat st;
+    if (stat(final_path, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (fchown(fileno(f), st.st_uid, st.st_gid) != 0) { /* not ours to give away: keep our own */ }
+        fchmod(fileno(f), st.st_mode & 07777);
+    } else {
+        mode_t um = umask(0);
+        umask(um);
+        fchmod(fileno(f), 0666 & ~um);
+    }
+    if (fclose(f) != 0) { cur = NULL; unlink(tmp_path); lat_die(1, shown, "close failed: %s", strerror(errno)); }
     cur = NULL;
     if (rename(tmp_path, final_path) != 0) {
         int e = errno;
         unlink(tmp_path);
-        lat_die(1, final_path, "cannot rename the finished file into place: %s", strerror(e));
+        lat_die(1, shown, "cannot rename the finished file into place: %s", strerror(e));
     }
     out_guard(OUT_GUARD_OUTPUT, NULL);
 }
 
 void out_abort(void) { cleanup(); }
 
-const char *out_name(void) { return final_path; }
+const char *out_name(void) { return shown; }
 
 const char *out_file_path(void) { return cur && !cur_is_stdout ? tmp_path : NULL; }

@@ -8,6 +8,13 @@
  *     the input and an existing file is replaced only by a complete one.
  *   - an existing path that is not a regular file (/dev/null, a FIFO) is
  *     written directly: renaming over it would replace the device node.
+ *   - a symbolic link is followed (also a dangling one, as sed -i
+ *     --follow-symlinks): the temporary file goes beside the target and
+ *     replaces it, the link stays.
+ *   - the new file gets the mode (and, where allowed, owner and group) of
+ *     the file it replaces; a new file 0666 less the umask.  The temporary
+ *     file is 0600 while it is written, and signals are blocked between its
+ *     creation and its guard, so no signal leaves it behind.
  * If the program dies (lat_die) or calls out_abort(), the temporary file is
  * removed and path is untouched; so it is when a signal ends the program
  * (SIGTERM -- what mpirun sends every rank when one aborts --, SIGINT,

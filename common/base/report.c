@@ -110,10 +110,35 @@ static void json_num(FILE *f, double x)
     else fputs("null", f);
 }
 
-/* a TSV field: tabs and line breaks would break the table */
+/* text from a file (names, history) for a person or a table: escape
+ * sequences and other control bytes never reach the terminal (lat_sanitize) */
+static void safe_puts(FILE *f, const char *s)
+{
+    size_t n = 4 * strlen(s) + 1;
+    char *b = lat_malloc(n), *t = lat_malloc(strlen(s) + 1);
+    for (;;) { /* tabs are harmless: kept */
+        size_t k = strcspn(s, "\t");
+        memcpy(t, s, k);
+        t[k] = 0;
+        lat_sanitize(b, n, t);
+        fputs(b, f);
+        if (!s[k]) break;
+        fputc('\t', f);
+        s += k + 1;
+    }
+    free(t);
+    free(b);
+}
+
+/* a TSV field: tabs and line breaks would break the table (blanks), other
+ * control bytes are escaped */
 static void tsv_string(FILE *f, const char *s)
 {
-    for (const char *p = s; *p; p++) fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
+    size_t n = strlen(s);
+    char *t = lat_malloc(n + 1);
+    for (size_t i = 0; i <= n; i++) t[i] = s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? ' ' : s[i];
+    safe_puts(f, t);
+    free(t);
 }
 
 static void print_text(const struct report *r, FILE *f)
@@ -127,7 +152,7 @@ static void print_text(const struct report *r, FILE *f)
         const struct entry *e = &r->e[k];
         fprintf(f, "%-*s  ", w, e->name);
         switch (e->type) {
-        case R_STR: fputs(e->s, f); break;
+        case R_STR: safe_puts(f, e->s); break;
         case R_INT: fprintf(f, "%lld", e->i); break;
         case R_NUM: fprintf(f, "%.15g", e->x); break;
         case R_LIST:
@@ -245,9 +270,13 @@ void report_history(FILE *f, enum report_format fmt, const char *file, const cha
             split_entry(p, len, &h);
             count++;
             if (fmt == REPORT_TEXT) {
-                fprintf(f, "[%d] %s  %s\n", count, h.field[0], h.field[1]);
-                if (*h.field[2]) fprintf(f, "    command: %s\n", h.field[2]);
-                if (*h.field[3]) fprintf(f, "    results: %s\n", h.field[3]);
+                fprintf(f, "[%d] ", count);
+                safe_puts(f, h.field[0]);
+                fputs("  ", f);
+                safe_puts(f, h.field[1]);
+                fputc('\n', f);
+                if (*h.field[2]) { fputs("    command: ", f); safe_puts(f, h.field[2]); fputc('\n', f); }
+                if (*h.field[3]) { fputs("    results: ", f); safe_puts(f, h.field[3]); fputc('\n', f); }
             } else if (fmt == REPORT_TSV) {
                 fprintf(f, "%d", count);
                 for (int k = 0; k < 4; k++) {

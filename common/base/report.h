@@ -2,7 +2,9 @@
  * SPEC §2 (--format text|tsv|json).
  *
  * A report is an ordered list of named values: strings, integers, numbers
- * and lists of numbers.  report_print writes it as
+ * and lists of numbers.  Strings (names and history text come from files)
+ * are written through lat_sanitize in text and TSV (control bytes become
+ * \xNN), with \u escapes in JSON.  report_print writes it as
  *   text  "name  value" lines, names padded to one column, numbers %.15g,
  *         a list as its values separated by blanks on one line;
  *   tsv   a header line of the names and one row of values, numbers %.17g

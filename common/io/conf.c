@@ -65,6 +65,27 @@ void conf_check_finite(const struct field *u, const char *where, const char *wha
             what, v, "xyzt"[mu], x[0], x[1], x[2], x[3], e / 2 / u->nc, (e / 2) % u->nc, e % 2 ? "imaginary" : "real");
 }
 
+void conf_field_grow(struct field *u, int64_t upto, int64_t *cap)
+{
+    if (upto <= *cap) return;
+    int64_t c = *cap ? *cap : 1024;
+    while (c < upto) c *= 2;
+    if (c > u->lat.V) c = u->lat.V;
+    u->d = lat_realloc(u->d, (size_t)c * LAT_ND * field_link_reals(u->nc) * sizeof(double));
+    *cap = c;
+}
+
+int64_t conf_input_left(const struct byte_in *in)
+{
+    struct stat st;
+    int fd = fileno(in->f);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    off_t at = ftello(in->f);
+    if (at < 0) return -1;
+    int64_t left = (int64_t)st.st_size - (int64_t)at + (int64_t)(in->npre - in->ipre);
+    return left < 0 ? 0 : left;
+}
+
 time_t conf_now(void)
 {
     static int warned;
@@ -106,6 +127,7 @@ static void read_conf(const char *path, struct conf *c, int defer)
         name = path;
     }
     c->name = name;
+    lat_alloc_where = name;
     unsigned char pre[12];
     size_t n = 0;
     while (n < sizeof pre) {
@@ -128,6 +150,7 @@ static void read_conf(const char *path, struct conf *c, int defer)
     }
     if (c->deferred.on < 0) c->deferred.on = 0;
     if (f != stdin) fclose(f);
+    lat_alloc_where = NULL;
 }
 
 void conf_free(struct conf *c)

@@ -9,15 +9,14 @@
  * of the site's bytes as stored (big-endian, all four links), r = the site's
  * ILDG index; suma ^= rotl32(c, r % 29), sumb ^= rotl32(c, r % 31).
  *
- * XML helpers: a deliberately small scanner for the flat documents of ILDG
- * and SciDAC.  Elements are matched by local name (namespace prefix and
- * attributes ignored); element text is returned trimmed of white space. */
+ * XML: the strict reader of xml.h (included here). */
 #ifndef LAT_CONFIO_H
 #define LAT_CONFIO_H
 
 #include "io/bytes.h"
 #include "io/conf.h"
 #include "io/lime.h"
+#include "io/xml.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -38,17 +37,6 @@ struct scidac_sum scidac_checksum_field(const struct field *u, int prec);
  * (LAT_ND * 2 nc^2 * prec/8 bytes). */
 void ildg_encode_site(const struct field *u, int64_t site, int prec, unsigned char *buf);
 
-/* ---- XML ---- */
-/* Copy the trimmed text of the first element with local name `name` into
- * out (at most n-1 bytes); returns 1 if found, 0 if not. */
-int xml_text(const char *xml, const char *name, char *out, size_t n);
-/* 1 if an element with that local name exists. */
-int xml_has(const char *xml, const char *name);
-/* A new string (lat_malloc) with the text of element `name` replaced by
- * text; if the element is absent it is inserted before the closing tag of
- * the element `parent`.  NULL if neither exists. */
-char *xml_replace(const char *xml, const char *name, const char *parent, const char *text);
-
 /* ---- shared helpers ---- */
 /* "now" for files: SOURCE_DATE_EPOCH when set (reproducible builds), else
  * the clock. */
@@ -60,6 +48,13 @@ void conf_check_finite(const struct field *u, const char *where, const char *wha
 void conf_keep_add(struct conf *c, const char *type, const unsigned char *data, uint64_t len);
 /* Find the first kept record of a type (NULL if none). */
 const struct lime_record *conf_keep_find(const struct conf *c, const char *type);
+/* Make room in the double field u (lattice and nc set, d NULL at first)
+ * for sites [0, upto): d grows by doubling, capped at u->lat.V, *cap is
+ * the number of sites it holds.  Readers grow the field as the data
+ * arrives, so a header alone never reserves the memory of its lattice. */
+void conf_field_grow(struct field *u, int64_t upto, int64_t *cap);
+/* Bytes the input still holds when it is a regular file, else -1 (a pipe). */
+int64_t conf_input_left(const struct byte_in *in);
 /* "8x8x8x16" */
 void conf_extents(const struct lattice *lat, char *buf, size_t n);
 

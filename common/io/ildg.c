@@ -1,5 +1,5 @@
 /* ildg.c -- ILDG/SciDAC configuration files (LIME container): reader and
- * writer behind conf.h, the SciDAC checksum and the small XML scanner; see
+ * writer behind conf.h and the SciDAC checksum (the XML reader is xml.c); see
  * confio.h for the contract and FORMATS.md §2-3 for the rules.
  *
  * Reading accepts the records in any order.  ildg-format gives the field
@@ -91,93 +91,6 @@ struct scidac_sum scidac_checksum_field(const struct field *u, int prec)
     return s;
 }
 
-/* ---- XML ----------------------------------------------------------------- */
-
-/* Find the next start tag with local name `name` at or after p; on success
- * *content points just past its '>' (NULL for an empty element <x/>). */
-static const char *find_start(const char *p, const char *name, const char **content)
-{
-    size_t nl = strlen(name);
-    while ((p = strchr(p, '<')) != NULL) {
-        const char *t = p + 1;
-        if (*t == '?' || *t == '!' || *t == '/') { p = t; continue; }
-        const char *e = t;
-        while (*e && !isspace((unsigned char)*e) && *e != '>' && *e != '/') e++;
-        const char *colon = memchr(t, ':', (size_t)(e - t));
-        const char *local = colon ? colon + 1 : t;
-        const char *gt = strchr(e, '>');
-        if (!gt) return NULL;
-        if ((size_t)(e - local) == nl && strncmp(local, name, nl) == 0) {
-            *content = gt[-1] == '/' ? NULL : gt + 1;
-            return p;
-        }
-        p = gt;
-    }
-    return NULL;
-}
-
-/* end of the element content started at `content`: the next end tag "</" */
-static const char *find_end(const char *content, const char *name)
-{
-    size_t nl = strlen(name);
-    const char *p = content;
-    while ((p = strstr(p, "</")) != NULL) {
-        const char *t = p + 2;
-        const char *e = t;
-        while (*e && !isspace((unsigned char)*e) && *e != '>') e++;
-        const char *colon = memchr(t, ':', (size_t)(e - t));
-        const char *local = colon ? colon + 1 : t;
-        if ((size_t)(e - local) == nl && strncmp(local, name, nl) == 0) return p;
-        p = t;
-    }
-    return NULL;
-}
-
-int xml_has(const char *xml, const char *name)
-{
-    const char *c;
-    return find_start(xml, name, &c) != NULL;
-}
-
-int xml_text(const char *xml, const char *name, char *out, size_t n)
-{
-    const char *c;
-    if (n) out[0] = 0;
-    if (!find_start(xml, name, &c)) return 0;
-    if (!c) return 1; /* <x/> */
-    const char *e = find_end(c, name);
-    if (!e) return 0;
-    while (c < e && isspace((unsigned char)*c)) c++;
-    while (e > c && isspace((unsigned char)e[-1])) e--;
-    size_t len = (size_t)(e - c);
-    if (n) {
-        if (len > n - 1) len = n - 1;
-        memcpy(out, c, len);
-        out[len] = 0;
-    }
-    return 1;
-}
-
-char *xml_replace(const char *xml, const char *name, const char *parent, const char *text)
-{
-    const char *c, *from, *to;
-    char *r;
-    if (find_start(xml, name, &c) && c && (to = find_end(c, name)) != NULL) {
-        from = c;
-        size_t n = (size_t)(from - xml) + strlen(text) + strlen(to) + 1;
-        r = lat_malloc(n);
-        snprintf(r, n, "%.*s%s%s", (int)(from - xml), xml, text, to);
-        return r;
-    }
-    if (find_start(xml, parent, &c) && c && (to = find_end(c, parent)) != NULL) {
-        size_t n = (size_t)(to - xml) + 2 * strlen(name) + strlen(text) + 6 + strlen(to);
-        r = lat_malloc(n);
-        snprintf(r, n, "%.*s<%s>%s</%s>%s", (int)(to - xml), xml, name, text, name, to);
-        return r;
-    }
-    return NULL;
-}
-
 static char *strfmt(const char *fmt, ...) LAT_PRINTF(1, 2);
 static char *strfmt(const char *fmt, ...)
 {
@@ -235,22 +148,35 @@ static void rdie(struct ildg_in *s, const char *fmt, ...)
 
 static const char *prec_word(int prec) { return prec == 64 ? "double" : "single"; }
 
+/* decimal digits only (no sign, blank or other base), 1 .. 2^24 */
 static int parse_posint(const char *s, int *v)
 {
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (end == s || *end || errno || x <= 0 || x > (1 << 24)) return -1;
+    long x = 0;
+    if (!*s) return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return -1;
+        x = x * 10 + (*s - '0');
+        if (x > (1 << 24)) return -1;
+    }
+    if (x <= 0) return -1;
     *v = (int)x;
     return 0;
+}
+
+/* a required element of an ILDG/SciDAC record: found exactly once */
+static void need_field(struct ildg_in *s, const char *rec, const char *xml, const char *name, char *out, size_t n)
+{
+    char err[200];
+    int rc = xml_field(xml, name, out, n, err, sizeof err);
+    if (rc < 0) rdie(s, "%s record: %s", rec, err);
+    if (rc == 0 || !out[0]) rdie(s, "%s record has no <%s> element", rec, name);
 }
 
 static void parse_format(struct ildg_in *s, const char *xml)
 {
     char field[64], prec[64], v[64];
     static const char *dims[LAT_ND] = {"lx", "ly", "lz", "lt"};
-    if (!xml_text(xml, "field", field, sizeof field) || !field[0])
-        rdie(s, "ildg-format record has no <field> element");
+    need_field(s, "ildg-format", xml, "field", field, sizeof field);
     int nc = 0;
     if (strcmp(field, "su3gauge") == 0) nc = 3;
     else {
@@ -260,12 +186,11 @@ static void parse_format(struct ildg_in *s, const char *xml)
     if (nc < 2 || nc > LAT_NC_MAX)
         rdie(s, "ildg-format field '%s' is not a gauge field lat reads (su3gauge, or suNgauge with N from 2 to %d)",
              field, LAT_NC_MAX);
-    if (!xml_text(xml, "precision", prec, sizeof prec) || !prec[0])
-        rdie(s, "ildg-format record has no <precision> element");
+    need_field(s, "ildg-format", xml, "precision", prec, sizeof prec);
     if (strcmp(prec, "32") != 0 && strcmp(prec, "64") != 0)
         rdie(s, "ildg-format precision '%s' is not 32 or 64", prec);
     for (int mu = 0; mu < LAT_ND; mu++) {
-        if (!xml_text(xml, dims[mu], v, sizeof v) || !v[0]) rdie(s, "ildg-format record has no <%s> element", dims[mu]);
+        need_field(s, "ildg-format", xml, dims[mu], v, sizeof v);
         if (parse_posint(v, &s->L[mu]) < 0) rdie(s, "ildg-format <%s> '%s' is not a positive lattice extent", dims[mu], v);
     }
     const char *why;
@@ -275,13 +200,24 @@ static void parse_format(struct ildg_in *s, const char *xml)
     s->nc = nc;
     s->prec = prec[0] == '3' ? 32 : 64;
     s->have_format = 1;
-    field_alloc(&s->c->u, &lat, nc, 64);
+    /* no memory yet: the field grows as the binary record's data arrives */
+    struct field *u = &s->c->u;
+    memset(u, 0, sizeof *u);
+    u->lat = lat;
+    u->nc = nc;
+    u->prec = 64;
     s->c->file_prec = s->prec;
 }
 
-static void check_binary_size(struct ildg_in *s, uint64_t len)
+/* the record has the size of the lattice, and (a regular file) the file
+ * holds it: checked before any memory is reserved for the data */
+static void check_binary_size(struct ildg_in *s, uint64_t len, int unread)
 {
     uint64_t want = (uint64_t)s->c->u.lat.V * site_bytes(s->nc, s->prec);
+    int64_t left = unread ? conf_input_left(s->r.in) : -1;
+    if (len == want && left >= 0 && (uint64_t)left < len)
+        rdie(s, "truncated: payload of LIME record 'ildg-binary-data' (header at byte %" PRIu64 ") ends after %" PRId64
+             " of %" PRIu64 " bytes", s->r.hdr.offset, left, len);
     if (len != want) {
         char ext[64];
         conf_extents(&s->c->u.lat, ext, sizeof ext);
@@ -304,13 +240,14 @@ static void decode_site(struct ildg_in *s, int64_t site, const unsigned char *bu
 
 static void read_binary_stream(struct ildg_in *s)
 {
-    check_binary_size(s, s->r.hdr.len);
+    check_binary_size(s, s->r.hdr.len, 1);
     size_t sb = site_bytes(s->nc, s->prec);
     unsigned char *buf = lat_malloc(sb * CHUNK_SITES);
-    int64_t V = s->c->u.lat.V;
+    int64_t V = s->c->u.lat.V, cap = 0;
     for (int64_t x0 = 0; x0 < V; x0 += CHUNK_SITES) {
         int64_t k = V - x0 < CHUNK_SITES ? V - x0 : CHUNK_SITES;
         if (lime_read(&s->r, buf, sb * (size_t)k) < 0) { free(buf); rdie(s, "%s", s->r.err); }
+        conf_field_grow(&s->c->u, x0 + k, &cap);
         for (int64_t i = 0; i < k; i++) decode_site(s, x0 + i, buf + (size_t)i * sb, sb);
     }
     free(buf);
@@ -318,25 +255,34 @@ static void read_binary_stream(struct ildg_in *s)
 
 static void decode_binary_buffered(struct ildg_in *s)
 {
-    check_binary_size(s, s->raw_len);
+    check_binary_size(s, s->raw_len, 0);
     size_t sb = site_bytes(s->nc, s->prec);
+    int64_t cap = 0;
+    conf_field_grow(&s->c->u, s->c->u.lat.V, &cap); /* the data is there: raw_binary */
     for (int64_t x = 0; x < s->c->u.lat.V; x++) decode_site(s, x, s->raw_binary + (size_t)x * sb, sb);
     free(s->raw_binary);
     s->raw_binary = NULL;
 }
 
+/* 1 to 8 hex digits, nothing else */
+static int parse_hex32(const char *t, uint32_t *v)
+{
+    size_t n = strlen(t);
+    if (n < 1 || n > 8 || strspn(t, "0123456789abcdefABCDEF") != n) return -1;
+    *v = (uint32_t)strtoul(t, NULL, 16);
+    return 0;
+}
+
 static void parse_checksum(struct ildg_in *s, const char *xml)
 {
     char a[64], b[64];
-    if (!xml_text(xml, "suma", a, sizeof a) || !xml_text(xml, "sumb", b, sizeof b))
-        rdie(s, "scidac-checksum record has no <suma> and <sumb>");
-    char *ea, *eb;
-    errno = 0;
-    unsigned long va = strtoul(a, &ea, 16), vb = strtoul(b, &eb, 16);
-    if (!a[0] || !b[0] || *ea || *eb || errno || va > 0xffffffffUL || vb > 0xffffffffUL)
+    need_field(s, "scidac-checksum", xml, "suma", a, sizeof a);
+    need_field(s, "scidac-checksum", xml, "sumb", b, sizeof b);
+    uint32_t va, vb;
+    if (parse_hex32(a, &va) < 0 || parse_hex32(b, &vb) < 0)
         rdie(s, "scidac-checksum record: suma '%s' / sumb '%s' are not 32-bit hex numbers", a, b);
-    s->file_sum.a = (uint32_t)va;
-    s->file_sum.b = (uint32_t)vb;
+    s->file_sum.a = va;
+    s->file_sum.b = vb;
     s->have_sum = 1;
 }
 
@@ -386,7 +332,8 @@ void ildg_read(struct byte_in *in, struct conf *c)
             if (s->have_binary) { note_dup(s, t); continue; }
             s->have_binary = 1;
             if (s->have_format && c->deferred.on) { /* the ranks read it (dist.c) */
-                check_binary_size(s, s->r.hdr.len);
+                check_binary_size(s, s->r.hdr.len, 1); /* the file holds it: now rank 0's copy */
+                field_alloc(&c->u, &c->u.lat, s->nc, 64);
                 c->deferred.on = 1;
                 c->deferred.offset = s->r.in->pos;
                 c->deferred.prec = s->prec;

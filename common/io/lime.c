@@ -118,9 +118,18 @@ int lime_read_all(struct lime_reader *r, unsigned char **data, uint64_t max)
                  r->hdr.type, r->hdr.offset, r->hdr.len, max);
         return -1;
     }
-    size_t n = (size_t)r->left;
-    unsigned char *p = lat_malloc(n + 1);
-    if (lime_read(r, p, n) < 0) { free(p); return -1; }
+    /* the buffer grows with the bytes that really arrive (doubling), so a
+     * header cannot make us reserve what the input does not hold */
+    size_t n = (size_t)r->left, cap = n < 65536 ? n : 65536, got = 0;
+    unsigned char *p = lat_malloc(cap + 1);
+    while (got < n) {
+        if (got == cap) {
+            cap = n - cap < cap ? n : 2 * cap;
+            p = lat_realloc(p, cap + 1);
+        }
+        if (lime_read(r, p + got, cap - got) < 0) { free(p); return -1; }
+        got = cap;
+    }
     p[n] = 0;
     *data = p;
     return 0;

@@ -56,7 +56,9 @@ int lime_next(struct lime_reader *r);
 /* Read n bytes (n <= r->left) of the current payload: 0 or -1. */
 int lime_read(struct lime_reader *r, void *buf, size_t n);
 /* Read the whole remaining payload into a new NUL-terminated buffer
- * (lat_malloc); 0 or -1.  Refuses payloads above max bytes. */
+ * (lat_malloc); 0 or -1.  Refuses payloads above max bytes.  The buffer
+ * grows with the bytes that arrive: a declared length is never reserved
+ * before the input has delivered it. */
 int lime_read_all(struct lime_reader *r, unsigned char **data, uint64_t max);
 
 struct lime_writer {

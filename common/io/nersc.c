@@ -229,25 +229,44 @@ void nersc_read(struct byte_in *in, struct conf *c)
     unsigned long long want_sum = strtoull(cks, &end, 16);
     if (end == cks || *end || errno || want_sum > 0xffffffffULL) lat_die(1, name, "NERSC CHECKSUM '%s' is not a 32-bit hex number", cks);
 
-    field_alloc(&c->u, &lat, 3, 64);
+    /* no memory from the header alone: the field (and, for bare IEEE32/64,
+     * the raw bytes kept until the byte order is known) grow as the data
+     * arrives, and a regular file must hold the data before anything */
+    memset(&c->u, 0, sizeof c->u);
+    c->u.lat = lat;
+    c->u.nc = 3;
+    c->u.prec = 64;
     c->file_prec = prec;
     size_t site_bytes = (size_t)LAT_ND * rows * 6 * (size_t)(prec / 8);
     uint64_t total = (uint64_t)lat.V * site_bytes;
     char ext[64];
     conf_extents(&lat, ext, sizeof ext);
+    int64_t left = conf_input_left(in);
+    if (left >= 0 && (uint64_t)left < total)
+        lat_die(1, name, "truncated: NERSC data ends after %" PRId64 " of %" PRIu64 " bytes (%s %s %s)", left, total, dt, ext, fp);
     uint32_t sum_be = 0, sum_le = 0;
-    int64_t chunk = bare ? lat.V : 1024;
-    unsigned char *raw = lat_malloc(site_bytes * (size_t)(chunk < lat.V ? chunk : lat.V));
+    int64_t chunk = 1024, cap = 0, rawcap = 0;
+    unsigned char *raw = bare ? NULL : lat_malloc(site_bytes * (size_t)(chunk < lat.V ? chunk : lat.V));
     for (int64_t s0 = 0; s0 < lat.V; s0 += chunk) {
         int64_t k = lat.V - s0 < chunk ? lat.V - s0 : chunk;
         size_t want = site_bytes * (size_t)k;
-        size_t got = byte_in_read(in, raw, want);
+        unsigned char *at = raw;
+        if (bare) {
+            if (s0 + k > rawcap) {
+                rawcap = rawcap ? 2 * rawcap : chunk;
+                if (rawcap > lat.V) rawcap = lat.V;
+                raw = lat_realloc(raw, site_bytes * (size_t)rawcap);
+            }
+            at = raw + (size_t)s0 * site_bytes;
+        }
+        size_t got = byte_in_read(in, at, want);
         if (got < want) {
             if (in->err) lat_die(1, name, "read error in the NERSC data: %s", strerror(in->err));
             lat_die(1, name, "truncated: NERSC data ends after %" PRIu64 " of %" PRIu64 " bytes (%s %s %s)",
                     (uint64_t)s0 * site_bytes + got, total, dt, ext, fp);
         }
-        word_sums(raw, want, &sum_be, &sum_le);
+        word_sums(at, want, &sum_be, &sum_le);
+        conf_field_grow(&c->u, s0 + k, &cap);
         if (!bare) decode_chunk(&c->u, raw, s0, k, rows, prec, big);
     }
     uint32_t sum = big ? sum_be : sum_le;

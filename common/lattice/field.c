@@ -13,8 +13,9 @@
 void field_alloc_kind(struct field *u, enum field_kind kind, const struct lattice *lat, int nc, int prec)
 {
     if (prec != 64 && prec != 32 && prec != 16) lat_die(1, NULL, "field_alloc: storage precision %d (64, 32 or 16)", prec);
+    struct lattice shape = *lat; /* lat may point into *u (field_alloc(u, &u->lat, ...)) */
     memset(u, 0, sizeof *u);
-    u->lat = *lat;
+    u->lat = shape;
     u->nc = nc;
     u->prec = prec;
     u->kind = kind;

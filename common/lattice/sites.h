@@ -17,17 +17,20 @@ struct lattice {
 };
 
 /* Fill lat from four extents; returns 0, or -1 with a reason in *why
- * (non-positive or odd extent, or a volume too large). */
+ * (non-positive or odd extent, or a volume above 2^31 sites: checked before
+ * every multiplication, so no extents overflow it). */
 static inline int lattice_init(struct lattice *lat, const int L[LAT_ND], const char **why)
 {
     lat->V = 1;
     for (int mu = 0; mu < LAT_ND; mu++) {
         if (L[mu] <= 0) { if (why) *why = "lattice extents must be positive"; return -1; }
         if (L[mu] % 2) { if (why) *why = "lattice extents must be even (checkerboard updates)"; return -1; }
+        /* checked before each product: extents up to 2^24 would overflow
+         * int64 after the loop (and could wrap to a small volume) */
+        if (L[mu] > ((int64_t)1 << 31) / lat->V) { if (why) *why = "lattice volume above 2^31 sites"; return -1; }
         lat->L[mu] = L[mu];
         lat->V *= L[mu];
     }
-    if (lat->V > (int64_t)1 << 31) { if (why) *why = "lattice volume above 2^31 sites"; return -1; }
     return 0;
 }
 

@@ -136,6 +136,13 @@ int main(int argc, char **argv)
     CHECK(c.kind == FIELD_LINKS && !memcmp(c.d, u.d, field_reals(&u) * sizeof(double)), "field_copy");
     CHECK(field_link(&u, 5, 2)[0] == 1 && field_link(&u, 5, 2)[2] == 0, "unit link");
     CHECK(u.dom == NULL && geometry_for(&lat) == NULL, "one process: no decomposition");
+    /* the shape may come from the field itself (the ILDG reader does this) */
+    struct field self;
+    memset(&self, 0, sizeof self);
+    self.lat = lat;
+    field_alloc(&self, &self.lat, 3, 64);
+    CHECK(self.lat.V == lat.V && self.lat.L[3] == 6 && self.d, "field_alloc(u, &u->lat, ...) keeps the shape");
+    field_free(&self);
 
     field_free(&psi); field_free(&s32); field_free(&s16); field_free(&back); field_free(&again);
     field_free(&u); field_free(&c);

@@ -12,6 +12,7 @@
 #include "unit.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -264,6 +265,41 @@ static void test_xml(void)
     CHECK(xml_replace("<a/>", "plaq", "usqcdInfo", "1") == NULL, "nothing to replace");
     free(r);
     free(r2);
+    /* issue 12: comments and CDATA are no elements, duplicates and broken
+     * documents are errors, entities are decoded, the reader is linear */
+    char err[200];
+    CHECK(xml_field("<a><!-- <lx>2</lx> --><lx>4</lx></a>", "lx", v, sizeof v, err, sizeof err) == 1 && strcmp(v, "4") == 0,
+          "comment is no element: %s", v);
+    CHECK(xml_field("<a><![CDATA[<lx>2</lx>]]><lx>4</lx></a>", "lx", v, sizeof v, err, sizeof err) == 1 && strcmp(v, "4") == 0,
+          "CDATA is no element: %s", v);
+    CHECK(xml_field("<a><lx>4</lx><lx>4</lx></a>", "lx", v, sizeof v, err, sizeof err) == -1 && strstr(err, "appears 2 times"),
+          "duplicate: %s", err);
+    CHECK(xml_field("<a><lx>4</ly></a>", "lx", v, sizeof v, err, sizeof err) == -1, "mismatched end tag");
+    CHECK(xml_field("<!DOCTYPE a><a/>", "a", v, sizeof v, err, sizeof err) == -1, "DOCTYPE refused");
+    CHECK(xml_field("<a>&#x34;&lt;<![CDATA[&]]></a>", "a", v, sizeof v, err, sizeof err) == 1 && strcmp(v, "4<&") == 0,
+          "entities and CDATA text: %s", v);
+    size_t big = (size_t)1 << 20;
+    char *slow = malloc(big + 16);
+    strcpy(slow, "<a>");
+    for (size_t i = 3; i + 2 < big; i += 2) memcpy(slow + i, "<a", 2);
+    slow[big - 1] = 0;
+    clock_t t0 = clock();
+    CHECK(xml_field(slow, "lx", v, sizeof v, err, sizeof err) == -1, "1 MiB of '<a' refused");
+    memset(slow, ' ', big);
+    memcpy(slow, "<a>", 3);
+    memcpy(slow + big - 8, "</a>", 5);
+    CHECK(xml_field(slow, "lx", v, sizeof v, err, sizeof err) == 0, "1 MiB document, no lx");
+    CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 0.5, "1 MiB documents in %.3f s", (double)(clock() - t0) / CLOCKS_PER_SEC);
+    free(slow);
+    /* messages: bytes of a file come out escaped */
+    char clean[128];
+    lat_sanitize(clean, sizeof clean, "a\x1b[2J\n\xff\x8c\x8c\xe2\x80\xae\xc3\xa9");
+    CHECK(strcmp(clean, "a\\x1b[2J\\x0a\\xff\\x8c\\x8c\\xe2\\x80\\xae\xc3\xa9") == 0, "sanitised: %s", clean);
+    /* extents whose product overflows */
+    struct lattice lat;
+    const char *why = NULL;
+    int L[4] = {1 << 24, 1 << 24, 1 << 24, 1 << 24};
+    CHECK(lattice_init(&lat, L, &why) == -1 && why && strstr(why, "2^31"), "overflowing extents refused");
 }
 
 /* ---- configurations -------------------------------------------------------- */

@@ -1,0 +1,33 @@
+/* fuzz_nersc.c -- libFuzzer target: the NERSC archive reader (nersc_read) on
+ * a stream that is not a regular file, then the plaquette of what it
+ * accepted.  See fuzz.h. */
+#include "fuzz.h"
+#include "io/confio.h"
+#include "lattice/observables.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc; (void)argv;
+    fuzz_setup();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    static struct conf c;
+    FILE *f = fuzz_file(data, n);
+    if (!f) return 0;
+    FUZZ_TRY {
+        memset(&c, 0, sizeof c);
+        c.name = "fuzz.nersc";
+        struct byte_in in;
+        byte_in_init(&in, f, c.name, NULL, 0);
+        nersc_read(&in, &c);
+        volatile double p = measure_plaquette(&c.u).all;
+        (void)p;
+        conf_free(&c);
+    }
+    fuzz_release();
+    fclose(f);
+    return 0;
+}
