@@ -40,7 +40,6 @@ extern "C" {
 #include "lattice/observables_site.h"
 #include "gpu/reduce.cuh"
 namespace emu {
-typedef double store_t;
 #include "gpu/accessor.cuh"
 #include "gaugefix/gpu_site.cuh"
 #include "gaugefix/gpu_sweep1.cuh"
@@ -49,6 +48,7 @@ typedef double store_t;
 #include "gpu/pack.cuh"
 #include "heatbath/gpu_link.cuh"
 #include "gpu/observables.cuh"
+typedef default_links<double, 3>::type links3; /* the accessor of the emulated storage */
 }
 using namespace emu;
 
@@ -90,7 +90,7 @@ static void run_link(const kgeo &g, double *links, int p, double bn, uint64_t se
         for (int t = 0; t < 128; t++) {
             blockIdx.x = (unsigned)b;
             threadIdx.x = (unsigned)t;
-            k_link<3, MU, HB, true, 128>(g, links, p, bn, seed, k);
+            k_link<links3, MU, HB, true, 128>(g, links, p, bn, seed, k);
         }
 }
 template <bool HB>
@@ -125,16 +125,16 @@ extern "C" void gpu_gf_reunitarize_d(const struct gpu_field *f)
     for (int p = 0; p < 2; p++)
         for (int h = 0; h < g.Vh; h++) {
             for (int mu = 0; mu < 4; mu++) {
-                double *b = link_ptr<3>((double *)f->links, g, p, mu, h);
-                load_link<3>(b, m);
+                double *b = links3::at((double *)f->links, g, p, mu, h);
+                links3::load(b, m);
                 sun_reunitarize(3, m);
-                store_link<3>(b, m);
+                links3::store(b, m);
             }
             if (f->transform) {
-                double *b = transform_ptr<3>((double *)f->transform, g, p, h);
-                load_rows<3, 3, layout<3>::ncomp_t>(b, m);
+                double *b = links3::transform::at((double *)f->transform, g, p, h);
+                links3::transform::load(b, m);
                 sun_reunitarize(3, m);
-                store_rows<3, 3, layout<3>::ncomp_t>(b, m);
+                links3::transform::store(b, m);
             }
         }
 }
@@ -155,8 +155,8 @@ extern "C" void gpu_observables_sums(const struct gpu_field *f, double out[10])
     for (int b = 0; b < OBS_NB; b++) {
         for (int t = 0; t < GPU_RED_BS; t++) {
             double v[5] = {0, 0, 0, 0, 0}, m[2] = {0, 0}, pv[2] = {0, 0};
-            obs_thread<3>(g, l, b * GPU_RED_BS + t, v, m);
-            obs_poly_thread<3>(g, l, b * GPU_RED_BS + t, pv);
+            obs_thread<links3>(g, l, b * GPU_RED_BS + t, v, m);
+            obs_poly_thread<links3>(g, l, b * GPU_RED_BS + t, pv);
             for (int k = 0; k < 5; k++) a[k][t] = v[k];
             a[5][t] = m[0];
             a[6][t] = m[1];
@@ -189,7 +189,7 @@ static void run_sweep(const struct gpu_field *f, const struct gf_params *p, uint
             for (int t = 0; t < 128; t++) {
                 blockIdx.x = (unsigned)b;
                 threadIdx.x = (unsigned)t;
-                k_sweep<3, G, UPD, TRACK, 128, 2>(g, (double *)f->links, (double *)f->transform,
+                k_sweep<links3, G, UPD, TRACK, 128, 2>(g, (double *)f->links, (double *)f->transform,
                                                   active ? f->active : NULL, par, p->omega, p->p, p->temperature, seed,
                                                   copy, sweep);
             }
@@ -233,7 +233,7 @@ extern "C" void gpu_gf_quality_d(const struct gpu_field *f, enum gauge_kind gaug
             for (int mu = 0; mu < 4; mu++) { x[mu] = r % f->L[mu]; r /= f->L[mu]; }
             int p = (x[0] + x[1] + x[2] + x[3]) & 1, hb[4];
             lat_complex up[36], dn[36];
-            load_site<3, 4>((const double *)f->links, g, p, s / 2, s, x, up, dn, hb);
+            load_site<links3, 4>((const double *)f->links, g, p, s / 2, s, x, up, dn, hb);
             fs += gf_site_functional(3, gauge, up);
             ts += gf_site_theta(3, gauge, up, dn);
         }

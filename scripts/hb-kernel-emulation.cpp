@@ -22,9 +22,9 @@ extern "C" {
 }
 #include "gaugefix/gpu.h"
 namespace emu {
-typedef double store_t;
 #include "gpu/accessor.cuh"
 #include "heatbath/gpu_link.cuh"
+typedef default_links<double, 3>::type links3;
 }
 using namespace emu;
 template <int MU, bool HB> static void launch(kgeo g, double *links, int p, double bn, uint64_t seed, uint32_t k)
@@ -33,7 +33,7 @@ template <int MU, bool HB> static void launch(kgeo g, double *links, int p, doub
     for (int b = 0; b < nb; b++)
         for (int t = 0; t < 128; t++) {
             blockIdx.x = b; threadIdx.x = t;
-            k_link<3, MU, HB, true, 128>(g, links, p, bn, seed, k);
+            k_link<links3, MU, HB, true, 128>(g, links, p, bn, seed, k);
         }
 }
 /* the device layout buf <-> a host field: copy in, or the largest difference */

@@ -5,17 +5,17 @@
  * compiles this file as it is.
  *
  * Contract: included inside a per-precision namespace after gpu/accessor.cuh
- * (store_t, kgeo, the link loads and stores) and gaugefix/site.h.
+ * (kgeo, gauge_accessor) and gaugefix/site.h.  Links are reached only
+ * through the accessor U (a template parameter): no layout, compression or
+ * storage type here.
  * GF_MIXED (precision 'm'): the one-thread kernel keeps links in float
  * registers (fcx) between double subgroup steps.
  *   kernel_params<G,UPD>(omega, prob, temp)  the gf_params of a kernel
- *   load_site<NC,ND>(links, g, p, h, site, x, up, dn, hb)
+ *   load_site<U,ND>(links, g, p, h, site, x, up, dn, hb)   (U: gauge_accessor)
  *                        U_mu(x), U_mu(x-mu) for mu < ND; hb[mu] = half index of x-mu
  *   link_cx, site_update<NC>(up, dn, gacc, par, rng)
  *                        gf_site_update on the registers (mixed: per subgroup in double)
  *   neighbour_dn_h(g, site, x, mu)     half index of x - mu for a run-time mu
- *   elem_ptr<NC>(b, row, col, im)      one real of a full matrix at b
- *   load_column<NC>/store_column<NC>(pg, c, col)  column c of the transform
  */
 #ifdef GF_MIXED
 struct fcx { float re, im; }; /* a single-precision complex number in registers */
@@ -58,15 +58,17 @@ __device__ __forceinline__ struct gf_params kernel_params(double omega, double p
 
 /* up[mu] = U_mu(x), dn[mu] = U_mu(x - mu) of site (p, h), mu < ND: the
  * directions a sweep reads and moves (GF_NDIRS: Coulomb leaves U_t alone) */
-template <int NC, int ND, typename CX>
-__device__ __forceinline__ void load_site(const store_t *links, const kgeo &g, int p, int h, int site, const int x[4],
-                                          CX *up, CX *dn, int hb[4])
+template <class U, int ND, typename CX>
+__device__ __forceinline__ void load_site(const typename U::store_type *links, const kgeo &g, int p, int h, int site,
+                                          const int x[4], CX *up, CX *dn, int hb[4])
 {
+    constexpr int NN = U::nc * U::nc;
+    typename U::store_type *l = (typename U::store_type *)links;
 #pragma unroll
     for (int mu = 0; mu < ND; mu++) {
         hb[mu] = neighbour(g, site, x, mu, -1) >> 1;
-        load_link<NC>(link_ptr<NC>(links, g, p, mu, h), up + mu * NC * NC);
-        load_link<NC>(link_ptr<NC>(links, g, 1 - p, mu, hb[mu]), dn + mu * NC * NC);
+        U::load(U::at(l, g, p, mu, h), up + mu * NN);
+        U::load(U::at(l, g, 1 - p, mu, hb[mu]), dn + mu * NN);
     }
 }
 
@@ -163,29 +165,4 @@ __device__ __forceinline__ int neighbour_dn_h(const kgeo &g, int site, const int
             lm = g.L[m];
         }
     return (xm > 0 ? site - sm : site + (lm - 1) * sm) >> 1;
-}
-
-/* element (row, col) of a full N x N matrix stored at b (mat_ptr) */
-template <int NC>
-__device__ __forceinline__ store_t *elem_ptr(store_t *b, int row, int col, int im)
-{
-    int e = 2 * (row * NC + col) + im;
-    return b + (e / VEC) * (GPU_LANES * VEC) + e % VEC;
-}
-
-/* column c of the tracked transform at pg (transform_ptr): load and store */
-template <int NC>
-__device__ __forceinline__ void load_column(store_t *pg, int c, lat_complex *col)
-{
-#pragma unroll
-    for (int k = 0; k < NC; k++) col[k] = c_make(__ldcg(elem_ptr<NC>(pg, k, c, 0)), __ldcg(elem_ptr<NC>(pg, k, c, 1)));
-}
-template <int NC>
-__device__ __forceinline__ void store_column(store_t *pg, int c, const lat_complex *col)
-{
-#pragma unroll
-    for (int k = 0; k < NC; k++) {
-        __stcg(elem_ptr<NC>(pg, k, c, 0), (store_t)col[k].re);
-        __stcg(elem_ptr<NC>(pg, k, c, 1), (store_t)col[k].im);
-    }
 }

@@ -65,10 +65,12 @@ extern "C" {
 
 namespace GF_NS {
 
-typedef GF_STORE store_t;
+typedef GF_STORE store_t; /* the storage precision of this file's kernels */
 
-/* the geometry and the link loads and stores of the device layout */
+/* the geometry and the link accessor of the device layout */
 #include "gpu/accessor.cuh"
+/* the accessor the kernels get: gpu_field's storage of SU(NC) */
+template <int NC> using links_of = typename default_links<store_t, NC>::type;
 
 /* the kernels (device code only; the host emulation includes these files) */
 #include "gaugefix/gpu_site.cuh"
@@ -91,12 +93,12 @@ static void launch(const sweep_args &a, int p)
 {
     static bool configured;
     if (!configured) { /* no shared memory: all of it as L1 (spills, if any) */
-        cudaFuncSetAttribute(k_sweep<NC, G, UPD, TRACK, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+        cudaFuncSetAttribute(k_sweep<links_of<NC>, G, UPD, TRACK, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
         configured = true;
     }
     int nb = (a.g.h1 - a.g.h0 + BS - 1) / BS;
     if (nb <= 0) return;
-    k_sweep<NC, G, UPD, TRACK, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
+    k_sweep<links_of<NC>, G, UPD, TRACK, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
                                                        a.seed, a.copy, a.sweep);
 }
 
@@ -105,13 +107,13 @@ static void launch4(const sweep_args &a, int p)
 {
     static bool configured;
     if (!configured) {
-        cudaFuncSetAttribute(k_sweep4<NC, G, UPD, TRACK, TPS, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+        cudaFuncSetAttribute(k_sweep4<links_of<NC>, G, UPD, TRACK, TPS, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
         configured = true;
     }
     size_t nt = TPS * (size_t)(a.g.h1 - a.g.h0);
     unsigned nb = (unsigned)((nt + BS - 1) / BS);
     if (nb == 0) return;
-    k_sweep4<NC, G, UPD, TRACK, TPS, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
+    k_sweep4<links_of<NC>, G, UPD, TRACK, TPS, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
                                                              a.seed, a.copy, a.sweep);
 }
 
@@ -120,12 +122,12 @@ static void launch_sh(const sweep_args &a, int p)
 {
     static bool configured;
     if (!configured) { /* shared memory for MINB blocks and more; the rest L1 */
-        cudaFuncSetAttribute(k_sweep_sh<NC, G, UPD, TRACK, SB, MINB, LAZY>, cudaFuncAttributePreferredSharedMemoryCarveout, 25);
+        cudaFuncSetAttribute(k_sweep_sh<links_of<NC>, G, UPD, TRACK, SB, MINB, LAZY>, cudaFuncAttributePreferredSharedMemoryCarveout, 25);
         configured = true;
     }
     unsigned nb = (unsigned)((a.g.h1 - a.g.h0 + SB - 1) / SB);
     if (nb == 0) return;
-    k_sweep_sh<NC, G, UPD, TRACK, SB, MINB, LAZY><<<nb, 4 * SB>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
+    k_sweep_sh<links_of<NC>, G, UPD, TRACK, SB, MINB, LAZY><<<nb, 4 * SB>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
                                                                a.seed, a.copy, a.sweep);
 }
 
@@ -283,9 +285,9 @@ extern "C" void GF_ENTRY(gpu_gf_quality)(const struct gpu_field *f, enum gauge_k
     const store_t *l = (const store_t *)f->links;
 #define QL(NC_)                                                                             \
     switch (gauge) {                                                                        \
-    case GAUGE_LANDAU: k_quality<NC_, GAUGE_LANDAU><<<grid, RED_BS>>>(g, l, d); break;     \
-    case GAUGE_COULOMB: k_quality<NC_, GAUGE_COULOMB><<<grid, RED_BS>>>(g, l, d); break;   \
-    default: k_quality<NC_, GAUGE_MAG><<<grid, RED_BS>>>(g, l, d); break;                  \
+    case GAUGE_LANDAU: k_quality<links_of<NC_>, GAUGE_LANDAU><<<grid, RED_BS>>>(g, l, d); break;     \
+    case GAUGE_COULOMB: k_quality<links_of<NC_>, GAUGE_COULOMB><<<grid, RED_BS>>>(g, l, d); break;   \
+    default: k_quality<links_of<NC_>, GAUGE_MAG><<<grid, RED_BS>>>(g, l, d); break;                  \
     }
     if (f->nc == 3) { QL(3) } else { QL(2) }
 #undef QL
@@ -311,7 +313,7 @@ extern "C" void GF_ENTRY(gpu_gf_reunitarize)(const struct gpu_field *f)
     check_nc(f->nc);
     kgeo g = make_geo(f);
     dim3 grid((unsigned)((f->Vh + RED_BS - 1) / RED_BS), f->transform ? 10 : 8);
-    if (f->nc == 3) k_reunitarize<3><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
-    else k_reunitarize<2><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
+    if (f->nc == 3) k_reunitarize<links_of<3>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
+    else k_reunitarize<links_of<2>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
     gpu_check("reunitarization kernel launch");
 }

@@ -1,12 +1,14 @@
 /* gaugefix/gpu_sweep4.cuh -- device code: the gauge-fixing sweep kernels
  * with several threads per site.
- *   k_sweep4<NC, G, UPD, TRACK, TPS, BS, MINB><<<ceil(TPS(h1-h0)/BS), BS>>>
+ *   k_sweep4<U, G, UPD, TRACK, TPS, BS, MINB><<<ceil(TPS(h1-h0)/BS), BS>>>
  *       TPS = 2 or 4 threads per site, Step 1 shared by warp shuffles
- *   k_sweep_sh<NC, G, UPD, TRACK, SB, MINB, LAZY><<<ceil((h1-h0)/SB), 4 SB>>>
+ *   k_sweep_sh<U, G, UPD, TRACK, SB, MINB, LAZY><<<ceil((h1-h0)/SB), 4 SB>>>
  *       4 threads per site, g computed once per site through shared memory;
  *       LAZY: the SU(3) third rows rebuilt only where a subgroup uses them
  * Both take the arguments of k_sweep (gpu_sweep1.cuh) and compute its bits
  * (the sums in the fixed order of gf_landau_k / gf_mag_h).
+ * U: the links' gauge_accessor (gpu/accessor.cuh); LAZY rebuilds through
+ * U::load_stored / U::rebuild, so only the rows U does not store.
  * Contract: included after gaugefix/gpu_site.cuh, inside the namespace. */
 /* ---- the sweep, four threads per site --------------------------------------
  * Paper §4.3 (finer granularity), with one thread per direction mu instead
@@ -27,9 +29,9 @@
  * CPU backend's 'm' does.  A warp reads 8 consecutive sites of each of its
  * four link slots per 16-byte group: 128 contiguous bytes per slot. */
 
-template <int NC, int G, int UPD, bool TRACK, int TPS, int BS, int MINB>
+template <class U, int G, int UPD, bool TRACK, int TPS, int BS, int MINB>
 __global__ void __launch_bounds__(BS, MINB)
-k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const unsigned char *__restrict__ active,
+k_sweep4(kgeo g, typename U::store_type *__restrict__ links, typename U::store_type *__restrict__ gt, const unsigned char *__restrict__ active,
          int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep)
 {
     static_assert(BS % 32 == 0 && (TPS == 2 || TPS == 4), "whole warps; 2 or 4 threads per site");
@@ -42,19 +44,21 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
     if (active && !active[x[3]]) return; /* a frozen timeslice (Coulomb) */
     const int lead = threadIdx.x & (32 - TPS);            /* lane of this site's tid = 0 */
     const unsigned grp = ((1u << TPS) - 1) << lead;       /* the site's lanes */
-    constexpr int NN = NC * NC, ND = GF_NDIRS(G);
+    typedef typename U::transform T;
+    typedef typename U::store_type S;
+    constexpr int NC = U::nc, NN = NC * NC, ND = GF_NDIRS(G);
     lat_complex u[DPT][NN], d[DPT][NN];
-    store_t *pu[DPT], *pd[DPT];
+    S *pu[DPT], *pd[DPT];
     bool moves[DPT]; /* direction tid*DPT+e is read and moved (Coulomb: not U_t) */
 #pragma unroll
     for (int e = 0; e < DPT; e++) {
         int mu = tid * DPT + e;
         moves[e] = mu < ND;
-        pu[e] = link_ptr<NC>(links, g, p, mu, h);
-        pd[e] = link_ptr<NC>(links, g, 1 - p, mu, neighbour_dn_h(g, site, x, mu));
+        pu[e] = U::at(links, g, p, mu, h);
+        pd[e] = U::at(links, g, 1 - p, mu, neighbour_dn_h(g, site, x, mu));
         if (moves[e]) {
-            load_link<NC>(pu[e], u[e]);
-            load_link<NC>(pd[e], d[e]);
+            U::load(pu[e], u[e]);
+            U::load(pd[e], d[e]);
         } else {
 #pragma unroll
             for (int k = 0; k < NN; k++) u[e][k] = d[e][k] = c_make(0, 0);
@@ -65,12 +69,12 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
     rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     /* tracked transform: this thread's columns c = tid * DPT + e < N */
     lat_complex col[DPT][NC];
-    store_t *pg = TRACK ? transform_ptr<NC>(gt, g, p, h) : NULL;
+    S *pg = TRACK ? T::at(gt, g, p, h) : NULL;
     if (TRACK) {
 #pragma unroll
         for (int e = 0; e < DPT; e++) {
             int c = tid * DPT + e;
-            if (c < NC) load_column<NC>(pg, c, col[e]);
+            if (c < NC) T::load_column(pg, c, col[e]);
         }
     }
 #pragma unroll
@@ -118,14 +122,14 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
 #pragma unroll
     for (int e = 0; e < DPT; e++) {
         if (!moves[e]) continue;
-        store_link<NC>(pu[e], u[e]);
-        store_link<NC>(pd[e], d[e]);
+        U::store(pu[e], u[e]);
+        U::store(pd[e], d[e]);
     }
     if (TRACK) {
 #pragma unroll
         for (int e = 0; e < DPT; e++) {
             int c = tid * DPT + e;
-            if (c < NC) store_column<NC>(pg, c, col[e]);
+            if (c < NC) T::store_column(pg, c, col[e]);
         }
     }
 }
@@ -144,9 +148,9 @@ k_sweep4(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const un
  * memory, the warps of mu = 0 sum them in the fixed order, find g (once per
  * site) and write it back, and every thread applies it: two barriers per
  * subgroup, ~2700 FP64 instructions per site update. */
-template <int NC, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY = false>
+template <class U, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY = false>
 __global__ void __launch_bounds__(4 * SB, MINB)
-k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const unsigned char *__restrict__ active,
+k_sweep_sh(kgeo g, typename U::store_type *__restrict__ links, typename U::store_type *__restrict__ gt, const unsigned char *__restrict__ active,
            int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep)
 {
     static_assert(SB % 32 == 0, "whole warps");
@@ -161,9 +165,11 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
         site = decode(g, p, h, x);
         live = !active || active[x[3]];
     }
-    constexpr int NN = NC * NC;
+    typedef typename U::transform T;
+    typedef typename U::store_type S;
+    constexpr int NC = U::nc, NN = NC * NC;
     lat_complex u[NN], d[NN];
-    store_t *pu = NULL, *pd = NULL;
+    S *pu = NULL, *pd = NULL;
     /* Coulomb: the threads of mu = t move no link (they may carry a column
      * of the transform when N > 3) */
     const bool moves = mu < GF_NDIRS(G);
@@ -172,26 +178,26 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
         for (int k = 0; k < NN; k++) u[k] = d[k] = c_make(0, 0);
     }
     if (live && moves) {
-        pu = link_ptr<NC>(links, g, p, mu, h);
-        pd = link_ptr<NC>(links, g, 1 - p, mu, neighbour_dn_h(g, site, x, mu));
-        if (LAZY && NC == 3) { /* the third rows only where a subgroup needs them (below) */
-            load_rows<NC, layout<NC>::nrows, layout<NC>::ncomp>(pu, u);
-            load_rows<NC, layout<NC>::nrows, layout<NC>::ncomp>(pd, d);
+        pu = U::at(links, g, p, mu, h);
+        pd = U::at(links, g, 1 - p, mu, neighbour_dn_h(g, site, x, mu));
+        if (LAZY && U::recon == LINK_12) { /* the third rows only where a subgroup needs them (below) */
+            U::load_stored(pu, u);
+            U::load_stored(pd, d);
 #pragma unroll
-            for (int k = 2 * NC; k < NN; k++) u[k] = d[k] = c_make(0, 0);
+            for (int k = U::nrows * NC; k < NN; k++) u[k] = d[k] = c_make(0, 0);
         } else {
-            load_link<NC>(pu, u);
-            load_link<NC>(pd, d);
+            U::load(pu, u);
+            U::load(pd, d);
         }
     }
     const struct gf_params par = kernel_params<G, UPD>(omega, prob, temp);
     struct lat_rng r; /* used by the threads of mu = 0 */
     rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     lat_complex col[NC]; /* column mu of the tracked transform (mu < N) */
-    store_t *pg = NULL;
+    S *pg = NULL;
     if (TRACK && live && mu < NC) {
-        pg = transform_ptr<NC>(gt, g, p, h);
-        load_column<NC>(pg, mu, col);
+        pg = T::at(gt, g, p, h);
+        T::load_column(pg, mu, col);
     }
 #pragma unroll
     for (int s = 0; s < NC * (NC - 1) / 2; s++) {
@@ -201,9 +207,9 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
             /* LAZY: rebuilt from the two first rows before each subgroup that
              * uses it (both links stay in SU(3)); in between it is dead, which
              * frees 24 registers: more blocks per SM */
-            if (LAZY && NC == 3 && j == 2 && moves) {
-                su3_rebuild_row3(u);
-                su3_rebuild_row3(d);
+            if (LAZY && U::recon == LINK_12 && j == 2 && moves) {
+                U::rebuild(u);
+                U::rebuild(d);
             }
             if (G == GAUGE_MAG) {
                 lat_real hu[4] = {0, 0, 0, 0}, hd[4] = {0, 0, 0, 0};
@@ -261,9 +267,9 @@ k_sweep_sh(kgeo g, store_t *__restrict__ links, store_t *__restrict__ gt, const 
     }
     if (live) {
         if (moves) {
-            store_link<NC>(pu, u);
-            store_link<NC>(pd, d);
+            U::store(pu, u);
+            U::store(pd, d);
         }
-        if (TRACK && mu < NC) store_column<NC>(pg, mu, col);
+        if (TRACK && mu < NC) T::store_column(pg, mu, col);
     }
 }

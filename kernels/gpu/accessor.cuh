@@ -1,17 +1,38 @@
-/* gpu_links.cuh -- the device side of the link storage of gaugefix_gpu.h
- * (parity-split, blocked structure of arrays; 12 reals per SU(3) link, the
- * third row rebuilt in registers), shared by the gauge-fixing kernels
- * (gaugefix_gpu_impl.cuh) and the heatbath kernels (heatbath_gpu_impl.cuh):
- * the geometry (kgeo, decode, neighbour) and the coalesced 16-byte loads and
- * stores of links.
+/* gpu/accessor.cuh -- the device side of the link storage of gpu/field.h
+ * (parity-split, blocked structure of arrays, 16-byte groups), shared by
+ * every kernel (gauge fixing, heatbath): the geometry and the one accessor
+ * through which kernels read and write links and matrices.  Device code
+ * only (the host emulation compiles it with scripts/cuda-on-host.h).
  *
- * Contract: included inside a per-precision namespace, after
- *     typedef <storage type: float or double> store_t;
- * and after sun.h and gaugefix_gpu.h (it includes nothing itself).  Loads
- * go through L2 only (__ldcg) unless the caller asks for the L1 path
- * (template argument L1 = true: __ldg, valid only for data that no thread
- * of the running kernel writes, or that only the reading thread writes
- * after reading it). */
+ * Exports:
+ *   kgeo, make_geo(f)               the geometry a kernel needs (from gpu_field)
+ *   decode(g, p, h, x), neighbour(g, site, x, mu, dir)   sites and neighbours
+ *   gauge_accessor<Store, NC, RECON>   the links: Store = storage precision
+ *       (float, double), NC = N of SU(N), RECON = reals stored per link:
+ *       LINK_FULL (2N^2, 18 for SU(3)), LINK_12 (SU(3), two rows; the third
+ *       rebuilt in registers) or LINK_8 (static_assert: not yet).  Compute
+ *       precision is the complex type a kernel loads into (the CX of load /
+ *       store, SIMULATeQCD's getElement<floatT_compute>): the accessor
+ *       converts on the load and rounds on the store.  Static members, the
+ *       pointer stays a __restrict__ kernel parameter:
+ *         store          the storage type (kernels use it only as U::store *)
+ *         at(links, g, p, mu, h)   handle (address) of U_mu at (p, h)
+ *         load<CX, L1>(b, m)       the N x N link (rows rebuilt as RECON says)
+ *         load_stored<CX, L1>(b, m) only the stored rows (lazy rebuild)
+ *         rebuild(m)               the rows RECON does not store
+ *         store(b, m)              the stored rows, rounded to Store
+ *         transform              the matrix_accessor of the tracked g(x)
+ *   matrix_accessor<Store, NC>       full N x N matrices (the transform):
+ *         at(gt, g, p, h), load(b, m), store(b, m), load_column /
+ *         store_column(b, c, col) (column c only, element loads)
+ *   default_links<Store, NC>::type   the accessor of gpu_field's storage
+ *       (LINK_12 for SU(3), LINK_FULL otherwise)
+ * Loads go through L2 only (__ldcg) unless the caller asks for the L1 path
+ * (L1 = true: __ldg, valid only for data that no thread of the running
+ * kernel writes, or that only the reading thread writes after reading it).
+ * Every access is a 16-byte vector load or store of one group (a warp:
+ * 512 contiguous bytes), except the element loads of load_column.
+ */
 /* geometry as the kernels need it */
 struct kgeo {
     int L[4];
@@ -39,8 +60,6 @@ static kgeo make_geo(const struct gpu_field *f)
     return g;
 }
 
-template <int NC> struct ncomp_of { enum { value = NC == 3 ? 12 : 2 * NC * NC }; };
-
 /* 16-byte vectors of the storage type */
 __device__ __forceinline__ float4 ld16(const float *p) { return __ldcg((const float4 *)p); }
 __device__ __forceinline__ double2 ld16(const double *p) { return __ldcg((const double2 *)p); }
@@ -51,8 +70,6 @@ __device__ __forceinline__ void st16(float *p, const float *v) { __stcg((float4 
 __device__ __forceinline__ void st16(double *p, const double *v) { __stcg((double2 *)p, make_double2(v[0], v[1])); }
 __device__ __forceinline__ void unpack(float4 w, float *v) { v[0] = w.x; v[1] = w.y; v[2] = w.z; v[3] = w.w; }
 __device__ __forceinline__ void unpack(double2 w, double *v) { v[0] = w.x; v[1] = w.y; }
-constexpr int VEC = 16 / sizeof(store_t);
-
 /* site coordinates of half index h of parity p; returns the ILDG site */
 __device__ __forceinline__ int decode(const kgeo &g, int p, int h, int x[4])
 {
@@ -73,21 +90,35 @@ __device__ __forceinline__ int neighbour(const kgeo &g, int site, const int x[4]
     return x[mu] < g.L[mu] - 1 ? site + g.s[mu] : site - (g.L[mu] - 1) * g.s[mu];
 }
 
-/* the lane's first group of the matrix in `slot` at half index h
- * (gpu_index of gaugefix_gpu.h); group q lies q*32*VEC reals further */
-template <int NCOMP>
-__device__ __forceinline__ store_t *mat_ptr(store_t *base, const kgeo &g, int slot, int h)
+
+/* ---- the accessor ---------------------------------------------------------- */
+enum { LINK_FULL = 0, LINK_12 = 12, LINK_8 = 8 };
+
+/* the rows of SU(N) not stored with RECON reals: SU(3) LINK_12 rebuilds
+ * the third row (su3_rebuild_row3; an overload for a kernel's own complex
+ * type, found by argument-dependent lookup, may round differently) */
+template <int NC, int RECON> struct link_layout {
+    static_assert(RECON != LINK_8, "8-real link compression (LINK_8): not yet");
+    static_assert(RECON == LINK_FULL || (RECON == LINK_12 && NC == 3), "LINK_12 is SU(3) only");
+    enum { ncomp = RECON == LINK_12 ? 12 : 2 * NC * NC, nrows = RECON == LINK_12 ? 2 : NC };
+};
+
+/* the lane's first group of the matrix with NCOMP reals in `slot` at half
+ * index h (gpu_index of gpu/field.h); group q lies q*32*vec reals further */
+template <typename S, int NCOMP>
+__device__ __forceinline__ S *group_ptr(S *base, const kgeo &g, int slot, int h)
 {
-    return base + ((size_t)slot * g.nblk + (unsigned)(h >> 5)) * (NCOMP * GPU_LANES) + (h & 31) * VEC;
+    return base + ((size_t)slot * g.nblk + (unsigned)(h >> 5)) * (NCOMP * GPU_LANES) + (h & 31) * (16 / sizeof(S));
 }
 
 /* NR rows of an N x N matrix (2 NR N reals, stored in NCOMP >= that) */
-template <int NC, int NR, int NCOMP, typename CX, bool L1 = false>
-__device__ __forceinline__ void load_rows(const store_t *b, CX *m)
+template <typename S, int NC, int NR, int NCOMP, typename CX, bool L1>
+__device__ __forceinline__ void load_groups(const S *b, CX *m)
 {
-    store_t v[NCOMP];
+    constexpr int V = 16 / sizeof(S);
+    S v[NCOMP];
 #pragma unroll
-    for (int q = 0; q < NCOMP / VEC; q++) unpack(L1 ? ld16_l1(b + q * GPU_LANES * VEC) : ld16(b + q * GPU_LANES * VEC), v + q * VEC);
+    for (int q = 0; q < NCOMP / V; q++) unpack(L1 ? ld16_l1(b + q * GPU_LANES * V) : ld16(b + q * GPU_LANES * V), v + q * V);
 #pragma unroll
     for (int c = 0; c < NR * NC; c++) {
         m[c].re = v[2 * c];
@@ -95,48 +126,80 @@ __device__ __forceinline__ void load_rows(const store_t *b, CX *m)
     }
 }
 
-template <int NC, int NR, int NCOMP, typename CX>
-__device__ __forceinline__ void store_rows(store_t *b, const CX *m)
+template <typename S, int NC, int NR, int NCOMP, typename CX>
+__device__ __forceinline__ void store_groups(S *b, const CX *m)
 {
-    store_t v[NCOMP];
+    constexpr int V = 16 / sizeof(S);
+    S v[NCOMP];
 #pragma unroll
     for (int c = 0; c < NCOMP; c++) v[c] = 0;
 #pragma unroll
     for (int c = 0; c < NR * NC; c++) {
-        v[2 * c] = (store_t)m[c].re;
-        v[2 * c + 1] = (store_t)m[c].im;
+        v[2 * c] = (S)m[c].re;
+        v[2 * c + 1] = (S)m[c].im;
     }
 #pragma unroll
-    for (int q = 0; q < NCOMP / VEC; q++) st16(b + q * GPU_LANES * VEC, v + q * VEC);
+    for (int q = 0; q < NCOMP / V; q++) st16(b + q * GPU_LANES * V, v + q * V);
 }
 
-template <int NC> struct layout {
-    enum { ncomp = ncomp_of<NC>::value, nrows = NC == 3 ? 2 : NC, ncomp_t = (2 * NC * NC + VEC - 1) / VEC * VEC };
+template <typename S, int NC> struct matrix_accessor {
+    typedef S store_type;
+    enum { nc = NC, vec = 16 / sizeof(S), ncomp = (2 * NC * NC + vec - 1) / vec * vec };
+    static __device__ __forceinline__ S *at(S *gt, const kgeo &g, int p, int h) { return group_ptr<S, ncomp>(gt, g, p, h); }
+    template <typename CX>
+    static __device__ __forceinline__ void load(const S *b, CX *m) { load_groups<S, NC, NC, ncomp, CX, false>(b, m); }
+    template <typename CX>
+    static __device__ __forceinline__ void store(S *b, const CX *m) { store_groups<S, NC, NC, ncomp>(b, m); }
+    /* element (row, col, re/im) of the matrix at b */
+    static __device__ __forceinline__ S *elem(S *b, int row, int col, int im)
+    {
+        int e = 2 * (row * NC + col) + im;
+        return b + (e / vec) * (GPU_LANES * vec) + e % vec;
+    }
+    template <typename CX>
+    static __device__ __forceinline__ void load_column(S *b, int c, CX *col)
+    {
+#pragma unroll
+        for (int k = 0; k < NC; k++) col[k] = c_make(__ldcg(elem(b, k, c, 0)), __ldcg(elem(b, k, c, 1)));
+    }
+    template <typename CX>
+    static __device__ __forceinline__ void store_column(S *b, int c, const CX *col)
+    {
+#pragma unroll
+        for (int k = 0; k < NC; k++) {
+            __stcg(elem(b, k, c, 0), (S)col[k].re);
+            __stcg(elem(b, k, c, 1), (S)col[k].im);
+        }
+    }
 };
 
-/* a link: b from link_ptr; SU(3) gets its third row rebuilt */
-template <int NC, typename CX, bool L1 = false>
-__device__ __forceinline__ void load_link(const store_t *b, CX *m)
-{
-    load_rows<NC, layout<NC>::nrows, layout<NC>::ncomp, CX, L1>(b, m);
-    if (NC == 3) su3_rebuild_row3(m);
-}
+template <typename S, int NC, int RECON> struct gauge_accessor {
+    typedef S store_type;
+    typedef matrix_accessor<S, NC> transform;
+    enum { nc = NC, recon = RECON, vec = 16 / sizeof(S), ncomp = link_layout<NC, RECON>::ncomp,
+           nrows = link_layout<NC, RECON>::nrows };
+    static __device__ __forceinline__ S *at(S *links, const kgeo &g, int p, int mu, int h)
+    {
+        return group_ptr<S, ncomp>(links, g, p * 4 + mu, h);
+    }
+    template <typename CX, bool L1 = false>
+    static __device__ __forceinline__ void load_stored(const S *b, CX *m) { load_groups<S, NC, nrows, ncomp, CX, L1>(b, m); }
+    template <typename CX>
+    static __device__ __forceinline__ void rebuild(CX *m)
+    {
+        if (RECON == LINK_12) su3_rebuild_row3(m);
+    }
+    template <typename CX, bool L1 = false>
+    static __device__ __forceinline__ void load(const S *b, CX *m)
+    {
+        load_stored<CX, L1>(b, m);
+        rebuild(m);
+    }
+    template <typename CX>
+    static __device__ __forceinline__ void store(S *b, const CX *m) { store_groups<S, NC, nrows, ncomp>(b, m); }
+};
 
-template <int NC, typename CX>
-__device__ __forceinline__ void store_link(store_t *b, const CX *m)
-{
-    store_rows<NC, layout<NC>::nrows, layout<NC>::ncomp>(b, m);
-}
-
-template <int NC>
-__device__ __forceinline__ store_t *link_ptr(const store_t *links, const kgeo &g, int p, int mu, int h)
-{
-    return mat_ptr<layout<NC>::ncomp>((store_t *)links, g, p * 4 + mu, h);
-}
-
-template <int NC>
-__device__ __forceinline__ store_t *transform_ptr(const store_t *gt, const kgeo &g, int p, int h)
-{
-    return mat_ptr<layout<NC>::ncomp_t>((store_t *)gt, g, p, h);
-}
-
+/* the accessor of the storage gpu_field holds */
+template <typename S, int NC> struct default_links {
+    typedef gauge_accessor<S, NC, NC == 3 ? LINK_12 : LINK_FULL> type;
+};

@@ -21,52 +21,38 @@ extern "C" {
 #include <stdlib.h>
 #include "gpu/reduce.cuh"
 
-#define OBS_KERNELS                                                                                     \
-    template <int NC>                                                                                   \
-    __global__ void __launch_bounds__(GPU_RED_BS) k_observables(kgeo g, const store_t *__restrict__ links, \
-                                                                double *partials)                       \
-    {                                                                                                   \
-        __shared__ double sh[5][GPU_RED_BS];                                                            \
-        double v[5] = {0, 0, 0, 0, 0}, m[2] = {0, 0};                                                   \
-        obs_thread<NC>(g, links, blockIdx.x * GPU_RED_BS + threadIdx.x, v, m);                          \
-        red_block_sum<5>(sh, v, partials + (size_t)blockIdx.x * 7);                                     \
-        red_block_max<2>(sh, m, partials + (size_t)blockIdx.x * 7 + 5);                                 \
-    }                                                                                                   \
-    template <int NC>                                                                                   \
-    __global__ void __launch_bounds__(GPU_RED_BS) k_polyakov(kgeo g, const store_t *__restrict__ links,   \
-                                                             double *partials)                          \
-    {                                                                                                   \
-        __shared__ double sh[2][GPU_RED_BS];                                                            \
-        double v[2] = {0, 0};                                                                           \
-        obs_poly_thread<NC>(g, links, blockIdx.x * GPU_RED_BS + threadIdx.x, v);                        \
-        red_block_sum<2>(sh, v, partials + (size_t)blockIdx.x * 2);                                     \
-    }                                                                                                   \
-    static void launch(const struct gpu_field *f, double *d)                                            \
-    {                                                                                                   \
-        kgeo g = make_geo(f);                                                                           \
-        const store_t *l = (const store_t *)f->links;                                                   \
-        if (f->nc == 3) {                                                                               \
-            k_observables<3><<<OBS_NB, GPU_RED_BS>>>(g, l, d);                                          \
-            k_polyakov<3><<<OBS_NB, GPU_RED_BS>>>(g, l, d + OBS_NB * 7);                                \
-        } else {                                                                                        \
-            k_observables<2><<<OBS_NB, GPU_RED_BS>>>(g, l, d);                                          \
-            k_polyakov<2><<<OBS_NB, GPU_RED_BS>>>(g, l, d + OBS_NB * 7);                                \
-        }                                                                                               \
-    }
-
-namespace obs_d {
-typedef double store_t;
 #include "gpu/accessor.cuh"
 #include "gpu/observables.cuh"
-OBS_KERNELS
-} // namespace obs_d
 
-namespace obs_f {
-typedef float store_t;
-#include "gpu/accessor.cuh"
-#include "gpu/observables.cuh"
-OBS_KERNELS
-} // namespace obs_f
+template <class U>
+__global__ void __launch_bounds__(GPU_RED_BS) k_observables(kgeo g, const typename U::store_type *__restrict__ links, double *partials)
+{
+    __shared__ double sh[5][GPU_RED_BS];
+    double v[5] = {0, 0, 0, 0, 0}, m[2] = {0, 0};
+    obs_thread<U>(g, links, blockIdx.x * GPU_RED_BS + threadIdx.x, v, m);
+    red_block_sum<5>(sh, v, partials + (size_t)blockIdx.x * 7);
+    red_block_max<2>(sh, m, partials + (size_t)blockIdx.x * 7 + 5);
+}
+
+template <class U>
+__global__ void __launch_bounds__(GPU_RED_BS) k_polyakov(kgeo g, const typename U::store_type *__restrict__ links, double *partials)
+{
+    __shared__ double sh[2][GPU_RED_BS];
+    double v[2] = {0, 0};
+    obs_poly_thread<U>(g, links, blockIdx.x * GPU_RED_BS + threadIdx.x, v);
+    red_block_sum<2>(sh, v, partials + (size_t)blockIdx.x * 2);
+}
+
+/* both kernels on the field's storage S through the accessor of SU(NC) */
+template <class S, int NC>
+static void launch(const struct gpu_field *f, double *d)
+{
+    typedef typename default_links<S, NC>::type U;
+    kgeo g = make_geo(f);
+    const S *l = (const S *)f->links;
+    k_observables<U><<<OBS_NB, GPU_RED_BS>>>(g, l, d);
+    k_polyakov<U><<<OBS_NB, GPU_RED_BS>>>(g, l, d + OBS_NB * 7);
+}
 
 /* a device buffer for the partial sums, kept between calls */
 static double *scratch;
@@ -77,8 +63,8 @@ extern "C" void gpu_observables_sums(const struct gpu_field *f, double out[10])
         lat_die(1, "GPU", "the CUDA backend has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", f->nc);
     const size_t n = OBS_NB * 7 + OBS_NB * 2;
     if (!scratch) scratch = (double *)gpu_alloc(n * sizeof(double), "reduction buffer");
-    if (f->prec == 'd') obs_d::launch(f, scratch);
-    else obs_f::launch(f, scratch);
+    if (f->prec == 'd') f->nc == 3 ? launch<double, 3>(f, scratch) : launch<double, 2>(f, scratch);
+    else f->nc == 3 ? launch<float, 3>(f, scratch) : launch<float, 2>(f, scratch);
     gpu_check("observables kernel launch");
     double *hp = (double *)malloc(n * sizeof(double));
     if (!hp) lat_die(1, "GPU", "out of host memory");

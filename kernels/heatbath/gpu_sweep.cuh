@@ -37,8 +37,10 @@ extern "C" {
 
 namespace HB_NS {
 
-typedef HB_STORE store_t;
+typedef HB_STORE store_t; /* the storage precision of this file's kernel */
 #include "gpu/accessor.cuh"
+/* the accessor the kernel gets: gpu_field's storage of SU(NC) */
+template <int NC> using links_of = typename default_links<store_t, NC>::type;
 
 #include "heatbath/gpu_link.cuh" /* k_link: device code only */
 
@@ -55,12 +57,12 @@ static void launch(const sweep_args &a, int p)
 {
     static bool configured;
     if (!configured) { /* no shared memory: all of it as L1 */
-        cudaFuncSetAttribute(k_link<NC, MU, HB, L1, BS>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+        cudaFuncSetAttribute(k_link<links_of<NC>, MU, HB, L1, BS>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
         configured = true;
     }
     unsigned nb = (unsigned)((a.g.h1 - a.g.h0 + BS - 1) / BS);
     if (nb == 0) return;
-    k_link<NC, MU, HB, L1, BS><<<nb, BS>>>(a.g, a.links, p, a.beta_n, a.seed, a.k);
+    k_link<links_of<NC>, MU, HB, L1, BS><<<nb, BS>>>(a.g, a.links, p, a.beta_n, a.seed, a.k);
 }
 
 /* parity < 0: the whole sweep (parity 0, 1; mu 0..3); else the one step
