@@ -106,17 +106,19 @@ static struct bench_row *bench_add(struct bench_row *rows, int *n, int max, cons
     return r;
 }
 
-/* The table on standard output (every row, or with all = 0 only the
- * defaults, variant 0) and every row into the TSV file tsv (if not NULL);
- * what = "site" or "link", the unit of the update rate. */
+/* The table on standard output (every row, or with all = 0 only those of
+ * launch candidate 0) and every row into the TSV file tsv (if not NULL);
+ * what = "site" or "link", the unit of the update rate.  The "cand" column
+ * is the launch candidate (gpu/tune.h) the row ran, "t" where the tuner
+ * chose per launch (several kernels in one row). */
 static void bench_table(const struct bench_row *rows, int n, const char *tsv, double bw, const char *what, int all)
 {
     FILE *f = tsv ? fopen(tsv, "w") : NULL;
     if (tsv && !f) fprintf(stderr, "bench: cannot write %s\n", tsv);
-    if (f) fprintf(f, "kernel\tL\tprecision\tvariant\tG%s_per_s\tGB_per_s\tGflop_per_s\tpct_copy\tcopy_GB_per_s\n", what);
+    if (f) fprintf(f, "kernel\tL\tprecision\tcandidate\tG%s_per_s\tGB_per_s\tGflop_per_s\tpct_copy\tcopy_GB_per_s\n", what);
     char head[32];
     snprintf(head, sizeof head, "G%s-upd/s", what);
-    printf("%-14s %5s %-6s %4s %12s %8s %9s %8s\n", "kernel", "L^4", "prec", "var", head, "GB/s", "GFlop/s", "%copy");
+    printf("%-14s %5s %-6s %4s %12s %8s %9s %8s\n", "kernel", "L^4", "prec", "cand", head, "GB/s", "GFlop/s", "%copy");
     for (int i = 0; i < n; i++) {
         const struct bench_row *r = &rows[i];
         const char *pn = r->prec == 's' ? "single" : r->prec == 'm' ? "mixed" : "double";
@@ -126,7 +128,9 @@ static void bench_table(const struct bench_row *rows, int n, const char *tsv, do
         if (!all && r->variant != 0) continue;
         char gf[32] = "-";
         if (r->gflops > 0) snprintf(gf, sizeof gf, "%.0f", r->gflops * 1e-9);
-        printf("%-14s %5d %-6s %4d %12.3f %8.0f %9s %7.1f%%\n", r->kernel, r->L, pn, r->variant, r->rate * 1e-9, r->gbs * 1e-9,
+        char cand[16] = "t";
+        if (r->variant >= 0) snprintf(cand, sizeof cand, "%d", r->variant);
+        printf("%-14s %5d %-6s %4s %12.3f %8.0f %9s %7.1f%%\n", r->kernel, r->L, pn, cand, r->rate * 1e-9, r->gbs * 1e-9,
                gf, r->pct);
     }
     if (f) fclose(f);

@@ -16,8 +16,9 @@
  * carries the run's g(x) as the tools do (gf_open): 6 links and 18 reals of
  * g, 720 B / 1440 B), the paper's flop rate (2274 flop per
  * site update, Landau OR only) and the percentage of the copy
- * bandwidth.  --variants also times every launch configuration of the OR
- * kernel (the table shows the default's numbers and the best).  The input
+ * bandwidth.  Each kernel runs in the launch shape the tuner chose
+ * (gpu/tune.h, its cache file); --variants times every launch candidate
+ * instead (gpu_tune_force).  The input
  * is a smooth SU(3) field on a random gauge orbit (its content does not
  * change the OR cost).  Exits 0 with a note when built without CUDA or no
  * GPU is present. */
@@ -37,6 +38,7 @@ int main(void)
 #include "gaugefix/backend.h"
 #include "gaugefix/driver.h"
 #include "gaugefix/gpu.h"
+#include "gpu/tune.h"
 #include "bench_gpu.h"
 #include "../tests/gpu/gpu_fields.h"
 
@@ -119,20 +121,23 @@ int main(int argc, char **argv)
                       {"mag-or", {GAUGE_MAG, GF_OVERRELAX, 1.7, 0, 0}, 0}};
             int nk = si == 0 ? 3 : 1; /* annealing: below, on fresh states */
             for (int k = 0; k < nk; k++) {
-                int nv = (k < 2 && variants) ? GPU_SWEEP_VARIANTS : 1;
+                /* without --variants: the tuner's choice (gpu/tune.h); with
+                 * it, every launch candidate forced in turn */
+                int nv = variants ? GF_CANDIDATES : 1;
                 for (int v = 0; v < nv; v++) {
-                    if (!gpu_sweep_variant_name(prec, v)) continue; /* not built for this precision */
-                    gpu_set_sweep_variant(v);
+                    gpu_tune_force(variants ? v : -1);
                     const int coulomb = ks[k].p.gauge == GAUGE_COULOMB;
                     double t = measure(coulomb ? sc : s, &ks[k].p, seconds);
                     double b = coulomb ? (prec == 'd' ? 1440 : 720) : bytes;
-                    struct bench_row *r = bench_add(rows, &nrows, 128, ks[k].name, L, prec, v, (double)lat.V / t, b,
+                    int c = variants ? v : gpu_tune_last();
+                    struct bench_row *r = bench_add(rows, &nrows, 128, ks[k].name, L, prec, c, (double)lat.V / t, b,
                                                     ks[k].flops ? 2274 : 0, bw);
-                    printf("  %-14s %2d^4 %c variant %d (%s): %.3f G site-updates/s, %.0f GB/s, %.1f%% of copy\n", r->kernel,
-                           L, prec, v, gpu_sweep_variant_name(prec, v), r->rate * 1e-9, r->gbs * 1e-9, r->pct);
+                    printf("  %-14s %2d^4 %c %s %d (%s): %.3f G site-updates/s, %.0f GB/s, %.1f%% of copy\n", r->kernel,
+                           L, prec, variants ? "candidate" : "tuned, candidate", c, gf_gpu_candidate_name(prec, c),
+                           r->rate * 1e-9, r->gbs * 1e-9, r->pct);
                     fflush(stdout);
                 }
-                gpu_set_sweep_variant(0);
+                gpu_tune_force(-1);
             }
             gf_backend_gpu.destroy(s);
             gf_backend_gpu.destroy(sc);
@@ -154,7 +159,7 @@ int main(int argc, char **argv)
             struct gf_state *s = gf_backend_gpu.create(&u, NULL, prec);
             double t = measure(s, &an, seconds);
             struct bench_row *r =
-                bench_add(rows, &nrows, 128, "landau-anneal", L, prec, 0, (double)lat.V / t, prec == 'd' ? 1536 : 768, 0, bw);
+                bench_add(rows, &nrows, 128, "landau-anneal", L, prec, gpu_tune_last(), (double)lat.V / t, prec == 'd' ? 1536 : 768, 0, bw);
             printf("  %-14s %2d^4 %c: %.3f G site-updates/s, %.0f GB/s, %.1f%% of copy\n", r->kernel, L, prec, r->rate * 1e-9,
                    r->gbs * 1e-9, r->pct);
             fflush(stdout);
@@ -166,7 +171,7 @@ int main(int argc, char **argv)
     printf("copy bandwidth again at the end: %.1f GB/s\n", bw2 * 1e-9);
 
     printf("\nSU(3) gauge fixing on %s (copy bandwidth %.1f GB/s)\n", dev, bw * 1e-9);
-    bench_table(rows, nrows, tsv, bw, "site", 0);
+    bench_table(rows, nrows, tsv, bw, "site", 1);
     return 0;
 }
 #endif

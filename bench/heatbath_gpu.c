@@ -19,8 +19,9 @@
  * random numbers: staple sum 3 x (4 matrix products of 198 + 2 sums of 18)
  * = 2484, third-row rebuilds 19 x 42 = 798, W = U A 198, three SU(2)
  * subgroup steps of 213 (g, g U and g W) = 639, reprojection 126 (the same
- * count for heatbath and overrelaxation).  --variants times every launch
- * variant (heatbath_gpu.h) too.  Exits 0 with a note when built without
+ * count for heatbath and overrelaxation).  The launch shapes are the
+ * tuner's (gpu/tune.h); --variants times every launch candidate of k_link
+ * (heatbath/gpu.h) instead.  Exits 0 with a note when built without
  * CUDA or no GPU is present. */
 #include "gpu/gpu.h"
 #include <stdio.h>
@@ -37,6 +38,7 @@ int main(void)
 #include "lattice/field.h"
 #include "heatbath/backend.h"
 #include "heatbath/gpu.h"
+#include "gpu/tune.h"
 #include "bench_gpu.h"
 
 #define FLOP_PER_LINK 4245.0
@@ -95,22 +97,22 @@ int main(int argc, char **argv)
         for (int pi = 0; pi < 3; pi++) {
             char prec = precs[pi];
             struct hb_state *s = hb_backend_gpu.create(&u, prec);
-            hb_gpu_set_variant(0);
-            time_sweeps(s, 1, 30); /* to equilibrium at beta = 6 */
-            int nv = variants ? HB_GPU_VARIANTS : 1;
+            time_sweeps(s, 1, 30); /* to equilibrium at beta = 6 (and tuned) */
+            int nv = variants ? HB_CANDIDATES : 1;
             for (int hb = 1; hb >= 0; hb--)
                 for (int v = 0; v < nv; v++) {
-                    hb_gpu_set_variant(v);
+                    gpu_tune_force(variants ? v : -1);
                     double t = measure(s, hb, seconds);
-                    struct bench_row *r = bench_add(rows, &nrows, 128, hb ? "heatbath" : "overrelax", L, prec, v,
+                    struct bench_row *r = bench_add(rows, &nrows, 128, hb ? "heatbath" : "overrelax", L, prec, variants ? v : -1,
                                                     4.0 * (double)lat.V / t, LINKS_MOVED * 12 * (prec == 'd' ? 8 : 4),
                                                     FLOP_PER_LINK, bw);
-                    printf("  %-9s %2d^4 %c variant %d (%s): %.3f G link-updates/s, %.0f GB/s, %.1f%% of copy, %.0f GFlop/s\n",
-                           r->kernel, L, prec, v, hb_gpu_variant_name(v), r->rate * 1e-9, r->gbs * 1e-9, r->pct,
+                    printf("  %-9s %2d^4 %c %s %d (%s): %.3f G link-updates/s, %.0f GB/s, %.1f%% of copy, %.0f GFlop/s\n",
+                           r->kernel, L, prec, variants ? "candidate" : "tuned per launch, the last", variants ? v : gpu_tune_last(),
+                           hb_gpu_candidate_name(variants ? v : gpu_tune_last()), r->rate * 1e-9, r->gbs * 1e-9, r->pct,
                            r->gflops * 1e-9);
                     fflush(stdout);
                 }
-            hb_gpu_set_variant(0);
+            gpu_tune_force(-1);
             struct plaquette p;
             hb_backend_gpu.measure(s, &p, NULL, NULL);
             printf("  (%d^4 %c: plaquette after the timed sweeps %.6f)\n", L, prec, p.all);

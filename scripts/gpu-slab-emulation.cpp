@@ -67,16 +67,13 @@ extern "C" void gpu_mem_info(size_t *f, size_t *t) { *f = *t = 0; }
 extern "C" double gpu_copy_bandwidth(size_t b, int r) { (void)b; (void)r; return 0; }
 extern "C" void gpu_timer_start(void) {}
 extern "C" double gpu_timer_stop(void) { return 0; }
-extern "C" void gpu_set_sweep_variant(int v) { (void)v; }
-extern "C" int gpu_get_sweep_variant(void) { return 0; }
-extern "C" const char *gpu_sweep_variant_name(char p, int v) { (void)p; return v ? NULL : "emulated k_sweep"; }
 static void only_double(void) { lat_die(1, "emulation", "double precision only"); }
 #define NOT_EMULATED(sfx)                                                                                      \
     extern "C" void gpu_gf_sweep_##sfx(const struct gpu_field *, const struct gf_params *, uint64_t, uint32_t, \
                                        uint32_t, int, int) { only_double(); }                                 \
     extern "C" void gpu_gf_quality_##sfx(const struct gpu_field *, enum gauge_kind, double *) { only_double(); } \
     extern "C" void gpu_gf_reunitarize_##sfx(const struct gpu_field *) { only_double(); }                     \
-    extern "C" void gpu_hb_sweep_##sfx(const struct gpu_field *, int, double, uint64_t, uint32_t, int, int, int) \
+    extern "C" void gpu_hb_sweep_##sfx(const struct gpu_field *, int, double, uint64_t, uint32_t, int, int)      \
     { only_double(); }
 NOT_EMULATED(s)
 NOT_EMULATED(m)
@@ -104,9 +101,8 @@ static void run_step(const kgeo &g, double *links, int p, int mu, double bn, uin
     }
 }
 extern "C" void gpu_hb_sweep_d(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k,
-                               int variant, int parity, int mu)
+                               int parity, int mu)
 {
-    (void)variant;
     if (f->nc != 3) lat_die(1, "emulation", "SU(3) only");
     kgeo g = make_geo(f);
     double bn = heatbath ? beta / f->nc : 0;

@@ -12,6 +12,7 @@
  * one site of each parity, so the sites of one parity work on disjoint links:
  * OpenMP over them is race-free and the result does not depend on the
  * number of threads.  SU(3) runs a separately inlined path with n = 3. */
+#include "cpu/variant.h"
 #include "gaugefix/cpu.h"
 #include "gaugefix/site.h"
 #include "lattice/geometry.h"
@@ -19,46 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(LAT_VARIANT_D)
-#define VSFX(name) name##_d
-typedef double store_t;
-#elif defined(LAT_VARIANT_S)
-#define VSFX(name) name##_s
-typedef float store_t;
-#elif defined(LAT_VARIANT_M)
-#define VSFX(name) name##_m
-typedef float store_t;
-#else
-#error "gaugefix_cpu.c is compiled with -DLAT_VARIANT_D, _S or _M"
-#endif
-
-#if defined(__GNUC__)
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE static inline
-#endif
+#define VSFX CPU_VARIANT
+typedef cpu_store store_t;
+#define ALWAYS_INLINE CPU_INLINE
 
 #define NN (LAT_NC_MAX * LAT_NC_MAX)
 /* below this many sites (per parity) a loop runs on one thread: thread
  * start-up and barriers would cost more than the work */
 #define GF_OMP_MIN 1024
 #define GF_OMP_MIN_COPY 32768 /* memory-bound copies */
-
-ALWAYS_INLINE void load(int count, lat_complex *m, const store_t *p)
-{
-    for (int a = 0; a < count; a++) {
-        m[a].re = (lat_real)p[2 * a];
-        m[a].im = (lat_real)p[2 * a + 1];
-    }
-}
-
-ALWAYS_INLINE void store(int count, store_t *p, const lat_complex *m)
-{
-    for (int a = 0; a < count; a++) {
-        p[2 * a] = (store_t)m[a].re;
-        p[2 * a + 1] = (store_t)m[a].im;
-    }
-}
 
 /* One site: load the links of the functional's directions (eight, or six
  * for Coulomb, which leaves U_t alone) and g, update, store.  up/dn/g are
@@ -73,20 +43,20 @@ ALWAYS_INLINE void site_update(struct gf_state *s, int n, int64_t x, const struc
     store_t *ux = U + (size_t)x * LAT_ND * lr;
     const int32_t *bw = s->bwd + 4 * x;
     const int nd = gf_ndirs(p->gauge);
-    load(nd * nn, up, ux);
-    for (int mu = 0; mu < nd; mu++) load(nn, dn + mu * nn, U + ((size_t)bw[mu] * LAT_ND + mu) * lr);
+    cpu_load(nd * nn, up, ux);
+    for (int mu = 0; mu < nd; mu++) cpu_load(nn, dn + mu * nn, U + ((size_t)bw[mu] * LAT_ND + mu) * lr);
     lat_complex *gp = NULL;
     store_t *T = (store_t *)s->transform;
     if (T) {
-        load(nn, g, T + (size_t)x * lr);
+        cpu_load(nn, g, T + (size_t)x * lr);
         gp = g;
     }
     struct lat_rng r;
     rng_init(&r, seed, copy, (uint64_t)geometry_global_site(s->dom, x), sweep, purpose);
     gf_site_update(n, up, dn, gp, p, &r);
-    store(nd * nn, ux, up);
-    for (int mu = 0; mu < nd; mu++) store(nn, U + ((size_t)bw[mu] * LAT_ND + mu) * lr, dn + mu * nn);
-    if (T) store(nn, T + (size_t)x * lr, g);
+    cpu_store_to(nd * nn, ux, up);
+    for (int mu = 0; mu < nd; mu++) cpu_store_to(nn, U + ((size_t)bw[mu] * LAT_ND + mu) * lr, dn + mu * nn);
+    if (T) cpu_store_to(nn, T + (size_t)x * lr, g);
 }
 
 /* the sites list[i0..i1) of one parity, in parallel */
@@ -190,9 +160,9 @@ void VSFX(gf_cpu_measure)(struct gf_state *s, enum gauge_kind g, struct gauge_qu
 ALWAYS_INLINE void reunitarize_matrix(int n, store_t *p)
 {
     lat_complex m[NN];
-    load(n * n, m, p);
+    cpu_load(n * n, m, p);
     sun_reunitarize(n, m);
-    store(n * n, p, m);
+    cpu_store_to(n * n, p, m);
 }
 
 void VSFX(gf_cpu_reunitarize)(struct gf_state *s)

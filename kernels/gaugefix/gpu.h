@@ -4,7 +4,7 @@
  * the GPU layer's (gpu/field.h).
  * Exported: gpu_gf_{sweep,quality,reunitarize}_{d,s,m} (kernels),
  * gf_gpu_field (the device field of a gf_backend_gpu state), the launch
- * variants (GPU_SWEEP_VARIANTS, gpu/field.h's gpu_*_sweep_variant*).
+ * candidates of the sweep kernels (GF_CANDIDATES, gf_gpu_candidate_name).
  *
  * Reductions are deterministic: a fixed grid (independent of the device),
  * per-block partial sums in double, summed on the host in a fixed order. */
@@ -16,17 +16,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- launch configuration of the sweep kernels (for the benchmark) ------
- * variant 0 is the default (one thread per site for 's', four for 'd' and
- * 'm'); gpu_sweep_variant_name(prec, v) names each, NULL past the last.
- * Only the Landau/Coulomb overrelaxation SU(3) kernels without a transform
- * exist in several variants; the others always run the default.  The
- * environment variable LAT_GPU_VARIANT sets the variant of a program. */
-#define GPU_SWEEP_VARIANTS 10
+/* ---- launch candidates of the sweep kernels ------------------------------
+ * SU(3) overrelaxation and annealing kernels (every gauge, with or without
+ * a transform) have GF_CANDIDATES launch shapes of one kernel code, which
+ * the tuner of gpu/tune.h chooses from (the others have one);
+ * gf_gpu_candidate_name(prec, c) names candidate c of precision 'd', 's' or
+ * 'm' (NULL past the last); gpu_tune_force(c) makes every kernel launch c
+ * (tests, the benchmark). */
+#define GF_CANDIDATES 4
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+const char *gf_gpu_candidate_name(char prec, int c);
 
 /* ---- per precision (gaugefix_gpu_{d,s,m}.cu) ----------------------------
  * sweep: even sites, then odd (parity < 0), or the sites of one (local)

@@ -42,7 +42,9 @@ extern "C" {
 }
 #include "lattice/observables_site.h"
 #include "gpu/reduce.cuh"
+#include "gpu/launch.cuh"
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,8 @@ extern "C" {
 #define GF_CAT2(a, b) a##_##b
 #define GF_CAT(a, b) GF_CAT2(a, b)
 #define GF_ENTRY(name) GF_CAT(name, GF_SFX)
+#define GF_STR2(a) #a
+#define GF_STR(a) GF_STR2(a)
 
 namespace GF_NS {
 
@@ -79,6 +83,7 @@ template <int NC> using links_of = typename default_links<store_t, NC>::type;
 #include "gaugefix/gpu_reduce.cuh"
 
 struct sweep_args {
+    const struct gpu_field *f; /* the field launched on (the tuner's key and its saved copy) */
     kgeo g;
     store_t *links, *gt;
     const unsigned char *active;
@@ -102,22 +107,7 @@ static void launch(const sweep_args &a, int p)
                                                        a.seed, a.copy, a.sweep);
 }
 
-template <int NC, int G, int UPD, bool TRACK, int TPS, int BS, int MINB>
-static void launch4(const sweep_args &a, int p)
-{
-    static bool configured;
-    if (!configured) {
-        cudaFuncSetAttribute(k_sweep4<links_of<NC>, G, UPD, TRACK, TPS, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
-        configured = true;
-    }
-    size_t nt = TPS * (size_t)(a.g.h1 - a.g.h0);
-    unsigned nb = (unsigned)((nt + BS - 1) / BS);
-    if (nb == 0) return;
-    k_sweep4<links_of<NC>, G, UPD, TRACK, TPS, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
-                                                             a.seed, a.copy, a.sweep);
-}
-
-template <int NC, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY = false>
+template <int NC, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY>
 static void launch_sh(const sweep_args &a, int p)
 {
     static bool configured;
@@ -131,17 +121,15 @@ static void launch_sh(const sweep_args &a, int p)
                                                                a.seed, a.copy, a.sweep);
 }
 
-/* The kernel of each precision and launch variant (names in gpu_util.cu,
- * gpu_sweep_variant_name).  Default (variant 0): one thread per site in
- * single precision (bound by memory at 95-98% of the copy bandwidth);
- * GF_THREADS_PER_SITE threads per site in 'd' and 'm' (k_sweep4, or
- * k_sweep_sh with GF_SHARED_G), for every gauge, update and N, with 128
- * threads per block and at least default_minb blocks per SM.  The other
- * variants exist for SU(3) OR of Landau/Coulomb without a transform and of
- * Coulomb with one (the benchmark compares them); elsewhere the default
- * runs. */
-/* Minimum blocks per SM of the default kernels: GF_MINB, or GF_MINB_HEAVY
- * for those with more live values (annealing, MAG, a tracked transform).
+/* The kernel of each precision is fixed (its arithmetic, hence its bits):
+ * one thread per site (k_sweep) in single precision, bound by memory at
+ * 95-98 % of the copy bandwidth; four threads per site with g once per site
+ * in shared memory (k_sweep_sh) in double and mixed, mixed rebuilding the
+ * third rows of SU(3) only where a subgroup needs them (GF_LAZY_ROW3).  The
+ * runs of docs/PERFORMANCE.md chose these.  What the tuner (gpu/launch.cuh)
+ * chooses is the launch shape: block size and minimum blocks per SM.
+ * Minimum blocks per SM of the first candidate: GF_MINB, or GF_MINB_HEAVY
+ * for kernels with more live values (annealing, MAG, a tracked transform).
  * Coulomb always carries the run's g (gf_open), but its threads of mu = t
  * hold no links: tracked Coulomb relaxation gets one block more than the
  * heavy kernels (ptxas, mixed: 372 B of spills at 5 blocks/SM, none at 4) */
@@ -153,48 +141,45 @@ template <int G, int UPD, bool TRACK> struct default_minb {
 };
 #endif
 
+/* the candidates of a kernel: SU(3) overrelaxation of Landau and Coulomb
+ * gauge and of MAG, and annealing, have four (the launches the benchmark and
+ * the users run most); the rest one */
+template <int NC, int G, int UPD, bool TRACK> struct gf_tuned {
+    static constexpr bool many = NC == 3 && (UPD == GF_OVERRELAX || UPD == GF_ANNEAL);
+    static constexpr int ncand = many ? GF_CANDIDATES : 1;
+};
+
+/* candidate c of the sweep kernel for one parity */
 template <int NC, int G, int UPD, bool TRACK>
-static void sweep_default(const sweep_args &a, int p)
+static void sweep_candidate(const sweep_args &a, int p, int c)
 {
 #if GF_THREADS_PER_SITE == 1
-    launch<NC, G, UPD, TRACK, 128, 2>(a, p);
-#elif GF_SHARED_G
-    launch_sh<NC, G, UPD, TRACK, 32, default_minb<G, UPD, TRACK>::value, GF_LAZY_ROW3>(a, p);
+    switch (c) { /* k_sweep: threads per block, blocks per SM */
+    case 1: launch<NC, G, UPD, TRACK, 256, 1>(a, p); break;
+    case 2: launch<NC, G, UPD, TRACK, 128, 3>(a, p); break;
+    case 3: launch<NC, G, UPD, TRACK, 64, 4>(a, p); break;
+    default: launch<NC, G, UPD, TRACK, 128, 2>(a, p); break;
+    }
 #else
-    launch4<NC, G, UPD, TRACK, GF_THREADS_PER_SITE, 128, default_minb<G, UPD, TRACK>::value>(a, p);
+    constexpr int m = default_minb<G, UPD, TRACK>::value;
+    switch (c) { /* k_sweep_sh: sites per block (4 threads each), blocks per SM */
+    case 1: launch_sh<NC, G, UPD, TRACK, 32, m + 1, GF_LAZY_ROW3>(a, p); break;
+    case 2: launch_sh<NC, G, UPD, TRACK, 64, 2, GF_LAZY_ROW3>(a, p); break;
+    case 3: launch_sh<NC, G, UPD, TRACK, 32, (m > 2 ? m - 1 : 1), GF_LAZY_ROW3>(a, p); break;
+    default: launch_sh<NC, G, UPD, TRACK, 32, m, GF_LAZY_ROW3>(a, p); break;
+    }
 #endif
 }
 
 template <int NC, int G, int UPD, bool TRACK>
 static void sweep_t(const sweep_args &a)
 {
+    typedef gf_tuned<NC, G, UPD, TRACK> T;
+    char name[96];
+    snprintf(name, sizeof name, "gf_%s.sweep<N%d,g%d,u%d,t%d>", GF_STR(GF_SFX), NC, G, UPD, (int)TRACK);
     for (int p = a.parity < 0 ? 0 : a.parity; p < (a.parity < 0 ? 2 : a.parity + 1); p++) {
-        /* the variants: SU(3) overrelaxation of Landau gauge without a
-         * transform, and of Coulomb gauge with the run's g it always carries */
-        if constexpr (NC == 3 && UPD == GF_OVERRELAX && (TRACK ? G == GAUGE_COULOMB : G != GAUGE_MAG)) {
-            switch (gpu_get_sweep_variant()) { /* the benchmark compares these */
-#if GF_THREADS_PER_SITE == 1
-            case 1: launch<NC, G, UPD, TRACK, 256, 1>(a, p); break;
-            case 2: launch<NC, G, UPD, TRACK, 128, 3>(a, p); break;
-            case 3: launch<NC, G, UPD, TRACK, 64, 4>(a, p); break;
-            case 4: launch4<NC, G, UPD, TRACK, 4, 128, 4>(a, p); break;
-            case 5: launch_sh<NC, G, UPD, TRACK, 32, 4>(a, p); break;
-#else
-            case 1: launch<NC, G, UPD, TRACK, 128, 2>(a, p); break;
-            case 2: launch4<NC, G, UPD, TRACK, 4, 128, 4>(a, p); break;
-            case 3: launch4<NC, G, UPD, TRACK, 2, 128, 2>(a, p); break;
-            case 4: launch_sh<NC, G, UPD, TRACK, 32, 4>(a, p); break;
-            case 5: launch_sh<NC, G, UPD, TRACK, 64, 2>(a, p); break;
-            case 6: launch_sh<NC, G, UPD, TRACK, 32, 5>(a, p); break;
-            case 7: launch_sh<NC, G, UPD, TRACK, 32, 6>(a, p); break;
-            case 8: launch_sh<NC, G, UPD, TRACK, 32, 5, true>(a, p); break;
-            case 9: launch_sh<NC, G, UPD, TRACK, 32, 6, true>(a, p); break;
-#endif
-            default: sweep_default<NC, G, UPD, TRACK>(a, p); break;
-            }
-        } else {
-            sweep_default<NC, G, UPD, TRACK>(a, p);
-        }
+        if (T::ncand == 1) sweep_candidate<NC, G, UPD, TRACK>(a, p, 0);
+        else tuned_launch(name, a.f, T::ncand, [&](int c) { sweep_candidate<NC, G, UPD, TRACK>(a, p, c); });
     }
 }
 
@@ -251,6 +236,7 @@ extern "C" void GF_ENTRY(gpu_gf_sweep)(const struct gpu_field *f, const struct g
     using namespace GF_NS;
     check_nc(f->nc);
     sweep_args a;
+    a.f = f;
     a.g = make_geo(f);
     a.links = (store_t *)f->links;
     a.gt = (store_t *)f->transform;

@@ -7,7 +7,7 @@
  * Exported (contracts at each group below):
  *   gpu_alloc, gpu_free, gpu_upload, gpu_download, gpu_memset, gpu_sync,
  *   gpu_check, gpu_device_name, gpu_mem_info, gpu_copy_bandwidth,
- *   gpu_timer_start/stop, gpu_{set,get}_sweep_variant, gpu_sweep_variant_name;
+ *   gpu_timer_start/stop;
  *   gpu_field_create, gpu_field_upload, gpu_field_download, gpu_field_free;
  *   gpu_slab_init, gpu_slab_step, gpu_slab_free;
  *   gpu_observables_sums, gpu_field_observables;
@@ -89,9 +89,6 @@ double gpu_copy_bandwidth(size_t bytes, int reps);
 /* event timer on the default stream */
 void gpu_timer_start(void);
 double gpu_timer_stop(void); /* seconds since gpu_timer_start, synchronised */
-void gpu_set_sweep_variant(int v);
-const char *gpu_sweep_variant_name(char prec, int v);
-int gpu_get_sweep_variant(void);
 
 /* ---- gpu_halo.cu: the halo exchange on a slab of an MPI run -------------
  * start: pack the parts' send slices (after the boundary kernels, default

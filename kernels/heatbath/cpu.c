@@ -7,30 +7,14 @@
  * hb_link_heatbath / hb_link_overrelax of common/heatbath.h, and stores the
  * link back.  Sweep order and random streams are those of
  * heatbath_backend.h, so the result does not depend on the thread count. */
+#include "cpu/variant.h"
 #include "heatbath/cpu.h"
 #include "heatbath/link.h"
 
-#if defined(LAT_VARIANT_D)
-typedef double hb_store;
-#define HB_FN(name) name##_d
-#elif defined(LAT_VARIANT_S)
-typedef float hb_store;
-#define HB_FN(name) name##_s
-#elif defined(LAT_VARIANT_M)
-typedef float hb_store;
-#define HB_FN(name) name##_m
-#else
-#error "heatbath_cpu.c is compiled with one of -DLAT_VARIANT_D, _S, _M"
-#endif
-
-/* storage and arithmetic share one layout: use the field in place */
-#define HB_DIRECT (sizeof(hb_store) == sizeof(lat_real))
-
-#if defined(__GNUC__)
-#define HB_INLINE static inline __attribute__((always_inline))
-#else
-#define HB_INLINE static inline
-#endif
+typedef cpu_store hb_store;
+#define HB_FN CPU_VARIANT
+#define HB_DIRECT CPU_DIRECT /* storage and arithmetic share one layout: use the field in place */
+#define HB_INLINE CPU_INLINE
 
 #define NN (LAT_NC_MAX * LAT_NC_MAX)
 
@@ -43,17 +27,13 @@ HB_INLINE const lat_complex *load(int n, const hb_store *links, int64_t x, int m
 {
     const hb_store *p = links + ((size_t)x * LAT_ND + mu) * 2 * n * n;
     if (HB_DIRECT) return (const lat_complex *)(const void *)p;
-    for (int k = 0; k < n * n; k++) buf[k] = c_make((lat_real)p[2 * k], (lat_real)p[2 * k + 1]);
+    cpu_load(n * n, buf, p);
     return buf;
 }
 
 HB_INLINE void store(int n, hb_store *links, int64_t x, int mu, const lat_complex *m)
 {
-    hb_store *p = links + ((size_t)x * LAT_ND + mu) * 2 * n * n;
-    for (int k = 0; k < n * n; k++) {
-        p[2 * k] = (hb_store)m[k].re;
-        p[2 * k + 1] = (hb_store)m[k].im;
-    }
+    cpu_store_to(n * n, links + ((size_t)x * LAT_ND + mu) * 2 * n * n, m);
 }
 
 /* the staple sum A of U_mu(x) */

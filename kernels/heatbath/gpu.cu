@@ -2,7 +2,7 @@
  * (heatbath/backend.h; extern "C"): the host side.  Built only with CUDA.
  *
  * Exported: hb_backend_gpu (create, heatbath, overrelax, measure, download,
- * destroy), hb_gpu_set_variant, hb_gpu_variant_name (heatbath/gpu.h).
+ * destroy), hb_gpu_candidate_name (heatbath/gpu.h).
  * Contract: precisions 'd' (double), 's' (single) and 'm' (single storage,
  * double arithmetic), SU(2) and SU(3).  The field is the GPU layer's device
  * field (gpu/field.h: gpu_field_create/upload/download/free), and so are
@@ -30,24 +30,11 @@ struct hb_state {
     char precision;
 };
 
-static int hb_variant = -1;
-
-extern "C" void hb_gpu_set_variant(int v) { hb_variant = v >= 0 && v < HB_GPU_VARIANTS ? v : 0; }
-
-static int variant_now(void)
+extern "C" const char *hb_gpu_candidate_name(int c)
 {
-    if (hb_variant < 0) {
-        const char *e = getenv("LAT_HB_GPU_VARIANT");
-        hb_gpu_set_variant(e ? atoi(e) : 0);
-    }
-    return hb_variant;
-}
-
-extern "C" const char *hb_gpu_variant_name(int v)
-{
-    static const char *names[HB_GPU_VARIANTS] = {"L1 loads, 128 threads", "L2-only loads, 128 threads",
-                                                 "L1 loads, 256 threads"};
-    return v >= 0 && v < HB_GPU_VARIANTS ? names[v] : NULL;
+    static const char *names[HB_CANDIDATES] = {"L1 loads, 128 threads", "L2-only loads, 128 threads",
+                                               "L1 loads, 256 threads", "L1 loads, 64 threads"};
+    return c >= 0 && c < HB_CANDIDATES ? names[c] : NULL;
 }
 
 static struct hb_state *gpu_create(const struct field *u, char precision)
@@ -62,14 +49,14 @@ static struct hb_state *gpu_create(const struct field *u, char precision)
     return s;
 }
 
-struct hb_launch { char precision; int heatbath; double beta; uint64_t seed; uint32_t k; int variant, mu; };
+struct hb_launch { char precision; int heatbath; double beta; uint64_t seed; uint32_t k; int mu; };
 
 static void launch(const struct gpu_field *f, const struct hb_launch *a, int parity)
 {
     switch (a->precision) {
-    case 'd': gpu_hb_sweep_d(f, a->heatbath, a->beta, a->seed, a->k, a->variant, parity, a->mu); break;
-    case 's': gpu_hb_sweep_s(f, a->heatbath, a->beta, a->seed, a->k, a->variant, parity, a->mu); break;
-    default: gpu_hb_sweep_m(f, a->heatbath, a->beta, a->seed, a->k, a->variant, parity, a->mu); break;
+    case 'd': gpu_hb_sweep_d(f, a->heatbath, a->beta, a->seed, a->k, parity, a->mu); break;
+    case 's': gpu_hb_sweep_s(f, a->heatbath, a->beta, a->seed, a->k, parity, a->mu); break;
+    default: gpu_hb_sweep_m(f, a->heatbath, a->beta, a->seed, a->k, parity, a->mu); break;
     }
 }
 
@@ -80,7 +67,7 @@ static void slab_launch(struct gpu_field *f, int local_parity, void *arg)
 
 static void sweep(struct hb_state *s, int heatbath, double beta, uint64_t seed, uint32_t k)
 {
-    struct hb_launch a = {s->precision, heatbath, beta, seed, k, variant_now(), 0};
+    struct hb_launch a = {s->precision, heatbath, beta, seed, k, 0};
     const struct geometry *d = s->slab.dom;
     if (!d) {
         launch(&s->f, &a, -1);

@@ -10,17 +10,18 @@
  * layer's (gpu_field_*, gpu_slab_*, gpu_field_observables).  Kernels exist
  * for SU(2) and SU(3).  Every CUDA error ends the program with one line,
  * exit 1.
- * Exported: gpu_hb_sweep_{d,s,m}, hb_gpu_set_variant, hb_gpu_variant_name. */
+ * Exported: gpu_hb_sweep_{d,s,m}, HB_CANDIDATES, hb_gpu_candidate_name. */
 #ifndef LAT_HEATBATH_GPU_H
 #define LAT_HEATBATH_GPU_H
 
 #include "gpu/field.h"
 #include <stdint.h>
 
-/* launch variants of the sweep kernels (the benchmark compares them):
- * 0 (default) staple links through L1 (__ldg), 128 threads per block;
- * 1 through L2 only (__ldcg), 128 threads; 2 through L1, 256 threads. */
-#define HB_GPU_VARIANTS 3
+/* launch candidates of k_link (the tuner of gpu/tune.h picks one per
+ * launch, the benchmark times each): 0 staple links through L1 (__ldg),
+ * 128 threads per block; 1 through L2 only (__ldcg), 128 threads; 2
+ * through L1, 256 threads; 3 through L1, 64 threads. */
+#define HB_CANDIDATES 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,16 +30,17 @@ extern "C" {
 /* One sweep in the order of heatbath_backend.h: heatbath (heatbath = 1,
  * streams (seed, site + f->site0, 4k+mu)) or overrelaxation (heatbath = 0);
  * parity >= 0: only the step (local parity, mu) over f->h0..h1 (slabs). */
-void gpu_hb_sweep_d(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant,
-                    int parity, int mu);
-void gpu_hb_sweep_s(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant,
-                    int parity, int mu);
-void gpu_hb_sweep_m(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int variant,
-                    int parity, int mu);
+void gpu_hb_sweep_d(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int parity,
+                    int mu);
+void gpu_hb_sweep_s(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int parity,
+                    int mu);
+void gpu_hb_sweep_m(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k, int parity,
+                    int mu);
 
-/* the launch variant of the next sweeps (default 0, or LAT_HB_GPU_VARIANT) */
-void hb_gpu_set_variant(int v);
-const char *hb_gpu_variant_name(int v); /* NULL past the last */
+/* the launch candidates of k_link (gpu/tune.h chooses; gpu_tune_force(c)
+ * forces one): HB_CANDIDATES of them, named by hb_gpu_candidate_name(c)
+ * (NULL past the last) */
+const char *hb_gpu_candidate_name(int c);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* heatbath/gpu_sweep.cuh -- the heatbath backend's launches and its entry
- * point gpu_hb_sweep_<sfx>(f, heatbath, beta, seed, k, variant, parity, mu)
+ * point gpu_hb_sweep_<sfx>(f, heatbath, beta, seed, k, parity, mu)
  * (heatbath/gpu.h) for one precision; nvcc only (the <<<...>>> launches);
  * the kernel k_link is device code in heatbath/gpu_link.cuh.  Included by heatbath_gpu_{d,s,m}.cu after they set
  *     LAT_REAL  arithmetic type (double, float, double)
@@ -25,7 +25,9 @@
 extern "C" {
 #include "base/log.h"
 }
+#include "gpu/launch.cuh"
 #include <cuda_runtime.h>
+#include <stdio.h>
 
 #if !defined(HB_STORE) || !defined(HB_NS) || !defined(HB_SFX)
 #error "define HB_STORE, HB_NS and HB_SFX before including heatbath_gpu_impl.cuh"
@@ -34,6 +36,8 @@ extern "C" {
 #define HB_CAT2(a, b) a##_##b
 #define HB_CAT(a, b) HB_CAT2(a, b)
 #define HB_ENTRY(name) HB_CAT(name, HB_SFX)
+#define HB_STR2(a) #a
+#define HB_STR(a) HB_STR2(a)
 
 namespace HB_NS {
 
@@ -45,6 +49,7 @@ template <int NC> using links_of = typename default_links<store_t, NC>::type;
 #include "heatbath/gpu_link.cuh" /* k_link: device code only */
 
 struct sweep_args {
+    const struct gpu_field *f; /* the field launched on (the tuner's key and its saved copy) */
     kgeo g;
     store_t *links;
     double beta_n;
@@ -65,50 +70,75 @@ static void launch(const sweep_args &a, int p)
     k_link<links_of<NC>, MU, HB, L1, BS><<<nb, BS>>>(a.g, a.links, p, a.beta_n, a.seed, a.k);
 }
 
-/* parity < 0: the whole sweep (parity 0, 1; mu 0..3); else the one step
- * (parity, mu) over the half indices of a.g */
-template <int NC, bool HB, bool L1, int BS>
-static void sweep_v(const sweep_args &a, int parity, int mu)
+/* candidate c of the launch of k_link for (parity p, direction MU): the
+ * load path of the staple links and the block size; the arithmetic is the
+ * same in all, so are the bits */
+template <int NC, int MU, bool HB>
+static void link_candidate(const sweep_args &a, int p, int c)
 {
-    for (int p = parity < 0 ? 0 : parity; p < (parity < 0 ? 2 : parity + 1); p++)
-        for (int m = parity < 0 ? 0 : mu; m < (parity < 0 ? 4 : mu + 1); m++) switch (m) {
-            case 0: launch<NC, 0, HB, L1, BS>(a, p); break;
-            case 1: launch<NC, 1, HB, L1, BS>(a, p); break;
-            case 2: launch<NC, 2, HB, L1, BS>(a, p); break;
-            default: launch<NC, 3, HB, L1, BS>(a, p); break;
-            }
+    switch (c) {
+    case 1: launch<NC, MU, HB, false, 128>(a, p); break;
+    case 2: launch<NC, MU, HB, true, 256>(a, p); break;
+    case 3: launch<NC, MU, HB, true, 64>(a, p); break;
+    default: launch<NC, MU, HB, true, 128>(a, p); break;
+    }
 }
 
+/* candidate c of the step (parity p, direction m) */
 template <int NC, bool HB>
-static void sweep(const sweep_args &a, int variant, int parity, int mu)
+static void step_candidate(const sweep_args &a, int p, int m, int c)
 {
-    switch (variant) {
-    case 1: sweep_v<NC, HB, false, 128>(a, parity, mu); break;
-    case 2: sweep_v<NC, HB, true, 256>(a, parity, mu); break;
-    default: sweep_v<NC, HB, true, 128>(a, parity, mu); break;
+    switch (m) {
+    case 0: link_candidate<NC, 0, HB>(a, p, c); break;
+    case 1: link_candidate<NC, 1, HB>(a, p, c); break;
+    case 2: link_candidate<NC, 2, HB>(a, p, c); break;
+    default: link_candidate<NC, 3, HB>(a, p, c); break;
+    }
+}
+
+/* parity < 0: the whole sweep (parity 0, 1; mu 0..3), tuned as one unit:
+ * one candidate for its eight launches, timed as they run in a sweep (each
+ * launch tuned alone, repeated, chose a shape for the mixed heatbath that
+ * ran its sweeps 8 % slower: H100, docs/PERFORMANCE.md);
+ * else the one step (parity, mu) over the half indices of a.g (slabs),
+ * tuned per step */
+template <int NC, bool HB>
+static void sweep(const sweep_args &a, int parity, int mu)
+{
+    char name[64];
+    if (parity < 0) {
+        snprintf(name, sizeof name, "hb_%s.sweep<N%d,hb%d>", HB_STR(HB_SFX), NC, (int)HB);
+        tuned_launch(name, a.f, HB_CANDIDATES, [&](int c) {
+            for (int p = 0; p < 2; p++)
+                for (int m = 0; m < 4; m++) step_candidate<NC, HB>(a, p, m, c);
+        });
+    } else {
+        snprintf(name, sizeof name, "hb_%s.step<N%d,p%d,mu%d,hb%d>", HB_STR(HB_SFX), NC, parity, mu, (int)HB);
+        tuned_launch(name, a.f, HB_CANDIDATES, [&](int c) { step_candidate<NC, HB>(a, parity, mu, c); });
     }
 }
 
 } // namespace HB_NS
 
 extern "C" void HB_ENTRY(gpu_hb_sweep)(const struct gpu_field *f, int heatbath, double beta, uint64_t seed, uint32_t k,
-                                        int variant, int parity, int mu)
+                                        int parity, int mu)
 {
     using namespace HB_NS;
     if (f->nc != 2 && f->nc != 3)
         lat_die(1, "GPU", "the CUDA heatbath has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", f->nc);
     sweep_args a;
+    a.f = f;
     a.g = make_geo(f);
     a.links = (store_t *)f->links;
     a.beta_n = heatbath ? beta / f->nc : 0; /* as the CPU: beta/N in double */
     a.seed = seed;
     a.k = k;
     if (f->nc == 3) {
-        if (heatbath) sweep<3, true>(a, variant, parity, mu);
-        else sweep<3, false>(a, variant, parity, mu);
+        if (heatbath) sweep<3, true>(a, parity, mu);
+        else sweep<3, false>(a, parity, mu);
     } else {
-        if (heatbath) sweep<2, true>(a, variant, parity, mu);
-        else sweep<2, false>(a, variant, parity, mu);
+        if (heatbath) sweep<2, true>(a, parity, mu);
+        else sweep<2, false>(a, parity, mu);
     }
     gpu_check("heatbath kernel launch");
 }

@@ -18,8 +18,9 @@
  *   - reprojection restores unitarity; a 32^4 field fixed to theta < 1e-12 in
  *     mixed precision with reprojection ends within 1e-6 of the double F;
  *   - every sweep kernel: the one-thread-per-site kernel and the two- and
- *     four-threads-per-site kernels (k_sweep4) in each launch variant
- *     (gpu_set_sweep_variant) agree with the CPU to 1e-12 in double;
+ *     every launch candidate of the tuned kernels (gpu_tune_force) gives
+ *     the bytes of candidate 0 in every precision and, in double, the
+ *     CPU's links to 1e-12; the tuner leaves the field as it was;
  *   - annealing on 32^4 in every precision finishes (a watchdog turns a hang
  *     into a failure) with a finite F, double equal to the CPU's; a field
  *     holding a NaN link goes through annealing sweeps without hanging and
@@ -33,6 +34,7 @@
 #include "gaugefix/driver.h"
 #include "gaugefix/gpu.h"
 #include "gpu/gpu.h"
+#include "gpu/tune.h"
 #include "gpu_fields.h"
 #include "base/log.h"
 #include "lattice/observables.h"
@@ -170,20 +172,108 @@ static void test_vs_cpu(void)
     compare(3, 6, 8, an, 0, 0, 5, 'm');
 }
 
-/* every launch variant of the SU(3) Landau/Coulomb OR kernels: one thread
- * per site and k_sweep4 with 2 and 4 threads per site (the names say which) */
-static void test_variants(void)
+/* nsweeps GPU sweeps of a fixed input in precision prec: the links and the
+ * transform after them (the caller frees) */
+static void gpu_run(struct gf_params p, int track, char prec, int nsweeps, struct field *out, double **tr)
 {
-    for (int v = 1; v < GPU_SWEEP_VARIANTS; v++) {
-        gpu_set_sweep_variant(v);
-        if (lat_verbosity > 0) fprintf(stderr, "variant %d (%s / %s):\n", v, gpu_sweep_variant_name('d', v), gpu_sweep_variant_name('s', v));
+    struct lattice lat;
+    fields_lattice(&lat, 6, 8);
+    struct field u;
+    fields_weak(&u, &lat, 3, 0.8, seed0 + 77);
+    fields_orbit(&u, seed0 + 78);
+    size_t gr = (size_t)lat.V * field_link_reals(3);
+    double *t0 = NULL;
+    *tr = NULL;
+    if (track) {
+        t0 = malloc(gr * sizeof(double));
+        *tr = malloc(gr * sizeof(double));
+        gauge_transform_random(3, lat.V, seed0 + 79, 0, t0);
+    }
+    struct gf_state *sg = gpu->create(&u, t0, prec);
+    for (int k = 0; k < nsweeps; k++) gpu->sweep(sg, &p, seed0, 3, (uint32_t)k, NULL);
+    field_alloc(out, &lat, 3, 64);
+    gpu->download(sg, out, *tr);
+    gpu->destroy(sg);
+    field_free(&u);
+    free(t0);
+}
+
+/* every launch candidate of the tuned kernels (SU(3) OR in the three
+ * gauges, tracked Coulomb, annealing) in every precision: the same bytes as
+ * candidate 0 -- the tuner's choice must not change a result -- and, in
+ * double, the CPU's links to 1e-12 */
+static void test_candidates(void)
+{
+    struct {
+        struct gf_params p;
+        int track;
+    } ks[] = {{{GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0}, 0},
+              {{GAUGE_COULOMB, GF_OVERRELAX, 1.6, 0, 0}, 1},
+              {{GAUGE_MAG, GF_OVERRELAX, 1.7, 0, 0}, 0},
+              {{GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.5}, 1}};
+    const char precs[3] = {'d', 's', 'm'};
+    for (int k = 0; k < 4; k++)
+        for (int pi = 0; pi < 3; pi++) {
+            struct field ref, alt;
+            double *tref, *talt;
+            gpu_tune_force(0);
+            gpu_run(ks[k].p, ks[k].track, precs[pi], 6, &ref, &tref);
+            size_t bytes = field_reals(&ref) * sizeof(double), tb = (size_t)ref.lat.V * field_link_reals(3) * sizeof(double);
+            for (int c = 1; c < GF_CANDIDATES; c++) {
+                gpu_tune_force(c);
+                gpu_run(ks[k].p, ks[k].track, precs[pi], 6, &alt, &talt);
+                int same = memcmp(ref.d, alt.d, bytes) == 0 && (!tref || memcmp(tref, talt, tb) == 0);
+                CHECK(same, "%s update %d prec %c: candidate %d (%s) gave other bytes than candidate 0 (max link difference %.3g)",
+                      gauge_kind_name(ks[k].p.gauge), (int)ks[k].p.update, precs[pi], c,
+                      gf_gpu_candidate_name(precs[pi], c), rel_diff(&alt, &ref));
+                field_free(&alt);
+                free(talt);
+            }
+            field_free(&ref);
+            free(tref);
+        }
+    /* against the CPU, each candidate of double OR */
+    for (int c = 1; c < GF_CANDIDATES; c++) {
+        gpu_tune_force(c);
         struct gf_params orl = {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0}, orc = {GAUGE_COULOMB, GF_OVERRELAX, 1.6, 0, 0};
         compare(3, 6, 8, orl, 0, 0, 30, 'd');
         compare(3, 8, 6, orc, 0, 1, 30, 'd');
-        compare(3, 6, 8, orl, 0, 0, 20, 'm');
-        compare(3, 6, 8, orl, 0, 0, 20, 's');
     }
-    gpu_set_sweep_variant(0);
+    gpu_tune_force(-1);
+}
+
+/* the tuner itself: with an empty cache file it measures, keeps one line
+ * per kernel launch and leaves the field as it was (the sweeps after tuning
+ * give the bytes of an untuned run) */
+static void test_tuner(void)
+{
+    char dir[] = "/tmp/lat-tune-XXXXXX", path[64];
+    if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); return; }
+    snprintf(path, sizeof path, "%s/cache.tsv", dir);
+    setenv("LAT_TUNE_CACHE", path, 1);
+    tune_cache_reset();
+    struct gf_params orl = {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0};
+    struct field ref, tuned;
+    double *t1, *t2;
+    gpu_tune_force(0);
+    gpu_run(orl, 0, 's', 4, &ref, &t1);
+    gpu_tune_force(-1);
+    gpu_run(orl, 0, 's', 4, &tuned, &t2);
+    CHECK(memcmp(ref.d, tuned.d, field_reals(&ref) * sizeof(double)) == 0, "tuning changed the result of the sweeps");
+    FILE *f = fopen(path, "r");
+    int lines = 0;
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) lines++;
+    if (f) fclose(f);
+    CHECK(lines == 2, "the cache holds its header and one line for the kernel (both parities share it): %d lines", lines);
+    tune_cache_reset();
+    CHECK(tune_cache_find("nothing", 4) == -1, "an unknown key is not found");
+    field_free(&ref);
+    field_free(&tuned);
+    unlink(path);
+    rmdir(dir);
+    unsetenv("LAT_TUNE_CACHE");
+    tune_cache_reset();
 }
 
 /* ---- annealing does not hang -------------------------------------------- */
@@ -540,8 +630,10 @@ int main(int argc, char **argv)
     } while (0)
     test_vs_cpu();
     STAMP("GPU vs CPU");
-    test_variants();
-    STAMP("variants");
+    test_candidates();
+    STAMP("launch candidates");
+    test_tuner();
+    STAMP("tuner");
     test_anneal_32();
     STAMP("annealing 32^4");
     printf("GPU vs CPU, double precision, relaxation and OR (Landau, Coulomb): max relative difference of links %.3g, "
