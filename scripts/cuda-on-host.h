@@ -1,6 +1,7 @@
 /* cuda-on-host.h -- just enough of CUDA for g++ to compile our device-code
  * files (the .cuh files under kernels/ other than the launch files) whole, for the host
- * emulations (scripts/hb-kernel-emulation.cpp, scripts/gpu-slab-emulation.cpp):
+ * emulations (scripts/hb-kernel-emulation.cpp, scripts/gpu-slab-emulation.cpp,
+ * scripts/link8-emulation.cpp):
  * the qualifiers defined away, the 16-byte vector types and the load/store
  * intrinsics as plain memory accesses, and blockIdx/threadIdx/blockDim as
  * variables the emulation sets before "running" each thread.

@@ -190,6 +190,138 @@ LAT_HD void su3_rebuild_row3(lat_complex *m)
     m[8] = c_conj(c_mul_sub2(m[0], m[4], m[1], m[3]));
 }
 
+/* ---- SU(3) in 8 reals ------------------------------------------------------
+ * The 8-parameter storage of an SU(3) link (the idea: M. A. Clark et al.,
+ * Comput. Phys. Commun. 181 (2010) 1517, "reconstruct-8"; the formulas
+ * below are derived here).  Rows a = (a1 a2 a3) = m[0..2], b = m[3..5],
+ * c = m[6..8]; N = |a2|^2 + |a3|^2.
+ *   su3_pack8(m, out)   out = Re a2, Im a2, Re a3, Im a3, Re b1, Im b1,
+ *                       arg a1, arg c1 (atan2, in [-pi, pi]).
+ *                       Degenerate form, for N < SU3_PACK8_NMIN (N = 0: a1
+ *                       a pure phase, b1 = c1 = 0, e.g. the unit matrix of
+ *                       a cold start): out = Re b2, Im b2, Re b3, Im b3, 0,
+ *                       0, arg a1, SU3_PACK8_DEGENERATE (8, outside
+ *                       [-pi, pi]); a2, a3, b1, c1 are dropped (|.| <= sqrt N).
+ *                       For NMIN <= N < SU3_PACK8_NTRY (nearly degenerate)
+ *                       pack unpacks both forms and keeps the one closer to
+ *                       m (the regular one on a tie); from NTRY on, regular.
+ *   su3_unpack8(in, m)  the SU(3) matrix of 8 reals made by su3_pack8 (any
+ *                       precision, e.g. rounded to float on the way).
+ *                       Regular form: |a1| = sqrt(max(0, 1 - N)),
+ *                       |c1| = sqrt(max(0, N - |b1|^2)) (not 1 - |a1|^2 -
+ *                       |b1|^2, which cancels when N is small; where
+ *                       rounding made N > 1 or |b1|^2 > N, a2, a3 or b1 are
+ *                       scaled to N = 1, |b1|^2 = N so that the rows stay
+ *                       orthonormal), and from
+ *                       conj(a).b = conj(a).c = 0 with the cofactor relations
+ *                       of det = 1, conj(c1) = a2 b3 - a3 b2 and
+ *                       conj(b1) = a3 c2 - a2 c3:
+ *                         b2 = -(conj(a1) a2 b1 + conj(a3) conj(c1)) / N
+ *                         b3 = -(conj(a1) a3 b1 - conj(a2) conj(c1)) / N
+ *                         c2 = -(conj(a1) a2 c1 - conj(a3) conj(b1)) / N
+ *                         c3 = -(conj(a1) a3 c1 + conj(a2) conj(b1)) / N
+ *                       Degenerate form (in[7] > 4): a = (a1 0 0) with
+ *                       |a1| = 1, b1 = c1 = 0, (b2 b3) from in[0..3] scaled
+ *                       to norm 1 (exact for the unit matrix), and the
+ *                       lower block unitary with determinant conj(a1):
+ *                         c2 = -conj(a1) conj(b3),  c3 = conj(a1) conj(b2).
+ * Accuracy (tests/unit/test_sun.c, test_sun_float.c; eps of lat_real):
+ * rounding the 8 reals costs little (they keep their relative precision),
+ * but |a1| and |c1| are square roots of differences: the error grows as
+ * ~2 eps / min(|a1|, |c1|) (a Haar-random SU(3) matrix: 3e-14 typically,
+ * 1.4e-13 the worst of 1e5 in double; float storage: rms 1.2e-7) and
+ * reaches ~sqrt(eps) (3e-8 double, 3e-4 float) where a1 or c1 is zero up
+ * to rounding.  For small N the regular form amplifies the input's absolute
+ * deviation from SU(3) (eps after arithmetic) by up to ~20/sqrt(N), the
+ * degenerate form errs by sqrt(N): with the choice above the round trip of
+ * nearly degenerate matrices stays within 5e-8 in double (1e-9 for
+ * N >= 1e-12), 1e-5 when also c1 ~ 0 (float: 5e-4); N = 0 is exact to
+ * rounding (the unit matrix bit for bit).  NMIN = eps (below it the regular form cannot win),
+ * NTRY = 1e-9 (double) or 1e-4 (float), above which it wins even with
+ * c1 ~ 0.  The
+ * unpacked matrix is unitary with det 1 to rounding whatever the 8 reals.
+ * su3_pack8_err(p, m): the largest |element| of unpack8(p) - m (pack's test). */
+#define SU3_PACK8_DEGENERATE 8
+#define SU3_PACK8_NMIN ((lat_real)(sizeof(lat_real) < sizeof(double) ? 1.1920928955078125e-7 : 2.220446049250313e-16))
+#define SU3_PACK8_NTRY ((lat_real)(sizeof(lat_real) < sizeof(double) ? 1e-4 : 1e-9))
+
+LAT_HD void su3_unpack8(const lat_real *in, lat_complex *m)
+{
+    lat_real ca = cos(in[6]), sa = sin(in[6]);
+    if (in[7] > 4) { /* degenerate form */
+        lat_real nb = c_norm2(c_make(in[0], in[1])) + c_norm2(c_make(in[2], in[3]));
+        nb = nb > 0 ? 1 / sqrt(nb) : 0; /* (b2 b3) of a nearly degenerate matrix: |.|^2 = 1 - |b1|^2 */
+        lat_complex a1 = c_make(ca, sa), b2 = c_make(nb * in[0], nb * in[1]), b3 = c_make(nb * in[2], nb * in[3]);
+        m[0] = a1;
+        m[1] = m[2] = m[3] = m[6] = c_make(0, 0);
+        m[4] = b2;
+        m[5] = b3;
+        m[7] = c_conj(c_mul(a1, b3));
+        m[7] = c_make(-m[7].re, -m[7].im);
+        m[8] = c_conj(c_mul(a1, b2));
+        return;
+    }
+    lat_complex a2 = c_make(in[0], in[1]), a3 = c_make(in[2], in[3]), b1 = c_make(in[4], in[5]);
+    lat_real n = c_norm2(a2) + c_norm2(a3);
+    if (n > 1) { /* rounding: row a of norm 1, |a1| = 0 */
+        lat_real f = 1 / sqrt(n);
+        a2 = c_scale(f, a2);
+        a3 = c_scale(f, a3);
+        n = 1;
+    }
+    lat_real nb = c_norm2(b1), ra = sqrt(1 - n), rc = n - nb;
+    if (rc > 0) rc = sqrt(rc);
+    else { /* rounding (c1 ~ 0): column 1 of norm 1, c1 = 0 */
+        if (nb > 0) b1 = c_scale(sqrt(n / nb), b1);
+        rc = 0;
+    }
+    lat_complex a1 = c_make(ra * ca, ra * sa), c1 = c_make(rc * cos(in[7]), rc * sin(in[7]));
+    lat_complex a1b1 = c_cmul(a1, b1), a1c1 = c_cmul(a1, c1); /* conj(a1) b1, conj(a1) c1 */
+    lat_complex ca2 = c_conj(a2), ca3 = c_conj(a3), cb1 = c_conj(b1), cc1 = c_conj(c1);
+    lat_real s = -1 / n;
+    m[0] = a1;
+    m[1] = a2;
+    m[2] = a3;
+    m[3] = b1;
+    m[4] = c_scale(s, c_mul_add2(a1b1, a2, ca3, cc1));
+    m[5] = c_scale(s, c_mul_sub2(a1b1, a3, ca2, cc1));
+    m[6] = c1;
+    m[7] = c_scale(s, c_mul_sub2(a1c1, a2, ca3, cb1));
+    m[8] = c_scale(s, c_mul_add2(a1c1, a3, ca2, cb1));
+}
+
+/* largest |u_k - m_k| of the matrix the 8 reals p unpack to (su3_pack8's
+ * choice of form) */
+LAT_HD lat_real su3_pack8_err(const lat_real *p, const lat_complex *m)
+{
+    lat_complex u[9];
+    su3_unpack8(p, u);
+    lat_real e = 0;
+    for (int k = 0; k < 9; k++) {
+        lat_real d = c_norm2(c_sub(u[k], m[k]));
+        e = d > e ? d : e;
+    }
+    return sqrt(e);
+}
+
+LAT_HD void su3_pack8(const lat_complex *m, lat_real *out)
+{
+    lat_real n = c_norm2(m[1]) + c_norm2(m[2]);
+    out[0] = m[1].re;
+    out[1] = m[1].im;
+    out[2] = m[2].re;
+    out[3] = m[2].im;
+    out[4] = m[3].re;
+    out[5] = m[3].im;
+    out[6] = atan2(m[0].im, m[0].re);
+    out[7] = atan2(m[6].im, m[6].re);
+    if (n < SU3_PACK8_NTRY) { /* nearly degenerate (rare): the form that unpacks closer */
+        lat_real d[8] = {m[4].re, m[4].im, m[5].re, m[5].im, 0, 0, out[6], SU3_PACK8_DEGENERATE};
+        if (n < SU3_PACK8_NMIN || su3_pack8_err(d, m) < su3_pack8_err(out, m))
+            for (int k = 0; k < 8; k++) out[k] = d[k];
+    }
+}
+
 /* ||U^dagger U - 1||_F */
 LAT_HD lat_real sun_unitarity_dev(int n, const lat_complex *m)
 {

@@ -10,23 +10,33 @@
  *   gauge_accessor<Store, NC, RECON>   the links: Store = storage precision
  *       (float, double), NC = N of SU(N), RECON = reals stored per link:
  *       LINK_FULL (2N^2, 18 for SU(3)), LINK_12 (SU(3), two rows; the third
- *       rebuilt in registers) or LINK_8 (static_assert: not yet).  Compute
+ *       rebuilt in registers) or LINK_8 (SU(3), 8 parameters: su3_pack8 /
+ *       su3_unpack8 of math/sun.h, which say the parametrisation; float
+ *       storage: two 16-byte groups, double: four).  Compute
  *       precision is the complex type a kernel loads into (the CX of load /
  *       store, SIMULATeQCD's getElement<floatT_compute>): the accessor
- *       converts on the load and rounds on the store.  Static members, the
- *       pointer stays a __restrict__ kernel parameter:
+ *       converts on the load and rounds on the store.  LINK_8's unpack and
+ *       pack run in lat_complex (the file's LAT_REAL, the kernels' arithmetic
+ *       precision; a CX of another type, the mixed kernels' fcx, is
+ *       converted element by element); only the 8 reals are rounded to Store.
+ *       Static members, the pointer stays a __restrict__ kernel parameter:
  *         store          the storage type (kernels use it only as U::store *)
  *         at(links, g, p, mu, h)   handle (address) of U_mu at (p, h)
  *         load<CX, L1>(b, m)       the N x N link (rows rebuilt as RECON says)
- *         load_stored<CX, L1>(b, m) only the stored rows (lazy rebuild)
- *         rebuild(m)               the rows RECON does not store
- *         store(b, m)              the stored rows, rounded to Store
+ *         load_stored<CX, L1>(b, m) the rows stored as rows (lazy rebuild):
+ *                                  nrows of them; LINK_8 stores no rows, so
+ *                                  it unpacks the whole matrix (nrows = NC)
+ *         rebuild(m)               the rows RECON does not store (LINK_12:
+ *                                  row 3; LINK_FULL, LINK_8: nothing)
+ *         store(b, m)              the stored rows (LINK_8: the 8 reals of
+ *                                  su3_pack8), rounded to Store
  *         transform              the matrix_accessor of the tracked g(x)
  *   matrix_accessor<Store, NC>       full N x N matrices (the transform):
  *         at(gt, g, p, h), load(b, m), store(b, m), load_column /
  *         store_column(b, c, col) (column c only, element loads)
  *   default_links<Store, NC>::type   the accessor of gpu_field's storage
- *       (LINK_12 for SU(3), LINK_FULL otherwise)
+ *       (LINK_12 for SU(3), LINK_FULL otherwise; gpu_field.recon says when
+ *       a field holds LINK_8 instead)
  * Loads go through L2 only (__ldcg) unless the caller asks for the L1 path
  * (L1 = true: __ldg, valid only for data that no thread of the running
  * kernel writes, or that only the reading thread writes after reading it).
@@ -96,11 +106,13 @@ enum { LINK_FULL = 0, LINK_12 = 12, LINK_8 = 8 };
 
 /* the rows of SU(N) not stored with RECON reals: SU(3) LINK_12 rebuilds
  * the third row (su3_rebuild_row3; an overload for a kernel's own complex
- * type, found by argument-dependent lookup, may round differently) */
+ * type, found by argument-dependent lookup, may round differently).
+ * nrows: the rows load_stored gives (LINK_8: all NC, unpacked at once). */
 template <int NC, int RECON> struct link_layout {
-    static_assert(RECON != LINK_8, "8-real link compression (LINK_8): not yet");
-    static_assert(RECON == LINK_FULL || (RECON == LINK_12 && NC == 3), "LINK_12 is SU(3) only");
-    enum { ncomp = RECON == LINK_12 ? 12 : 2 * NC * NC, nrows = RECON == LINK_12 ? 2 : NC };
+    static_assert(RECON == LINK_FULL || RECON == LINK_12 || RECON == LINK_8, "RECON: LINK_FULL, LINK_12 or LINK_8");
+    static_assert(RECON != LINK_12 || NC == 3, "LINK_12 is SU(3) only");
+    static_assert(RECON != LINK_8 || NC == 3, "LINK_8 is SU(3) only");
+    enum { ncomp = RECON == LINK_8 ? 8 : RECON == LINK_12 ? 12 : 2 * NC * NC, nrows = RECON == LINK_12 ? 2 : NC };
 };
 
 /* the lane's first group of the matrix with NCOMP reals in `slot` at half
@@ -140,6 +152,43 @@ __device__ __forceinline__ void store_groups(S *b, const CX *m)
     }
 #pragma unroll
     for (int q = 0; q < NCOMP / V; q++) st16(b + q * GPU_LANES * V, v + q * V);
+}
+
+/* LINK_8: the 8 reals of su3_pack8 (math/sun.h) in NCOMP = 8 reals, from
+ * and to the full 3 x 3 matrix; arithmetic in lat_complex */
+template <typename S, typename CX, bool L1>
+__device__ __forceinline__ void load_link8(const S *b, CX *m)
+{
+    constexpr int V = 16 / sizeof(S);
+    S v[8];
+#pragma unroll
+    for (int q = 0; q < 8 / V; q++) unpack(L1 ? ld16_l1(b + q * GPU_LANES * V) : ld16(b + q * GPU_LANES * V), v + q * V);
+    lat_real w[8];
+#pragma unroll
+    for (int c = 0; c < 8; c++) w[c] = (lat_real)v[c];
+    lat_complex d[9];
+    su3_unpack8(w, d);
+#pragma unroll
+    for (int c = 0; c < 9; c++) {
+        m[c].re = d[c].re;
+        m[c].im = d[c].im;
+    }
+}
+
+template <typename S, typename CX>
+__device__ __forceinline__ void store_link8(S *b, const CX *m)
+{
+    constexpr int V = 16 / sizeof(S);
+    lat_complex d[9];
+#pragma unroll
+    for (int c = 0; c < 9; c++) d[c] = c_make(m[c].re, m[c].im);
+    lat_real w[8];
+    su3_pack8(d, w);
+    S v[8];
+#pragma unroll
+    for (int c = 0; c < 8; c++) v[c] = (S)w[c];
+#pragma unroll
+    for (int q = 0; q < 8 / V; q++) st16(b + q * GPU_LANES * V, v + q * V);
 }
 
 template <typename S, int NC> struct matrix_accessor {
@@ -183,7 +232,11 @@ template <typename S, int NC, int RECON> struct gauge_accessor {
         return group_ptr<S, ncomp>(links, g, p * 4 + mu, h);
     }
     template <typename CX, bool L1 = false>
-    static __device__ __forceinline__ void load_stored(const S *b, CX *m) { load_groups<S, NC, nrows, ncomp, CX, L1>(b, m); }
+    static __device__ __forceinline__ void load_stored(const S *b, CX *m)
+    {
+        if constexpr (RECON == LINK_8) load_link8<S, CX, L1>(b, m);
+        else load_groups<S, NC, nrows, ncomp, CX, L1>(b, m);
+    }
     template <typename CX>
     static __device__ __forceinline__ void rebuild(CX *m)
     {
@@ -196,10 +249,16 @@ template <typename S, int NC, int RECON> struct gauge_accessor {
         rebuild(m);
     }
     template <typename CX>
-    static __device__ __forceinline__ void store(S *b, const CX *m) { store_groups<S, NC, nrows, ncomp>(b, m); }
+    static __device__ __forceinline__ void store(S *b, const CX *m)
+    {
+        if constexpr (RECON == LINK_8) store_link8<S, CX>(b, m);
+        else store_groups<S, NC, nrows, ncomp>(b, m);
+    }
 };
 
-/* the accessor of the storage gpu_field holds */
+/* the accessor of gpu_field's default storage (gpu_field_create; a field
+ * made by gpu_field_create_recon with 8 needs gauge_accessor<S, 3, LINK_8>,
+ * f->recon says which) */
 template <typename S, int NC> struct default_links {
     typedef gauge_accessor<S, NC, NC == 3 ? LINK_12 : LINK_FULL> type;
 };

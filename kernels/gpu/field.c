@@ -4,6 +4,7 @@
  *
  * Exported (contracts in gpu/field.h):
  *   gpu_field_create   device storage for the lattice of a host field
+ *   gpu_field_create_recon  the same with the link compression chosen (8, 12)
  *   gpu_field_upload   host links (and transform) -> device layout
  *   gpu_field_download device layout -> host links (and transform)
  *   gpu_field_free     the device storage
@@ -44,18 +45,28 @@ static double get(const void *buf, char prec, size_t i)
     return prec == 'd' ? ((const double *)buf)[i] : (double)((const float *)buf)[i];
 }
 
-/* host links (ILDG order) -> device layout in buf */
+/* host links (ILDG order) -> device layout in buf (recon 8: the 8 reals
+ * of su3_pack8, computed in double) */
 static void pack_links(const struct gpu_field *f, const struct field *u, void *buf)
 {
     int nr = 2 * u->nc * u->nc;
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < u->lat.V; s++) {
         int p = parity_of(&u->lat, s);
-        for (int mu = 0; mu < 4; mu++)
+        for (int mu = 0; mu < 4; mu++) {
+            if (f->recon == GPU_RECON_8) {
+                lat_complex m[9];
+                double *d = (double *)m, w[8];
+                for (int c = 0; c < 18; c++) d[c] = u->prec == 64 ? field_link(u, s, mu)[c] : (double)field_link_f(u, s, mu)[c];
+                su3_pack8(m, w);
+                for (int c = 0; c < 8; c++) put(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1), w[c]);
+                continue;
+            }
             for (int c = 0; c < f->ncomp && c < nr; c++) {
                 double v = u->prec == 64 ? field_link(u, s, mu)[c] : (double)field_link_f(u, s, mu)[c];
                 put(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1), v);
             }
+        }
     }
 }
 
@@ -68,8 +79,15 @@ static void unpack_links(const struct gpu_field *f, const void *buf, struct fiel
         for (int mu = 0; mu < 4; mu++) {
             lat_complex m[LAT_NC_MAX * LAT_NC_MAX];
             double *d = (double *)m;
-            for (int c = 0; c < f->ncomp; c++) d[c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1));
-            if (n == 3) su3_rebuild_row3(m);
+            if (f->recon == GPU_RECON_8) {
+                double w[8];
+                for (int c = 0; c < 8; c++) w[c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1));
+                su3_unpack8(w, m);
+            } else {
+                for (int c = 0; c < f->ncomp; c++)
+                    d[c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1));
+                if (n == 3) su3_rebuild_row3(m);
+            }
             if (u->prec == 64) memcpy(field_link(u, s, mu), d, sizeof(double) * nr);
             else
                 for (int c = 0; c < nr; c++) field_link_f(u, s, mu)[c] = (float)d[c];
@@ -98,6 +116,11 @@ static void copy_transform(const struct gpu_field *f, double *g, void *buf, int 
 
 void gpu_field_create(struct gpu_field *f, const struct field *u, char prec, int with_transform)
 {
+    gpu_field_create_recon(f, u, prec, with_transform, 0);
+}
+
+void gpu_field_create_recon(struct gpu_field *f, const struct field *u, char prec, int with_transform, int recon)
+{
     if (prec != 'd' && prec != 's' && prec != 'm')
         lat_die(2, NULL, "--precision: '%c' is not one of double|single|mixed", prec);
     if (u->nc != 2 && u->nc != 3)
@@ -106,12 +129,17 @@ void gpu_field_create(struct gpu_field *f, const struct field *u, char prec, int
     if (u->dom && u->dom->lt % 2)
         lat_die_all(1, "GPU", "%d ranks leave %d timeslices per rank; the GPU backend needs an even number (Lt/R even)",
                     u->dom->size, u->dom->lt);
+    if (recon == 0) recon = u->nc == 3 ? GPU_RECON_12 : GPU_RECON_FULL;
+    if (u->nc == 3 ? recon != GPU_RECON_12 && recon != GPU_RECON_8 : recon != GPU_RECON_FULL)
+        lat_die(2, "GPU", "link compression %d: SU(%d) links are stored %s", recon, u->nc,
+                u->nc == 3 ? "in 12 or 8 reals" : "whole (recon 18)");
     memset(f, 0, sizeof *f);
     for (int mu = 0; mu < 4; mu++) f->L[mu] = u->lat.L[mu];
     f->nc = u->nc;
     f->prec = prec;
     f->vec = (int)(16 / store_size(prec));
-    f->ncomp = u->nc == 3 ? 12 : 2 * u->nc * u->nc;
+    f->recon = recon;
+    f->ncomp = recon == GPU_RECON_FULL ? 2 * u->nc * u->nc : recon;
     f->ncomp_t = (2 * u->nc * u->nc + f->vec - 1) / f->vec * f->vec;
     f->V = u->lat.V;
     f->Vh = u->lat.V / 2;

@@ -8,7 +8,8 @@
  *   gpu_alloc, gpu_free, gpu_upload, gpu_download, gpu_memset, gpu_sync,
  *   gpu_check, gpu_device_name, gpu_mem_info, gpu_copy_bandwidth,
  *   gpu_timer_start/stop;
- *   gpu_field_create, gpu_field_upload, gpu_field_download, gpu_field_free;
+ *   gpu_field_create, gpu_field_create_recon, gpu_field_upload,
+ *   gpu_field_download, gpu_field_free;
  *   gpu_slab_init, gpu_slab_step, gpu_slab_free;
  *   gpu_observables_sums, gpu_field_observables;
  *   gpu_halo_new, gpu_halo_free, gpu_halo_start, gpu_halo_finish.
@@ -23,9 +24,16 @@
  * (gpu_index below).  A warp reading one group of its 32 sites reads 512
  * contiguous bytes with one 16-byte load per thread: every access is
  * coalesced, and all offsets within a site's link are constants, so the
- * kernels keep one address per link.  ncomp = 12 for SU(3) (rows 0 and 1
- * only; row 2 = conj(row0 x row1) is rebuilt in registers), 2N^2 otherwise;
- * c = 2*(row*N + col) + (0 re, 1 im).  The tracked transform g(x), if any,
+ * kernels keep one address per link.  The link compression `recon` is
+ * chosen when the field is created: 12 for SU(3) by default (ncomp = 12:
+ * rows 0 and 1 only, c = 2*(row*N + col) + (0 re, 1 im); row 2 =
+ * conj(row0 x row1) is rebuilt in registers), 8 for SU(3) on request
+ * (ncomp = 8: c = the index into su3_pack8's 8 reals, math/sun.h; the
+ * kernels unpack with su3_unpack8; two 16-byte groups in float, four in
+ * double), 18 (GPU_RECON_FULL, "no compression") for N != 3: all 2N^2
+ * reals, c as for 12.  The kernels' accessor (gpu/accessor.cuh): recon 12
+ * = LINK_12, 8 = LINK_8, 18 = LINK_FULL.  The halo exchange moves a link's
+ * ncomp stored reals as they are, whatever they mean.  The tracked transform g(x), if any,
  * keeps the full N x N matrix (ncomp_t = 2N^2 rounded up to vec).
  * Storage type: double for precision 'd', float for 's' and 'm'; arithmetic
  * is float for 's', double for 'd' and 'm' (single storage, double update).
@@ -40,7 +48,8 @@
 struct gpu_field {
     int L[4];          /* extents x, y, z, t (all even) */
     int nc;            /* N of SU(N); the kernels exist for N = 2 and 3 */
-    int ncomp;         /* stored reals per link: 12 (N = 3) or 2N^2 */
+    int recon;         /* link compression: GPU_RECON_12 or _8 (N = 3), _FULL (N != 3) */
+    int ncomp;         /* stored reals per link: recon for N = 3, else 2N^2 */
     int ncomp_t;       /* stored reals per transform matrix */
     int vec;           /* reals per 16 bytes: 2 (double storage) or 4 */
     int64_t V, Vh;     /* sites, sites per parity */
@@ -59,6 +68,8 @@ struct gpu_field {
 };
 
 #define GPU_LANES 32
+/* gpu_field.recon: the reals an SU(3) link is stored in (FULL: all 2N^2) */
+enum { GPU_RECON_FULL = 18, GPU_RECON_12 = 12, GPU_RECON_8 = 8 };
 /* position of real c of the matrix in slot `slot` at half index h */
 #ifdef __CUDACC__
 __host__ __device__ /* the halo (un)pack kernels use it too (gpu_halo.cu) */
@@ -111,15 +122,22 @@ void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct
  *   precision prec ('d', 's', 'm'); N = 2 or 3 (else exit 1, "use --device
  *   cpu"); a slab field (u->dom) needs an even local extent lt (else exit 1
  *   on every rank).  h0 = h1 = site0 = 0; gpu_slab_init sets site0.
+ *   recon: GPU_RECON_12 for SU(3), GPU_RECON_FULL otherwise.
+ * create_recon: the same with the link compression chosen: recon 0 (the
+ *   default, as create), GPU_RECON_12 or GPU_RECON_8 (SU(3) only) or
+ *   GPU_RECON_FULL (N != 3 only); anything else: exit 2, one line.
  * upload: u's links (ILDG order, 64 or 32 bit) into the device layout,
- *   rounded to the storage type, and the transform (host order, N x N per
- *   site, double) when given and allocated.  Synchronises.
- * download: waits for the device, then the links back into u (SU(3): the
- *   third row rebuilt in double) and the transform into `transform` when
- *   both exist.  u must have f's lattice and N.
+ *   rounded to the storage type (recon 8: su3_pack8 in double, then the 8
+ *   reals rounded), and the transform (host order, N x N per site, double)
+ *   when given and allocated.  Synchronises.
+ * download: waits for the device, then the links back into u (recon 12:
+ *   the third row rebuilt in double; recon 8: su3_unpack8 in double) and
+ *   the transform into `transform` when both exist.  u must have f's
+ *   lattice and N.
  * free: the device storage (f may be zeroed or already freed). */
 struct field;
 void gpu_field_create(struct gpu_field *f, const struct field *u, char prec, int with_transform);
+void gpu_field_create_recon(struct gpu_field *f, const struct field *u, char prec, int with_transform, int recon);
 void gpu_field_upload(struct gpu_field *f, const struct field *u, const double *transform);
 void gpu_field_download(const struct gpu_field *f, struct field *u, double *transform);
 void gpu_field_free(struct gpu_field *f);
