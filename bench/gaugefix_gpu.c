@@ -16,7 +16,9 @@
  * carries the run's g(x) as the tools do (gf_open): 6 links and 18 reals of
  * g, 720 B / 1440 B), the paper's flop rate (2274 flop per
  * site update, Landau OR only) and the percentage of the copy
- * bandwidth.  Each kernel runs in the launch shape the tuner chose
+ * bandwidth.  Rows named "-8" run on 8 reals per SU(3) link (--links 8:
+ * 512 B per site update in single and mixed, Coulomb 528 B).
+ * Each kernel runs in the launch shape the tuner chose
  * (gpu/tune.h, its cache file); --variants times every launch candidate
  * instead (gpu_tune_force).  The input
  * is a smooth SU(3) field on a random gauge orbit (its content does not
@@ -106,9 +108,15 @@ int main(int argc, char **argv)
         struct field u;
         fields_weak(&u, &lat, 3, 0.5, 1234);
         fields_orbit(&u, 99);
-        for (int pi = 0; pi < 3; pi++) {
-            char prec = precs[pi];
-            double bytes = prec == 'd' ? 1536 : 768;
+        /* 12 reals per SU(3) link in each precision, then 8 reals (--links 8)
+         * in single and mixed: 16 links of 48 B, 96 B or 32 B move per site
+         * update (Coulomb: 12 links and g read and written) */
+        for (int pi = 0; pi < 5; pi++) {
+            char prec = precs[pi % 3];
+            int reals = pi < 3 ? 12 : 8;
+            double link_b = (double)reals * (prec == 'd' ? 8 : 4);
+            double bytes = 16 * link_b, bytes_c = 12 * link_b + 2 * 18 * (prec == 'd' ? 8 : 4);
+            gf_backend_gpu.set_link_reals(reals);
             struct gf_state *s = gf_backend_gpu.create(&u, NULL, prec);
             double *time_g;
             struct gf_state *sc = gf_open(&gf_backend_gpu, &u, NULL, prec, GAUGE_COULOMB, &time_g);
@@ -116,9 +124,9 @@ int main(int argc, char **argv)
                 const char *name;
                 struct gf_params p;
                 int flops;
-            } ks[] = {{"landau-or", {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0}, 1},
-                      {"coulomb-or", {GAUGE_COULOMB, GF_OVERRELAX, 1.7, 0, 0}, 0},
-                      {"mag-or", {GAUGE_MAG, GF_OVERRELAX, 1.7, 0, 0}, 0}};
+            } ks[] = {{reals == 8 ? "landau-or-8" : "landau-or", {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0}, 1},
+                      {reals == 8 ? "coulomb-or-8" : "coulomb-or", {GAUGE_COULOMB, GF_OVERRELAX, 1.7, 0, 0}, 0},
+                      {reals == 8 ? "mag-or-8" : "mag-or", {GAUGE_MAG, GF_OVERRELAX, 1.7, 0, 0}, 0}};
             int nk = si == 0 ? 3 : 1; /* annealing: below, on fresh states */
             for (int k = 0; k < nk; k++) {
                 /* without --variants: the tuner's choice (gpu/tune.h); with
@@ -128,7 +136,7 @@ int main(int argc, char **argv)
                     gpu_tune_force(variants ? v : -1);
                     const int coulomb = ks[k].p.gauge == GAUGE_COULOMB;
                     double t = measure(coulomb ? sc : s, &ks[k].p, seconds);
-                    double b = coulomb ? (prec == 'd' ? 1440 : 720) : bytes;
+                    double b = coulomb ? bytes_c : bytes;
                     int c = variants ? v : gpu_tune_last();
                     struct bench_row *r = bench_add(rows, &nrows, 128, ks[k].name, L, prec, c, (double)lat.V / t, b,
                                                     ks[k].flops ? 2274 : 0, bw);
@@ -142,6 +150,7 @@ int main(int argc, char **argv)
             gf_backend_gpu.destroy(s);
             gf_backend_gpu.destroy(sc);
             free(time_g);
+            gf_backend_gpu.set_link_reals(12);
         }
         field_free(&u);
     }

@@ -25,6 +25,8 @@ int main(int argc, char **argv)
         {"theta", 0, CLI_DOUBLE, &theta, "EPS", "stop when theta < EPS (Coulomb: every theta_t; default 1e-12)", NULL, 0},
         {"max-iter", 0, CLI_LONG, &max_iter, "N", "at most N sweeps (default 20000; --omega 2: exactly N, default 100)", NULL, 0},
         {"check-every", 0, CLI_INT, &t.check_every, "N", "measure F and theta every N sweeps (default 10)", NULL, 0},
+        {"links", 0, CLI_CHOICE, &t.links, "R",
+         "reals per SU(3) link on the GPU: 12 (default) or 8 (single/mixed; relaxation and overrelaxation)", "12|8", 0},
         GF_TOOL_FIX_OPTIONS(t),
         GF_TOOL_OPTIONS(t),
         {0}};
@@ -51,6 +53,8 @@ int main(int argc, char **argv)
         ro.p = p;
         ro.omega = 1;
     }
+    if (strcmp(t.links, "8") == 0 && ro.update != GF_RELAX && ro.update != GF_OVERRELAX)
+        cli_usage_error("--links 8 is for relaxation and overrelaxation (1 <= omega < 2), not microcanonical or stochastic sweeps");
     gf_tool_validate(&t, opts);
     gf_tool_read(&t, input);
     gf_tool_backend(&t, gauge);
@@ -65,7 +69,8 @@ int main(int argc, char **argv)
     if (ro.update == GF_OVERRELAX) n += snprintf(results + n, sizeof results - (size_t)n, " omega=%g", omega);
     if (ro.update == GF_STOCHASTIC)
         n += snprintf(results + n, sizeof results - (size_t)n, " p=%g seed=%lld copy=%d", p, t.seed, t.copy);
-    snprintf(results + n, sizeof results - (size_t)n, " precision=%s", t.precision);
+    n += snprintf(results + n, sizeof results - (size_t)n, " precision=%s", t.precision);
+    if (strcmp(t.links, "8") == 0 && t.be->set_link_reals) snprintf(results + n, sizeof results - (size_t)n, " links=8");
     gf_tool_describe(results, sizeof results, &res);
     gf_tool_summary(method[ro.update], gauge, &res);
     int status = res.converged == 0 ? LAT_ENOCONV : LAT_OK;

@@ -245,9 +245,21 @@ LAT_HD void su3_rebuild_row3(lat_complex *m)
 #define SU3_PACK8_NMIN ((lat_real)(sizeof(lat_real) < sizeof(double) ? 1.1920928955078125e-7 : 2.220446049250313e-16))
 #define SU3_PACK8_NTRY ((lat_real)(sizeof(lat_real) < sizeof(double) ? 1e-4 : 1e-9))
 
+/* sin and cos of one angle: one range reduction on the GPU (sincos) */
+LAT_HD void lat_sincos(lat_real x, lat_real *s, lat_real *c)
+{
+#ifdef __CUDA_ARCH__
+    sincos(x, s, c);
+#else
+    *s = sin(x);
+    *c = cos(x);
+#endif
+}
+
 LAT_HD void su3_unpack8(const lat_real *in, lat_complex *m)
 {
-    lat_real ca = cos(in[6]), sa = sin(in[6]);
+    lat_real ca, sa;
+    lat_sincos(in[6], &sa, &ca);
     if (in[7] > 4) { /* degenerate form */
         lat_real nb = c_norm2(c_make(in[0], in[1])) + c_norm2(c_make(in[2], in[3]));
         nb = nb > 0 ? 1 / sqrt(nb) : 0; /* (b2 b3) of a nearly degenerate matrix: |.|^2 = 1 - |b1|^2 */
@@ -275,7 +287,9 @@ LAT_HD void su3_unpack8(const lat_real *in, lat_complex *m)
         if (nb > 0) b1 = c_scale(sqrt(n / nb), b1);
         rc = 0;
     }
-    lat_complex a1 = c_make(ra * ca, ra * sa), c1 = c_make(rc * cos(in[7]), rc * sin(in[7]));
+    lat_real cc, sc;
+    lat_sincos(in[7], &sc, &cc);
+    lat_complex a1 = c_make(ra * ca, ra * sa), c1 = c_make(rc * cc, rc * sc);
     lat_complex a1b1 = c_cmul(a1, b1), a1c1 = c_cmul(a1, c1); /* conj(a1) b1, conj(a1) c1 */
     lat_complex ca2 = c_conj(a2), ca3 = c_conj(a3), cb1 = c_conj(b1), cc1 = c_conj(c1);
     lat_real s = -1 / n;

@@ -52,6 +52,10 @@ struct gf_backend {
     /* Tests only (LAT_FAULT_AT, driver.c): fail the way a broken kernel
      * does; NULL where the driver's die is the closest thing. */
     void (*inject_fault)(void);
+    /* Reals per SU(3) link of the states created from now on: 12 or 8 (the
+     * GPU: 8 for single and mixed precision, relaxation and overrelaxation;
+     * lat-overrelax --links).  NULL: the backend stores whole matrices. */
+    void (*set_link_reals)(int reals);
 };
 
 /* be's default --reunitarize-every for precision prec ('d', 's', 'm') */

@@ -114,7 +114,7 @@ static void cpu_destroy(struct gf_state *s)
  * (no reprojection needed); single and mixed drift slowly (every 100 sweeps). */
 const struct gf_backend gf_backend_cpu = {
     "cpu", 2, LAT_NC_MAX, {0, 100, 100},
-    cpu_create, cpu_sweep, cpu_measure, cpu_reunitarize, cpu_download, cpu_destroy, NULL,
+    cpu_create, cpu_sweep, cpu_measure, cpu_reunitarize, cpu_download, cpu_destroy, NULL, NULL,
 };
 
 const struct gf_backend *gf_backend_for(enum backend b)

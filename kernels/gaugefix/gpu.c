@@ -31,12 +31,19 @@ struct gf_state {
     unsigned char *active_local;
 };
 
+/* reals per SU(3) link of the fields created from now on (0: the default, 12) */
+static int link_reals;
+static void gpu_set_link_reals(int reals) { link_reals = reals == 8 ? GPU_RECON_8 : 0; }
+
 static struct gf_state *gpu_create(const struct field *u, const double *transform, char precision)
 {
     if (precision != 'd' && precision != 's' && precision != 'm')
         lat_die(2, NULL, "--precision: '%c' is not one of double|single|mixed", precision);
+    if (link_reals == GPU_RECON_8 && u->nc != 3) lat_die(1, NULL, "8-real links are for SU(3), not SU(%d)", u->nc);
+    if (link_reals == GPU_RECON_8 && precision == 'd')
+        lat_die(2, NULL, "8-real links are for single and mixed precision (--precision single|mixed)");
     struct gf_state *s = lat_calloc(1, sizeof *s);
-    gpu_field_create(&s->f, u, precision, transform != NULL);
+    gpu_field_create_recon(&s->f, u, precision, transform != NULL, link_reals);
     gpu_field_upload(&s->f, u, transform);
     s->active_host = lat_calloc((size_t)s->f.L[3], 1);
     gpu_slab_init(&s->slab, &s->f, u->dom);
@@ -157,6 +164,7 @@ static void gpu_destroy(struct gf_state *s)
 const struct gf_backend gf_backend_gpu = {
     "gpu", 2, 3, {10, 10, 10},
     gpu_create, gpu_sweep, gpu_measure, gpu_reunitarize, gpu_download_all, gpu_destroy, gpu_inject_fault,
+    gpu_set_link_reals,
 };
 
 const struct gpu_field *gf_gpu_field(struct gf_state *s) { return &s->f; }

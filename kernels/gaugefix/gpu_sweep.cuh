@@ -45,6 +45,7 @@ extern "C" {
 #include "gpu/launch.cuh"
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <type_traits>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,7 +75,10 @@ typedef GF_STORE store_t; /* the storage precision of this file's kernels */
 /* the geometry and the link accessor of the device layout */
 #include "gpu/accessor.cuh"
 /* the accessor the kernels get: gpu_field's storage of SU(NC) */
-template <int NC> using links_of = typename default_links<store_t, NC>::type;
+/* the accessor the kernels get: gpu_field's storage of SU(NC) with R reals
+ * per link (R = 0: the default of gpu_field_create, 12 for SU(3)) */
+template <int NC, int R = 0>
+using links_of = typename std::conditional<R == 0, typename default_links<store_t, NC>::type, gauge_accessor<store_t, NC, R>>::type;
 
 /* the kernels (device code only; the host emulation includes these files) */
 #include "gaugefix/gpu_site.cuh"
@@ -93,31 +97,31 @@ struct sweep_args {
     int parity; /* < 0: both */
 };
 
-template <int NC, int G, int UPD, bool TRACK, int BS, int MINB>
+template <int NC, int G, int UPD, bool TRACK, int BS, int MINB, int R>
 static void launch(const sweep_args &a, int p)
 {
     static bool configured;
     if (!configured) { /* no shared memory: all of it as L1 (spills, if any) */
-        cudaFuncSetAttribute(k_sweep<links_of<NC>, G, UPD, TRACK, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+        cudaFuncSetAttribute(k_sweep<links_of<NC, R>, G, UPD, TRACK, BS, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
         configured = true;
     }
     int nb = (a.g.h1 - a.g.h0 + BS - 1) / BS;
     if (nb <= 0) return;
-    k_sweep<links_of<NC>, G, UPD, TRACK, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
+    k_sweep<links_of<NC, R>, G, UPD, TRACK, BS, MINB><<<nb, BS>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
                                                        a.seed, a.copy, a.sweep);
 }
 
-template <int NC, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY>
+template <int NC, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY, int R>
 static void launch_sh(const sweep_args &a, int p)
 {
     static bool configured;
     if (!configured) { /* shared memory for MINB blocks and more; the rest L1 */
-        cudaFuncSetAttribute(k_sweep_sh<links_of<NC>, G, UPD, TRACK, SB, MINB, LAZY>, cudaFuncAttributePreferredSharedMemoryCarveout, 25);
+        cudaFuncSetAttribute(k_sweep_sh<links_of<NC, R>, G, UPD, TRACK, SB, MINB, LAZY>, cudaFuncAttributePreferredSharedMemoryCarveout, 25);
         configured = true;
     }
     unsigned nb = (unsigned)((a.g.h1 - a.g.h0 + SB - 1) / SB);
     if (nb == 0) return;
-    k_sweep_sh<links_of<NC>, G, UPD, TRACK, SB, MINB, LAZY><<<nb, 4 * SB>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
+    k_sweep_sh<links_of<NC, R>, G, UPD, TRACK, SB, MINB, LAZY><<<nb, 4 * SB>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
                                                                a.seed, a.copy, a.sweep);
 }
 
@@ -149,37 +153,37 @@ template <int NC, int G, int UPD, bool TRACK> struct gf_tuned {
     static constexpr int ncand = many ? GF_CANDIDATES : 1;
 };
 
-/* candidate c of the sweep kernel for one parity */
-template <int NC, int G, int UPD, bool TRACK>
+/* candidate c of the sweep kernel for one parity, R reals per link */
+template <int NC, int G, int UPD, bool TRACK, int R>
 static void sweep_candidate(const sweep_args &a, int p, int c)
 {
 #if GF_THREADS_PER_SITE == 1
     switch (c) { /* k_sweep: threads per block, blocks per SM */
-    case 1: launch<NC, G, UPD, TRACK, 256, 1>(a, p); break;
-    case 2: launch<NC, G, UPD, TRACK, 128, 3>(a, p); break;
-    case 3: launch<NC, G, UPD, TRACK, 64, 4>(a, p); break;
-    default: launch<NC, G, UPD, TRACK, 128, 2>(a, p); break;
+    case 1: launch<NC, G, UPD, TRACK, 256, 1, R>(a, p); break;
+    case 2: launch<NC, G, UPD, TRACK, 128, 3, R>(a, p); break;
+    case 3: launch<NC, G, UPD, TRACK, 64, 4, R>(a, p); break;
+    default: launch<NC, G, UPD, TRACK, 128, 2, R>(a, p); break;
     }
 #else
     constexpr int m = default_minb<G, UPD, TRACK>::value;
     switch (c) { /* k_sweep_sh: sites per block (4 threads each), blocks per SM */
-    case 1: launch_sh<NC, G, UPD, TRACK, 32, m + 1, GF_LAZY_ROW3>(a, p); break;
-    case 2: launch_sh<NC, G, UPD, TRACK, 64, 2, GF_LAZY_ROW3>(a, p); break;
-    case 3: launch_sh<NC, G, UPD, TRACK, 32, (m > 2 ? m - 1 : 1), GF_LAZY_ROW3>(a, p); break;
-    default: launch_sh<NC, G, UPD, TRACK, 32, m, GF_LAZY_ROW3>(a, p); break;
+    case 1: launch_sh<NC, G, UPD, TRACK, 32, m + 1, GF_LAZY_ROW3, R>(a, p); break;
+    case 2: launch_sh<NC, G, UPD, TRACK, 64, 2, GF_LAZY_ROW3, R>(a, p); break;
+    case 3: launch_sh<NC, G, UPD, TRACK, 32, (m > 2 ? m - 1 : 1), GF_LAZY_ROW3, R>(a, p); break;
+    default: launch_sh<NC, G, UPD, TRACK, 32, m, GF_LAZY_ROW3, R>(a, p); break;
     }
 #endif
 }
 
-template <int NC, int G, int UPD, bool TRACK>
+template <int NC, int G, int UPD, bool TRACK, int R = 0>
 static void sweep_t(const sweep_args &a)
 {
     typedef gf_tuned<NC, G, UPD, TRACK> T;
     char name[96];
-    snprintf(name, sizeof name, "gf_%s.sweep<N%d,g%d,u%d,t%d>", GF_STR(GF_SFX), NC, G, UPD, (int)TRACK);
+    snprintf(name, sizeof name, "gf_%s.sweep<N%d,g%d,u%d,t%d,r%d>", GF_STR(GF_SFX), NC, G, UPD, (int)TRACK, R);
     for (int p = a.parity < 0 ? 0 : a.parity; p < (a.parity < 0 ? 2 : a.parity + 1); p++) {
-        if (T::ncand == 1) sweep_candidate<NC, G, UPD, TRACK>(a, p, 0);
-        else tuned_launch(name, a.f, T::ncand, [&](int c) { sweep_candidate<NC, G, UPD, TRACK>(a, p, c); });
+        if (T::ncand == 1) sweep_candidate<NC, G, UPD, TRACK, R>(a, p, 0);
+        else tuned_launch(name, a.f, T::ncand, [&](int c) { sweep_candidate<NC, G, UPD, TRACK, R>(a, p, c); });
     }
 }
 
@@ -207,6 +211,30 @@ static void sweep_g(const sweep_args &a, int gauge, int upd)
     }
 }
 
+
+/* SU(3) with 8 reals per link (gpu_field_create_recon): the relaxation and
+ * overrelaxation sweeps of the three gauges, the kernels a long fixing
+ * spends its time in; the other updates refuse such a field */
+template <bool TRACK>
+static void sweep_g8(const sweep_args &a, int gauge, int upd)
+{
+    if (upd != GF_RELAX && upd != GF_OVERRELAX)
+        lat_die(1, "GPU", "8-real links (--links 8) have kernels for relaxation and overrelaxation only: use --links 12");
+    if constexpr (std::is_same<store_t, float>::value) { /* float storage: single and mixed */
+#define G8(G_)                                                                      \
+    if (upd == GF_RELAX) sweep_t<3, G_, GF_RELAX, TRACK, LINK_8>(a);                \
+    else sweep_t<3, G_, GF_OVERRELAX, TRACK, LINK_8>(a);
+        switch (gauge) {
+        case GAUGE_LANDAU: G8(GAUGE_LANDAU) break;
+        case GAUGE_COULOMB: G8(GAUGE_COULOMB) break;
+        case GAUGE_MAG: G8(GAUGE_MAG) break;
+        default: lat_die(1, "GPU", "unknown gauge %d", gauge);
+        }
+#undef G8
+    } else {
+        lat_die(1, "GPU", "8-real links (--links 8) are for single and mixed precision");
+    }
+}
 
 /* a device scratch buffer for partial sums, kept between calls */
 static double *scratch;
@@ -249,7 +277,10 @@ extern "C" void GF_ENTRY(gpu_gf_sweep)(const struct gpu_field *f, const struct g
     a.sweep = sweep;
     a.parity = parity;
     bool track = a.gt != NULL;
-    if (f->nc == 3) {
+    if (f->nc == 3 && f->recon == GPU_RECON_8) {
+        if (track) sweep_g8<true>(a, p->gauge, p->update);
+        else sweep_g8<false>(a, p->gauge, p->update);
+    } else if (f->nc == 3) {
         if (track) sweep_g<3, true>(a, p->gauge, p->update);
         else sweep_g<3, false>(a, p->gauge, p->update);
     } else {
@@ -269,13 +300,16 @@ extern "C" void GF_ENTRY(gpu_gf_quality)(const struct gpu_field *f, enum gauge_k
     double *d = partials_buffer(n);
     dim3 grid(RED_NB, lt);
     const store_t *l = (const store_t *)f->links;
-#define QL(NC_)                                                                             \
+#define QL(U_)                                                                              \
     switch (gauge) {                                                                        \
-    case GAUGE_LANDAU: k_quality<links_of<NC_>, GAUGE_LANDAU><<<grid, RED_BS>>>(g, l, d); break;     \
-    case GAUGE_COULOMB: k_quality<links_of<NC_>, GAUGE_COULOMB><<<grid, RED_BS>>>(g, l, d); break;   \
-    default: k_quality<links_of<NC_>, GAUGE_MAG><<<grid, RED_BS>>>(g, l, d); break;                  \
+    case GAUGE_LANDAU: k_quality<U_, GAUGE_LANDAU><<<grid, RED_BS>>>(g, l, d); break;     \
+    case GAUGE_COULOMB: k_quality<U_, GAUGE_COULOMB><<<grid, RED_BS>>>(g, l, d); break;   \
+    default: k_quality<U_, GAUGE_MAG><<<grid, RED_BS>>>(g, l, d); break;                  \
     }
-    if (f->nc == 3) { QL(3) } else { QL(2) }
+    typedef links_of<3, LINK_8> links8;
+    if (f->nc == 3 && f->recon == GPU_RECON_8) { QL(links8) }
+    else if (f->nc == 3) { QL(links_of<3>) }
+    else { QL(links_of<2>) }
 #undef QL
     gpu_check("measurement kernel launch");
     double *hp = (double *)malloc(n * sizeof(double));
@@ -299,7 +333,9 @@ extern "C" void GF_ENTRY(gpu_gf_reunitarize)(const struct gpu_field *f)
     check_nc(f->nc);
     kgeo g = make_geo(f);
     dim3 grid((unsigned)((f->Vh + RED_BS - 1) / RED_BS), f->transform ? 10 : 8);
-    if (f->nc == 3) k_reunitarize<links_of<3>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
+    if (f->nc == 3 && f->recon == GPU_RECON_8)
+        k_reunitarize<links_of<3, LINK_8>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
+    else if (f->nc == 3) k_reunitarize<links_of<3>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
     else k_reunitarize<links_of<2>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
     gpu_check("reunitarization kernel launch");
 }

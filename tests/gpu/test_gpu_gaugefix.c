@@ -242,6 +242,54 @@ static void test_candidates(void)
     gpu_tune_force(-1);
 }
 
+/* 8 reals per SU(3) link (--links 8): single and mixed relaxation and
+ * overrelaxation against the CPU (the tolerances of the 12-real single
+ * checks: the rebuilt links differ from stored ones at rounding level), a
+ * unit field (the degenerate case of the 8-real form) staying the unit
+ * field, and the upload/download round trip within single rounding */
+static void test_links8(void)
+{
+    gpu->set_link_reals(8);
+    const char precs[2] = {'s', 'm'};
+    for (int pi = 0; pi < 2; pi++) {
+        struct gf_params orl = {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0}, orc = {GAUGE_COULOMB, GF_OVERRELAX, 1.6, 0, 0},
+                         orm = {GAUGE_MAG, GF_OVERRELAX, 1.7, 0, 0}, rel = {GAUGE_LANDAU, GF_RELAX, 1, 0, 0};
+        compare(3, 6, 8, orl, 0, 0, 20, precs[pi]);
+        compare(3, 8, 6, orc, 1, 1, 20, precs[pi]);
+        compare(3, 6, 8, orm, 0, 0, 20, precs[pi]);
+        compare(3, 6, 8, rel, 1, 0, 20, precs[pi]);
+    }
+    /* the unit field: a1 = 1, N = 0 in every link */
+    struct lattice lat;
+    fields_lattice(&lat, 4, 4);
+    struct field u, out;
+    field_alloc(&u, &lat, 3, 64);
+    field_set_unit(&u);
+    struct gf_state *sg = gpu->create(&u, NULL, 's');
+    struct gf_params orl = {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0};
+    for (int k = 0; k < 5; k++) gpu->sweep(sg, &orl, seed0, 0, (uint32_t)k, NULL);
+    field_alloc(&out, &lat, 3, 64);
+    gpu->download(sg, &out, NULL);
+    gpu->destroy(sg);
+    CHECK(rel_diff(&out, &u) <= 1e-7, "8-real links: the unit field after 5 OR sweeps differs by %.3g", rel_diff(&out, &u));
+    field_free(&out);
+    /* round trip of a smooth field: single rounding of the 8 reals */
+    struct field w;
+    fields_weak(&w, &lat, 3, 0.8, seed0 + 5);
+    fields_orbit(&w, seed0 + 6);
+    sg = gpu->create(&w, NULL, 's');
+    field_alloc(&out, &lat, 3, 64);
+    gpu->download(sg, &out, NULL);
+    gpu->destroy(sg);
+    double d = rel_diff(&out, &w);
+    CHECK(d <= 1e-5, "8-real links: upload/download of a smooth field differs by %.3g", d);
+    if (lat_verbosity > 0) fprintf(stderr, "8-real round trip (single storage): %.3g\n", d);
+    field_free(&out);
+    field_free(&w);
+    field_free(&u);
+    gpu->set_link_reals(12);
+}
+
 /* the tuner itself: with an empty cache file it measures, keeps one line
  * per kernel launch and leaves the field as it was (the sweeps after tuning
  * give the bytes of an untuned run) */
@@ -634,6 +682,8 @@ int main(int argc, char **argv)
     STAMP("launch candidates");
     test_tuner();
     STAMP("tuner");
+    test_links8();
+    STAMP("8-real links");
     test_anneal_32();
     STAMP("annealing 32^4");
     printf("GPU vs CPU, double precision, relaxation and OR (Landau, Coulomb): max relative difference of links %.3g, "

@@ -18,6 +18,7 @@ void gf_tool_init(struct gf_tool *t)
     memset(t, 0, sizeof *t);
     t->seed = 1;
     t->precision = "double";
+    t->links = "12";
     t->check_every = 0;
 }
 
@@ -35,6 +36,8 @@ void gf_tool_validate(struct gf_tool *t, const struct cli_opt *opts)
     if (t->copy < 0 || t->copy >= (1 << 24)) cli_usage_error("--copy: must be in 0..16777215 (got %d)", t->copy);
     if (t->unitarity_tol < 0) cli_usage_error("--unitarity-tol: must be >= 0 (got %g)", t->unitarity_tol);
     t->prec = device_opt_precision(t->precision);
+    if (strcmp(t->links, "8") == 0 && t->prec == 'd')
+        cli_usage_error("--links 8 stores links in single precision: use --precision single or mixed");
     /* the default depends on the backend: gf_tool_backend sets it */
     if (!cli_given(opts, "reunitarize-every")) t->reunitarize_every = -1;
     else if (t->reunitarize_every < 0) cli_usage_error("--reunitarize-every: must be >= 0 (got %d)", t->reunitarize_every);
@@ -80,6 +83,12 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
     const struct gf_backend *g = gf_backend_for(BACKEND_GPU);
     struct device_caps gpu = {"gauge-fixing", g != NULL, g ? g->min_nc : 0, g ? g->max_nc : 0};
     t->be = device_opt_fits(&dc, &gpu, u->nc) ? g : &gf_backend_cpu;
+    if (strcmp(t->links, "8") == 0) {
+        if (u->nc != 3) lat_die_all(1, t->x.c.name, "--links 8: 8-real links are for SU(3), this is SU(%d)", u->nc);
+        if (!t->be->set_link_reals)
+            lat_info("--links 8: the %s backend stores whole matrices; the option does nothing there", t->be->name);
+        else t->be->set_link_reals(8);
+    }
     if (t->reunitarize_every < 0) t->reunitarize_every = gf_backend_default_reunitarize(t->be, t->prec);
     t->st = gf_open(t->be, u, t->x.transform, t->prec, gauge, &t->time_g);
     progress_init(&t->progress, lat_progname);

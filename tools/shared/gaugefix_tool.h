@@ -44,6 +44,7 @@
 struct gf_tool {
     /* options */
     const char *output, *device, *precision, *log_path;
+    const char *links;    /* lat-overrelax --links: "12" (default) or "8" */
     long long seed;
     int copy, track, reunitarize_every, check_every;
     double unitarity_tol; /* 0: 1e-5 for 32-bit input files, 1e-10 for 64-bit */
