@@ -8,7 +8,8 @@
  * and the RSS limit keeps its meaning; so are the streams it opened
  * (fopen/fclose wrapped too).
  *
- *   fuzz_setup()          once, in LLVMFuzzerInitialize
+ *   fuzz_setup()          once, in LLVMFuzzerInitialize (defined here for
+ *                         every target)
  *   FUZZ_TRY { ... }      runs the block; lat_die inside it returns here
  *   fuzz_release()        frees what the input left allocated
  *   fuzz_file(data, n)    a FILE reading the bytes (fmemopen: not a regular
@@ -138,4 +139,13 @@ static const char *fuzz_path(const uint8_t *data, size_t n)
     if (ftruncate(fd, 0) != 0 || pwrite(fd, data, n, 0) != (ssize_t)n) abort();
     return path;
 }
+/* every target's initialisation (libFuzzer calls it once) */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_setup();
+    return 0;
+}
+
 #endif

@@ -6,13 +6,6 @@
 #include "io/conf.h"
 #include "io/confio.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc; (void)argv;
-    fuzz_setup();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
     static struct conf c;

@@ -4,30 +4,11 @@
 #include "fuzz.h"
 #include "io/confio.h"
 #include "lattice/observables.h"
+#include "fuzz_stream.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc; (void)argv;
-    fuzz_setup();
-    return 0;
-}
+static double nersc_after(const struct conf *c) { return measure_plaquette(&c->u).all; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-    static struct conf c;
-    FILE *f = fuzz_file(data, n);
-    if (!f) return 0;
-    FUZZ_TRY {
-        memset(&c, 0, sizeof c);
-        c.name = "fuzz.nersc";
-        struct byte_in in;
-        byte_in_init(&in, f, c.name, NULL, 0);
-        nersc_read(&in, &c);
-        volatile double p = measure_plaquette(&c.u).all;
-        (void)p;
-        conf_free(&c);
-    }
-    fuzz_release();
-    fclose(f);
-    return 0;
+    return fuzz_stream_target(data, n, "fuzz.nersc", nersc_read, nersc_after);
 }

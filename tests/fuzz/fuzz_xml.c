@@ -5,13 +5,6 @@
 #include "fuzz.h"
 #include "io/xml.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc; (void)argv;
-    fuzz_setup();
-    return 0;
-}
-
 static void check_clean(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
