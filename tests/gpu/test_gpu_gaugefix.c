@@ -61,6 +61,7 @@ static double max_abs_diff(const double *a, const double *b, size_t n)
 }
 
 /* ---- GPU sweeps = CPU sweeps --------------------------------------------- */
+static int links8_on; /* test_links8 runs compare() on 8-real GPU links */
 static void compare(int nc, int l, int lt, struct gf_params p, int track, int mask, int nsweeps, char prec)
 {
     struct lattice lat;
@@ -111,6 +112,10 @@ static void compare(int nc, int l, int lt, struct gf_params p, int track, int ma
      * stochastic, annealing, MAG), no more than 100x its own sensitivity */
     int strict = (p.update == GF_RELAX || p.update == GF_OVERRELAX) && p.gauge != GAUGE_MAG;
     double tol = prec == 'd' ? (strict ? 1e-12 : fmax(1e-12, 100 * sens)) : (p.gauge == GAUGE_MAG ? 1e-2 : 1e-4);
+    /* 8 reals per link: a rebuilt link carries ~2 eps / min(|U_11|, |U_31|),
+     * 1e-4 and more for the rare links with a small first-column element
+     * (run 22: 1.8e-4 after 20 single Coulomb sweeps, F 1e-8 apart) */
+    if (links8_on && prec != 'd' && p.gauge != GAUGE_MAG) tol = 1e-3;
     /* F likewise: 1e-12 where the update is strict, else the CPU's own
      * sensitivity (run 19: MAG annealing on a fresh input, F 1.85e-12 apart
      * with links 1.3e-8 apart, the CPU itself moving links by 1.6e-8) */
@@ -253,6 +258,7 @@ static void test_candidates(void)
 static void test_links8(void)
 {
     gpu->set_link_reals(8);
+    links8_on = 1;
     const char precs[2] = {'s', 'm'};
     for (int pi = 0; pi < 2; pi++) {
         struct gf_params orl = {GAUGE_LANDAU, GF_OVERRELAX, 1.7, 0, 0}, orc = {GAUGE_COULOMB, GF_OVERRELAX, 1.6, 0, 0},
@@ -291,6 +297,7 @@ static void test_links8(void)
     field_free(&w);
     field_free(&u);
     gpu->set_link_reals(12);
+    links8_on = 0;
 }
 
 /* the tuner itself: with an empty cache file it measures, keeps one line
