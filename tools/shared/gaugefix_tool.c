@@ -91,6 +91,11 @@ void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge)
     }
     if (t->reunitarize_every < 0) t->reunitarize_every = gf_backend_default_reunitarize(t->be, t->prec);
     t->st = gf_open(t->be, u, t->x.transform, t->prec, gauge, &t->time_g);
+    gf_tool_progress(t);
+}
+
+void gf_tool_progress(struct gf_tool *t)
+{
     progress_init(&t->progress, lat_progname);
     if (t->log_path && comm_is_root()) progress_log_open(&t->progress, t->log_path, PROGRESS_LOG_GUARDED);
 }
@@ -127,14 +132,18 @@ void gf_tool_describe(char *buf, size_t len, const struct gf_result *res)
 
 void gf_tool_summary(const char *what, enum gauge_kind gauge, const struct gf_result *res)
 {
+    gf_tool_summary_in(what, res->converged < 0 && res->sweeps != res->iterations ? "steps" : "sweeps", gauge, res);
+}
+
+void gf_tool_summary_in(const char *what, const char *unit, enum gauge_kind gauge, const struct gf_result *res)
+{
     lat_debug("halo exchange while iterating: %.0f bytes sent by all ranks", res->halo_bytes);
     const char *state = res->converged > 0 ? "converged after" : res->converged == 0 ? "NOT converged after" : "done:";
     lat_info("%s gauge, %s: %s %ld %s (%.2f s): F = %.12f, theta = %.3e", gauge_kind_name(gauge), what, state,
-             res->iterations, res->converged < 0 && res->sweeps != res->iterations ? "steps" : "sweeps",
-             res->seconds, res->F, res->theta);
+             res->iterations, unit, res->seconds, res->F, res->theta);
     if (lat_verbosity > 0)
         for (int k = 0; k < res->nt; k++)
-            lat_debug("  t=%d  F_t = %.12f  theta_t = %.3e  sweeps %ld", k, res->F_t[k], res->theta_t[k],
+            lat_debug("  t=%d  F_t = %.12f  theta_t = %.3e  %s %ld", k, res->F_t[k], res->theta_t[k], unit,
                       res->iter_t ? res->iter_t[k] : -1L);
 }
 

@@ -82,12 +82,17 @@ const char *gf_tool_operand(int argc, char **argv, int first);
 void gf_tool_validate(struct gf_tool *t, const struct cli_opt *opts);
 void gf_tool_read(struct gf_tool *t, const char *input);
 void gf_tool_backend(struct gf_tool *t, enum gauge_kind gauge);
+/* the progress line and --log alone (gf_tool_backend does it; lat-fourier,
+ * which has backends of its own, calls it instead) */
+void gf_tool_progress(struct gf_tool *t);
 void gf_tool_run(struct gf_tool *t, enum gauge_kind gauge, struct gf_run *run);
 /* "F=... theta=... iterations=... converged=yes|no" (+ Coulomb: theta_t_max)
  * appended to buf */
 void gf_tool_describe(char *buf, size_t len, const struct gf_result *res);
 /* one line on stderr (unless -q) */
 void gf_tool_summary(const char *what, enum gauge_kind gauge, const struct gf_result *res);
+/* the same with the unit of res->iterations named ("iterations") */
+void gf_tool_summary_in(const char *what, const char *unit, enum gauge_kind gauge, const struct gf_result *res);
 int gf_tool_finish(struct gf_tool *t, const char *results, int status);
 
 #endif

@@ -1,0 +1,280 @@
+/* fourier/driver.c -- the iteration of Fourier-accelerated gauge fixing,
+ * the same for every backend (fourier.h has the method and the contracts).
+ * Exports fa_open, fa_close, fa_iterate.  It prints nothing: measurements
+ * go to the observer (gaugefix/driver.h). */
+#include "fourier/fourier.h"
+#include "base/comm.h"
+#include "base/log.h"
+#include "lattice/gauge_transform.h"
+#include "lattice/halo.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* the largest step a line search may ask for: 8x the one (1/p^2_max) that
+ * would remove a free field's modes at once */
+#define ALPHA_MAX 0.5
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+struct fa_state *fa_open(const struct fa_backend *be, const struct field *u, const double *transform, char prec,
+                         enum gauge_kind g, double **time_g)
+{
+    *time_g = NULL;
+    if (g == GAUGE_COULOMB) {
+        *time_g = lat_malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
+        gauge_transform_identity(u->nc, u->lat.V, *time_g);
+    }
+    return be->create(u, *time_g ? *time_g : transform, prec, g);
+}
+
+void fa_close(const struct fa_backend *be, struct fa_state *st, struct field *u, double *transform, double *time_g)
+{
+    be->download(st, u, time_g ? time_g : transform);
+    be->destroy(st);
+    if (!time_g) return;
+    gauge_transform_apply_time(u, time_g);
+    if (transform) gauge_transform_compose(u->nc, u->lat.V, transform, time_g);
+    free(time_g);
+}
+
+/* the state of one independent problem: the whole lattice (Landau) or one
+ * timeslice (Coulomb) */
+struct group {
+    double alpha;      /* the next trial step */
+    double used;       /* the step taken last */
+    double dphi0;      /* slope along s where that step started */
+    double dpd_old;    /* tr(Delta P Delta) of the previous iteration */
+    double F_before;   /* F where that step started */
+    double best;       /* smallest theta since the last (re)start */
+    long last_gain;    /* iteration when best was last halved */
+    long done_at;      /* iteration the group converged, -1 */
+    int have_dir, active, stepped;
+};
+
+struct loop {
+    const struct fa_run *r;
+    int nt, ng, coulomb;
+    struct group *g;
+    double *fsums, *dphi, *dots, *beta, *alpha, *agg;
+    unsigned char *set;
+    struct gauge_quality q;
+};
+
+/* per-slice values summed per group, slices in order */
+static void aggregate(struct loop *L, const double *v, int stride, int off)
+{
+    for (int k = 0; k < L->ng; k++) L->agg[k] = 0;
+    for (int t = 0; t < L->nt; t++) L->agg[L->coulomb ? t : 0] += v[stride * t + off];
+}
+
+static int group_of(const struct loop *L, int t) { return L->coulomb ? t : 0; }
+static double group_F(const struct loop *L, int k) { return L->coulomb ? L->q.F_t[k] : L->q.F; }
+static double group_theta(const struct loop *L, int k) { return L->coulomb ? L->q.theta_t[k] : L->q.theta; }
+
+static void measure(struct loop *L, long it)
+{
+    const struct fa_run *r = L->r;
+    r->be->gradient(r->st, L->fsums, L->dphi);
+    gauge_quality_free(&L->q);
+    gauge_quality_from_sums(&L->q, r->gauge, r->nc, r->glob.V, L->nt, L->fsums);
+    if (!isfinite(L->q.F) || !isfinite(L->q.theta)) {
+        if (r->obs.done) r->obs.done(r->obs.ctx);
+        lat_die_all(1, NULL, "non-finite functional after %ld iterations (F %g, theta %g): the links hold NaN or infinity",
+                    it, L->q.F, L->q.theta);
+    }
+}
+
+/* CG: the secant of the slopes before and after each step; a correction
+ * step when the best alpha is far from the one taken.  Returns 1 when a
+ * correction was made (the field has moved again). */
+static int line_search(struct loop *L)
+{
+    int corr = 0;
+    aggregate(L, L->dphi, 1, 0);
+    for (int t = 0; t < L->nt; t++) L->alpha[t] = 0;
+    for (int k = 0; k < L->ng; k++) {
+        struct group *g = &L->g[k];
+        if (!g->stepped) continue;
+        double d1 = L->agg[k], denom = g->dphi0 - d1, a = g->used, best;
+        if (denom > 0) {
+            best = a * g->dphi0 / denom;
+            if (best < a / 8) best = a / 8;
+            if (best > 4 * a) best = 4 * a;
+        } else best = 2 * a; /* no curvature seen yet: reach further */
+        if (best > ALPHA_MAX) best = ALPHA_MAX;
+        g->alpha = best;
+        if (denom > 0 && fabs(best - a) > 0.25 * a) {
+            for (int t = 0; t < L->nt; t++)
+                if (group_of(L, t) == k) L->alpha[t] = best - a;
+            g->used = best;
+            corr = 1;
+        }
+    }
+    return corr;
+}
+
+void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_result *res, int *restarts)
+{
+    memset(res, 0, sizeof *res);
+    struct loop L;
+    memset(&L, 0, sizeof L);
+    L.r = r;
+    L.nt = r->glob.L[3];
+    L.coulomb = r->gauge == GAUGE_COULOMB;
+    L.ng = L.coulomb ? L.nt : 1;
+    L.g = lat_calloc((size_t)L.ng, sizeof *L.g);
+    L.fsums = lat_calloc(2 * (size_t)L.nt, sizeof(double));
+    L.dots = lat_calloc(2 * (size_t)L.nt, sizeof(double));
+    L.dphi = lat_calloc((size_t)L.nt, sizeof(double));
+    L.beta = lat_calloc((size_t)L.nt, sizeof(double));
+    L.alpha = lat_calloc((size_t)L.nt, sizeof(double));
+    L.agg = lat_calloc((size_t)L.ng, sizeof(double));
+    L.set = lat_calloc((size_t)L.nt, 1);
+    const double tolF = r->prec == 'd' ? 1e-14 : 1e-6; /* how much F may wobble by rounding alone */
+    const int check = r->check_every > 0 ? r->check_every : 1;
+    for (int k = 0; k < L.ng; k++) {
+        L.g[k].alpha = o->alpha;
+        L.g[k].best = INFINITY;
+        L.g[k].done_at = -1;
+        L.g[k].active = 1;
+    }
+    comm_barrier();
+    const double t0 = now();
+    const uint64_t halo0 = halo_bytes_sent();
+    *restarts = 0;
+    long it = 0;
+    int converged = 0;
+    measure(&L, 0);
+    for (;;) {
+        if (o->method == FA_CG && line_search(&L)) {
+            r->be->step(r->st, L.alpha);
+            measure(&L, it);
+        }
+        int left = 0, stalled = 0;
+        for (int k = 0; k < L.ng; k++) {
+            struct group *g = &L.g[k];
+            if (g->stepped && group_F(&L, k) < g->F_before - tolF) { /* overshoot: back off */
+                g->alpha = g->used / 2;
+                g->have_dir = 0;
+            }
+            g->stepped = 0;
+            if (!g->active) continue;
+            double th = group_theta(&L, k);
+            if (th < o->theta) {
+                g->active = 0;
+                g->done_at = it;
+                continue;
+            }
+            left++;
+            if (th < 0.5 * g->best) {
+                g->best = th;
+                g->last_gain = it;
+            } else if (it - g->last_gain >= o->stall) stalled = 1;
+        }
+        converged = left == 0;
+        int last = converged || it >= o->max_iter || (stalled && *restarts >= o->restarts);
+        if (r->obs.measured && (r->obs.history || it % check == 0 || last)) {
+            struct gf_sample smp = {it, o->max_iter, L.q.F, L.q.theta, 0, 0, L.coulomb ? left : -1, now() - t0,
+                                    it, (double)(o->max_iter - it), o->theta, converged, (double)r->glob.V};
+            r->obs.measured(r->obs.ctx, &smp);
+        }
+        if (last) break;
+        if (stalled) { /* a fresh random point of the orbit for the stalled groups */
+            ++*restarts;
+            for (int t = 0; t < L.nt; t++) {
+                struct group *g = &L.g[group_of(&L, t)];
+                L.set[t] = g->active && it - g->last_gain >= o->stall;
+            }
+            for (int k = 0; k < L.ng; k++) {
+                struct group *g = &L.g[k];
+                if (!g->active || it - g->last_gain < o->stall) continue;
+                g->alpha = o->alpha;
+                g->have_dir = 0;
+                g->best = INFINITY;
+                g->last_gain = it;
+            }
+            r->be->orbit(r->st, L.set, r->seed, r->copy, (uint32_t)*restarts);
+            measure(&L, it);
+            continue;
+        }
+        /* the direction */
+        r->be->precondition(r->st, L.dots);
+        aggregate(&L, L.dots, 2, 0);
+        double *dpd = lat_malloc(sizeof(double) * (size_t)L.ng);
+        memcpy(dpd, L.agg, sizeof(double) * (size_t)L.ng);
+        aggregate(&L, L.dots, 2, 1);
+        for (int t = 0; t < L.nt; t++) {
+            struct group *g = &L.g[group_of(&L, t)];
+            int k = group_of(&L, t);
+            L.set[t] = g->active;
+            L.beta[t] = 0;
+            if (o->method == FA_CG && g->have_dir && g->dpd_old > 0) {
+                double b = (dpd[k] - L.agg[k]) / g->dpd_old;
+                L.beta[t] = b > 0 ? b : 0;
+            }
+        }
+        for (int k = 0; k < L.ng; k++) L.g[k].dpd_old = dpd[k];
+        free(dpd);
+        r->be->direction(r->st, L.set, L.beta, L.dphi);
+        aggregate(&L, L.dphi, 1, 0);
+        int reset = 0;
+        for (int t = 0; t < L.nt; t++) {
+            int k = group_of(&L, t);
+            L.set[t] = L.g[k].active && L.beta[t] > 0 && !(L.agg[k] > 0); /* not uphill: along P Delta */
+            reset |= L.set[t];
+            L.beta[t] = 0;
+        }
+        if (reset) {
+            r->be->direction(r->st, L.set, L.beta, L.dphi);
+            aggregate(&L, L.dphi, 1, 0);
+        }
+        for (int t = 0; t < L.nt; t++) {
+            struct group *g = &L.g[group_of(&L, t)];
+            L.alpha[t] = g->active ? g->alpha : 0;
+        }
+        for (int k = 0; k < L.ng; k++) {
+            struct group *g = &L.g[k];
+            if (!g->active) continue;
+            g->have_dir = 1;
+            g->used = g->alpha;
+            g->dphi0 = L.agg[k];
+            g->F_before = group_F(&L, k);
+            g->stepped = 1;
+        }
+        r->be->step(r->st, L.alpha);
+        it++;
+        if (r->reunitarize_every > 0 && it % r->reunitarize_every == 0) r->be->reunitarize(r->st);
+        measure(&L, it);
+    }
+    if (r->obs.done) r->obs.done(r->obs.ctx);
+    res->iterations = res->sweeps = it;
+    res->converged = converged;
+    res->seconds = now() - t0;
+    double hb = (double)(halo_bytes_sent() - halo0);
+    comm_sum(&hb, 1);
+    res->halo_bytes = hb;
+    res->F = L.q.F;
+    res->theta = L.q.theta;
+    res->nt = L.q.nt;
+    res->F_t = L.q.F_t;
+    res->theta_t = L.q.theta_t;
+    if (L.coulomb) {
+        res->iter_t = lat_malloc(sizeof(long) * (size_t)L.nt);
+        for (int t = 0; t < L.nt; t++) res->iter_t[t] = L.g[t].done_at;
+    }
+    free(L.g);
+    free(L.fsums);
+    free(L.dots);
+    free(L.dphi);
+    free(L.beta);
+    free(L.alpha);
+    free(L.agg);
+    free(L.set);
+}
