@@ -30,34 +30,13 @@ setup_file() {
 
 setup() {
     source "$BATS_TEST_DIRNAME/lime.bash"
+    source "$BATS_TEST_DIRNAME/common.bash"
     T="$BATS_FILE_TMPDIR"
     W="$BATS_TEST_TMPDIR/w"
     mkdir -p "$W"
     cd "$W"
 }
 
-# one value of a lat-measure tsv report
-mval() { # FILE NAME [lat-measure options]
-    local f=$1 n=$2
-    shift 2
-    "$BIN/lat-measure" -q --format tsv "$@" "$f" | awk -F'\t' -v n="$n" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }'
-}
-# |a - b| < tol
-close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }'; }
-less() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
-# the last history entry's results
-last_results() { "$BIN/lat-measure" -q --history --format tsv "$1" | tail -n 1 | cut -f 5; }
-
-# status, one line on stderr naming the program, nothing on stdout
-expect_error() { # STATUS PROGRAM-NAME -- command...
-    local want=$1 name=$2
-    shift 3
-    run --separate-stderr "$@"
-    [ "$status" -eq "$want" ] || { echo "status $status, expected $want; stderr: $stderr"; return 1; }
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || { echo "not one line: $stderr"; return 1; }
-    [[ "$stderr" == "$name":\ * ]] || { echo "no program name: $stderr"; return 1; }
-    [ -z "$output" ] || { echo "stdout not empty"; return 1; }
-}
 
 @test "help and version of every program and pipeline" {
     for p in "$BIN/lat-randomize-orbit" "$BIN/lat-anneal" "$BIN/lat-overrelax" "$PIPE/lat-gaugefix" "$PIPE/lat-gribov-scan"; do
@@ -183,45 +162,7 @@ expect_error() { # STATUS PROGRAM-NAME -- command...
         | "$BIN/lat-anneal" -q --steps 20 --seed 3 \
         | "$BIN/lat-overrelax" -q -g coulomb -o fixed.lime
     lime_list fixed.lime | grep -q ' lat-gauge-transform$'
-    "$BIN/lat-convert" --extract-transform g.lime fixed.lime
-    lime_payload g.lime lat-gauge-transform | od -An -v -t f8 --endian=big -w8 > g.txt
-    lime_payload "$T/c4.lime" ildg-binary-data | od -An -v -t f8 --endian=big -w8 > u0.txt
-    lime_payload fixed.lime ildg-binary-data | od -An -v -t f8 --endian=big -w8 > u1.txt
-    [ "$(wc -l < g.txt)" -eq $((256 * 18)) ]
-    # U1_mu(x) =? g(x) U0_mu(x) g(x+mu)^dag, 4^4, SU(3), everything in awk
-    awk -v L=4 '
-        FILENAME == ARGV[1] { g[ng++] = $1; next }
-        FILENAME == ARGV[2] { u[nu++] = $1; next }
-        { w[nw++] = $1 }
-        function re(a, o, i, j) { return a[o + 2 * (3 * i + j)] }
-        function im(a, o, i, j) { return a[o + 2 * (3 * i + j) + 1] }
-        END {
-            V = L * L * L * L; m = 0
-            for (x = 0; x < V; x++) for (mu = 0; mu < 4; mu++) {
-                s = 1; for (k = 0; k < mu; k++) s *= L
-                c = int(x / s) % L
-                y = (c == L - 1) ? x - (L - 1) * s : x + s
-                gx = 18 * x; gy = 18 * y; ou = 18 * (4 * x + mu)
-                for (i = 0; i < 3; i++) for (j = 0; j < 3; j++) {   # t = g(x) U
-                    tr[i, j] = 0; ti[i, j] = 0
-                    for (k = 0; k < 3; k++) {
-                        tr[i, j] += re(g, gx, i, k) * re(u, ou, k, j) - im(g, gx, i, k) * im(u, ou, k, j)
-                        ti[i, j] += re(g, gx, i, k) * im(u, ou, k, j) + im(g, gx, i, k) * re(u, ou, k, j)
-                    }
-                }
-                for (i = 0; i < 3; i++) for (j = 0; j < 3; j++) {   # t g(y)^dag
-                    ar = 0; ai = 0
-                    for (k = 0; k < 3; k++) {
-                        ar += tr[i, k] * re(g, gy, j, k) + ti[i, k] * im(g, gy, j, k)
-                        ai += ti[i, k] * re(g, gy, j, k) - tr[i, k] * im(g, gy, j, k)
-                    }
-                    d = ar - re(w, ou, i, j); if (d < 0) d = -d; if (d > m) m = d
-                    d = ai - im(w, ou, i, j); if (d < 0) d = -d; if (d > m) m = d
-                }
-            }
-            printf "max deviation %g\n", m
-            exit !(m < 1e-12 && nw == nu && nu == 4 * 18 * V)
-        }' g.txt u0.txt u1.txt
+    transform_reproduces "$T/c4.lime" fixed.lime 4
 }
 
 @test "bad parameters: exit 2, one line, nothing written, an existing output untouched" {

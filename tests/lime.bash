@@ -46,3 +46,48 @@ lime_payload() {
     done < <(lime_list "$f")
     return 1
 }
+
+# transform_reproduces IN FIXED L: the g(x) tracked in FIXED (SU(3), L^4,
+# double) applied to IN gives FIXED's links to 1e-12:
+# U1_mu(x) =? g(x) U0_mu(x) g(x+mu)^dag, computed independently in awk.
+# Needs $BIN; leaves g.lime, g.txt, u0.txt, u1.txt in the current directory.
+transform_reproduces() {
+    "$BIN/lat-convert" --extract-transform g.lime "$2"
+    lime_payload g.lime lat-gauge-transform | od -An -v -t f8 --endian=big -w8 > g.txt
+    lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8 > u0.txt
+    lime_payload "$2" ildg-binary-data | od -An -v -t f8 --endian=big -w8 > u1.txt
+    [ "$(wc -l < g.txt)" -eq $(($3 * $3 * $3 * $3 * 18)) ]
+    awk -v L="$3" '
+        FILENAME == ARGV[1] { g[ng++] = $1; next }
+        FILENAME == ARGV[2] { u[nu++] = $1; next }
+        { w[nw++] = $1 }
+        function re(a, o, i, j) { return a[o + 2 * (3 * i + j)] }
+        function im(a, o, i, j) { return a[o + 2 * (3 * i + j) + 1] }
+        END {
+            V = L * L * L * L; m = 0
+            for (x = 0; x < V; x++) for (mu = 0; mu < 4; mu++) {
+                s = 1; for (k = 0; k < mu; k++) s *= L
+                c = int(x / s) % L
+                y = (c == L - 1) ? x - (L - 1) * s : x + s
+                gx = 18 * x; gy = 18 * y; ou = 18 * (4 * x + mu)
+                for (i = 0; i < 3; i++) for (j = 0; j < 3; j++) {   # t = g(x) U
+                    tr[i, j] = 0; ti[i, j] = 0
+                    for (k = 0; k < 3; k++) {
+                        tr[i, j] += re(g, gx, i, k) * re(u, ou, k, j) - im(g, gx, i, k) * im(u, ou, k, j)
+                        ti[i, j] += re(g, gx, i, k) * im(u, ou, k, j) + im(g, gx, i, k) * re(u, ou, k, j)
+                    }
+                }
+                for (i = 0; i < 3; i++) for (j = 0; j < 3; j++) {   # t g(y)^dag
+                    ar = 0; ai = 0
+                    for (k = 0; k < 3; k++) {
+                        ar += tr[i, k] * re(g, gy, j, k) + ti[i, k] * im(g, gy, j, k)
+                        ai += ti[i, k] * re(g, gy, j, k) - tr[i, k] * im(g, gy, j, k)
+                    }
+                    d = ar - re(w, ou, i, j); if (d < 0) d = -d; if (d > m) m = d
+                    d = ai - im(w, ou, i, j); if (d < 0) d = -d; if (d > m) m = d
+                }
+            }
+            printf "max deviation %g\n", m
+            exit !(m < 1e-12 && nw == nu && nu == 4 * 18 * V)
+        }' g.txt u0.txt u1.txt
+}

@@ -66,6 +66,13 @@ mval() { # FILE NAME [lat-measure options]
     same_for_all_R m.lime "$BIN/lat-overrelax" -q --gauge mag --theta 1e-9 "$T/r48.lime"
 }
 
+@test "lat-fourier Landau (transpose between slabs) and Coulomb, transform tracked: bit-identical on 1, 2 and 4 ranks" {
+    same_for_all_R f.lime "$BIN/lat-fourier" -q --gauge landau --theta 1e-12 --track-transform "$T/r48.lime"
+    th=$(mval r4/f.lime theta --gauge landau)
+    awk -v t="$th" 'BEGIN{exit !(t < 1e-12)}'
+    same_for_all_R c.lime "$BIN/lat-fourier" -q --gauge coulomb --theta 1e-12 --precision mixed "$T/r48.lime"
+}
+
 @test "Coulomb gauge exchanges nothing while it iterates, Landau does; Coulomb with the transform tracked is R-independent" {
     mpi 2 "$BIN/lat-overrelax" -v --gauge coulomb --theta 1e-11 "$T/r48.lime" -o c.lime 2> c.err
     grep -q 'halo exchange while iterating: 0 bytes' c.err

@@ -51,10 +51,6 @@ int main(int argc, char **argv)
         cli_usage_error("--device gpu: lat-fourier has no GPU backend in this version (use --device cpu)");
     gf_tool_validate(&t, opts);
     gf_tool_read(&t, input);
-    if (gauge == GAUGE_COULOMB && t.x.lat.L[3] % 2)
-        lat_die_all(2, t.x.c.name,
-                    "Coulomb gauge needs an even number of timeslices (Lt = %d), as the rest of the Coulomb chain",
-                    t.x.lat.L[3]);
     if (t.reunitarize_every < 0) t.reunitarize_every = t.prec == 'd' ? 0 : 50;
     const struct fa_backend *be = &fa_backend_cpu;
     double *time_g = NULL;

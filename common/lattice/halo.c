@@ -86,6 +86,15 @@ void field_halo_refresh(struct field *u)
     halo_finish(&x);
 }
 
+void halo_refresh_raw(const struct geometry *d, void *data, size_t esize, size_t site_reals)
+{
+    if (!d) return;
+    const struct halo_part parts[2] = {{-1, 1, d->lt + 1, -1, -1}, {+1, d->lt, 0, -1, -1}};
+    struct halo_xfer x;
+    halo_start_n(&x, d, data, esize, 1, site_reals, parts, 2);
+    halo_finish(&x);
+}
+
 static uint64_t halo_sent;
 void halo_count(size_t bytes) { halo_sent += bytes; }
 uint64_t halo_bytes_sent(void) { return halo_sent; }

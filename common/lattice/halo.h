@@ -57,6 +57,8 @@ void halo_post(const struct geometry *d, const struct halo_part *parts, int npar
 /* both halo slices of a raw array of one matrix per site (site_reals
  * doubles), e.g. a gauge transformation */
 void halo_refresh_sites(const struct geometry *d, double *f, size_t site_reals);
+/* the same for any array: site_reals reals of esize bytes per site */
+void halo_refresh_raw(const struct geometry *d, void *data, size_t esize, size_t site_reals);
 /* bytes of halo this rank has sent since the start (halo_post and the GPU
  * halo's device-to-device copies add to it): lets a run say, and a test
  * check, what an algorithm exchanged */

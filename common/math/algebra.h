@@ -19,7 +19,9 @@
  *                              they are below the precision of lat_real, so
  *                              R is unitary to rounding and det R = 1 to
  *                              rounding when tr H = 0 (it is the exact
- *                              exponential, not a first-order step). */
+ *                              exponential, not a first-order step);
+ *                              SU(3): su3_exp_i, the same series summed on
+ *                              scalars through Cayley-Hamilton. */
 #ifndef LAT_ALGEBRA_H
 #define LAT_ALGEBRA_H
 
@@ -77,8 +79,59 @@ LAT_HD void alg_axpy(int n, lat_real a, const lat_real *x, lat_real *y)
     for (int k = 0; k < n * n - 1; k++) y[k] += a * x[k];
 }
 
+/* exp(i a H) for 3 x 3 traceless Hermitian H: the same Taylor series, its
+ * powers reduced by Cayley-Hamilton (Q^3 = c1 Q + c0 with c1 = tr Q^2 / 2,
+ * c0 = det Q = tr Q^3 / 3 for traceless Q) to real coefficients of 1, Q,
+ * Q^2, so that summing it costs scalars, not matrix products: one product
+ * for Q^2, one per squaring (|Q| is first scaled below 1). */
+LAT_HD void su3_exp_i(lat_real a, const lat_complex *h, lat_complex *r)
+{
+    lat_complex q[9], q2[9], t[9];
+    lat_real nrm = 0;
+    for (int i = 0; i < 3; i++) {
+        lat_real row = 0;
+        for (int j = 0; j < 3; j++) row += fabs(h[i * 3 + j].re) + fabs(h[i * 3 + j].im);
+        if (row > nrm) nrm = row;
+    }
+    nrm *= fabs(a);
+    int sq = 0;
+    lat_real scale = a;
+    while (nrm > 1 && sq < 60) {
+        nrm /= 2;
+        scale /= 2;
+        sq++;
+    }
+    for (int i = 0; i < 9; i++) q[i] = c_scale(scale, h[i]);
+    sun_mul(3, q2, q, q);
+    const lat_real c1 = sun_retrace(3, q2) / 2, c0 = sun_retrace_mul(3, q, q2) / 3;
+    const lat_real eps = sizeof(lat_real) < sizeof(double) ? (lat_real)3e-8 : (lat_real)1e-17;
+    /* Q^k = pa + pb Q + pc Q^2; coef = i^k / k! */
+    lat_real pa = 1, pb = 0, pc = 0;
+    lat_complex f0 = c_make(1, 0), f1 = c_make(0, 0), f2 = c_make(0, 0), coef = c_make(1, 0);
+    lat_real bound = 1; /* nrm^k / k!: bounds |Q^k| / k! */
+    for (int k = 1; k < 40 && bound > eps; k++) {
+        lat_real na = pc * c0, nb = pa + pc * c1, nc = pb;
+        pa = na, pb = nb, pc = nc;
+        coef = c_scale((lat_real)1 / k, c_make(-coef.im, coef.re));
+        f0 = c_add(f0, c_scale(pa, coef));
+        f1 = c_add(f1, c_scale(pb, coef));
+        f2 = c_add(f2, c_scale(pc, coef));
+        bound *= nrm / k;
+    }
+    for (int i = 0; i < 9; i++) r[i] = c_add(c_mul(f1, q[i]), c_mul(f2, q2[i]));
+    for (int i = 0; i < 3; i++) r[i * 4] = c_add(r[i * 4], f0);
+    for (int s = 0; s < sq; s++) {
+        sun_mul(3, t, r, r);
+        sun_copy(3, r, t);
+    }
+}
+
 LAT_HD void sun_exp_i(int n, lat_real a, const lat_complex *h, lat_complex *r)
 {
+    if (n == 3) {
+        su3_exp_i(a, h, r);
+        return;
+    }
     lat_complex x[LAT_NC_MAX * LAT_NC_MAX], t[LAT_NC_MAX * LAT_NC_MAX];
     /* X = i a H, scaled by 2^-j until its row-sum norm is <= 1/2 */
     lat_real nrm = 0;

@@ -38,6 +38,11 @@ struct fa_backend {
     /* on the slices with set[t]: s = P Delta + beta[t] s; dphi[t] = sum of
      * tr(Delta s) (all slices) */
     void (*direction)(struct fa_state *s, const unsigned char *set, const double *beta, double *dphi);
+    /* d2[t]: the second derivative in alpha, at alpha = 0, of the sum of
+     * the functional's Re tr U over slice t when every G(x) below is
+     * exp(-i alpha s(x)): sum_x,mu Re tr(2 s(x) U s(x+mu) - s(x)^2 U -
+     * U s(x+mu)^2) -- the line search's curvature */
+    void (*curvature)(struct fa_state *s, double *d2);
     /* U_mu(x) -> G(x) U_mu(x) G(x+mu)^dag, g -> G g, with G(x) =
      * exp(-i alpha[t] s(x)) (exact exponential); alpha[t] = 0: slice left */
     void (*step)(struct fa_state *s, const double *alpha);

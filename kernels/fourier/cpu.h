@@ -33,6 +33,7 @@ struct fa_state {
     void fa_cpu_gradient_##sfx(struct fa_state *s, double *fsums, double *dphi);                                \
     void fa_cpu_precondition_##sfx(struct fa_state *s, double *dots);                                           \
     void fa_cpu_direction_##sfx(struct fa_state *s, const unsigned char *set, const double *beta, double *dphi); \
+    void fa_cpu_curvature_##sfx(struct fa_state *s, double *d2);                                              \
     void fa_cpu_step_##sfx(struct fa_state *s, const double *alpha);                                            \
     void fa_cpu_orbit_##sfx(struct fa_state *s, const unsigned char *set, uint64_t seed, uint32_t copy, uint32_t k); \
     void fa_cpu_reunitarize_##sfx(struct fa_state *s);                                                           \

@@ -62,6 +62,14 @@ static void cpu_direction(struct fa_state *s, const unsigned char *set, const do
     default: fa_cpu_direction_m(s, set, beta, dphi); break;
     }
 }
+static void cpu_curvature(struct fa_state *s, double *d2)
+{
+    switch (s->prec) {
+    case 'd': fa_cpu_curvature_d(s, d2); break;
+    case 's': fa_cpu_curvature_s(s, d2); break;
+    default: fa_cpu_curvature_m(s, d2); break;
+    }
+}
 static void cpu_step(struct fa_state *s, const double *alpha)
 {
     switch (s->prec) {
@@ -110,6 +118,6 @@ static void cpu_destroy(struct fa_state *s)
 }
 
 const struct fa_backend fa_backend_cpu = {
-    "cpu", cpu_create, cpu_gradient, cpu_precondition, cpu_direction, cpu_step, cpu_orbit, cpu_reunitarize,
+    "cpu", cpu_create, cpu_gradient, cpu_precondition, cpu_direction, cpu_curvature, cpu_step, cpu_orbit, cpu_reunitarize,
     cpu_download, cpu_destroy,
 };

@@ -47,15 +47,16 @@ void fa_close(const struct fa_backend *be, struct fa_state *st, struct field *u,
 /* the state of one independent problem: the whole lattice (Landau) or one
  * timeslice (Coulomb) */
 struct group {
-    double alpha;      /* the next trial step */
+    double alpha;      /* the next step (sd: fixed; cg: Newton's, or this when there is no curvature) */
     double used;       /* the step taken last */
+    double damp;       /* cg: the fraction of Newton's step taken (halved after a step that lowered F) */
     double dphi0;      /* slope along s where that step started */
     double dpd_old;    /* tr(Delta P Delta) of the previous iteration */
     double F_before;   /* F where that step started */
     double best;       /* smallest theta since the last (re)start */
     long last_gain;    /* iteration when best was last halved */
     long done_at;      /* iteration the group converged, -1 */
-    int have_dir, active, stepped;
+    int have_dir, active, stepped, backoffs;
 };
 
 struct loop {
@@ -91,35 +92,6 @@ static void measure(struct loop *L, long it)
     }
 }
 
-/* CG: the secant of the slopes before and after each step; a correction
- * step when the best alpha is far from the one taken.  Returns 1 when a
- * correction was made (the field has moved again). */
-static int line_search(struct loop *L)
-{
-    int corr = 0;
-    aggregate(L, L->dphi, 1, 0);
-    for (int t = 0; t < L->nt; t++) L->alpha[t] = 0;
-    for (int k = 0; k < L->ng; k++) {
-        struct group *g = &L->g[k];
-        if (!g->stepped) continue;
-        double d1 = L->agg[k], denom = g->dphi0 - d1, a = g->used, best;
-        if (denom > 0) {
-            best = a * g->dphi0 / denom;
-            if (best < a / 8) best = a / 8;
-            if (best > 4 * a) best = 4 * a;
-        } else best = 2 * a; /* no curvature seen yet: reach further */
-        if (best > ALPHA_MAX) best = ALPHA_MAX;
-        g->alpha = best;
-        if (denom > 0 && fabs(best - a) > 0.25 * a) {
-            for (int t = 0; t < L->nt; t++)
-                if (group_of(L, t) == k) L->alpha[t] = best - a;
-            g->used = best;
-            corr = 1;
-        }
-    }
-    return corr;
-}
-
 void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_result *res, int *restarts)
 {
     memset(res, 0, sizeof *res);
@@ -141,6 +113,7 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
     const int check = r->check_every > 0 ? r->check_every : 1;
     for (int k = 0; k < L.ng; k++) {
         L.g[k].alpha = o->alpha;
+        L.g[k].damp = 1;
         L.g[k].best = INFINITY;
         L.g[k].done_at = -1;
         L.g[k].active = 1;
@@ -153,17 +126,36 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
     int converged = 0;
     measure(&L, 0);
     for (;;) {
-        if (o->method == FA_CG && line_search(&L)) {
-            r->be->step(r->st, L.alpha);
-            measure(&L, it);
-        }
+        /* a step that lowered F went too far: back to half of it along the
+         * same line (steps along one s compose exactly), up to 4 times;
+         * each back-off is one step and one gradient, counted as an
+         * iteration */
+        int back = 0;
+        for (int k = 0; k < L.ng; k++) L.g[k].backoffs = 0;
+        do {
+            back = 0;
+            for (int t = 0; t < L.nt; t++) L.alpha[t] = 0;
+            for (int k = 0; k < L.ng; k++) {
+                struct group *g = &L.g[k];
+                if (!g->stepped || !(group_F(&L, k) < g->F_before - tolF) || g->backoffs >= 4) continue;
+                for (int t = 0; t < L.nt; t++)
+                    if (group_of(&L, t) == k) L.alpha[t] = -g->used / 2;
+                g->used /= 2;
+                g->damp /= 2;
+                g->backoffs++;
+                back = 1;
+            }
+            if (back && it < o->max_iter) {
+                r->be->step(r->st, L.alpha);
+                it++;
+                measure(&L, it);
+            }
+        } while (back && it < o->max_iter);
         int left = 0, stalled = 0;
         for (int k = 0; k < L.ng; k++) {
             struct group *g = &L.g[k];
-            if (g->stepped && group_F(&L, k) < g->F_before - tolF) { /* overshoot: back off */
-                g->alpha = g->used / 2;
-                g->have_dir = 0;
-            }
+            if (g->stepped && !g->backoffs && g->damp < 1) g->damp = 2 * g->damp < 1 ? 2 * g->damp : 1;
+            if (g->stepped && group_F(&L, k) < g->F_before - tolF) g->have_dir = 0; /* still lower: start afresh */
             g->stepped = 0;
             if (!g->active) continue;
             double th = group_theta(&L, k);
@@ -196,6 +188,7 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
                 struct group *g = &L.g[k];
                 if (!g->active || it - g->last_gain < o->stall) continue;
                 g->alpha = o->alpha;
+                g->damp = 1;
                 g->have_dir = 0;
                 g->best = INFINITY;
                 g->last_gain = it;
@@ -235,6 +228,19 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
             r->be->direction(r->st, L.set, L.beta, L.dphi);
             aggregate(&L, L.dphi, 1, 0);
         }
+        double *slope = lat_malloc(sizeof(double) * (size_t)L.ng);
+        memcpy(slope, L.agg, sizeof(double) * (size_t)L.ng);
+        if (o->method == FA_CG) { /* Newton along s: alpha = -phi'(0)/phi''(0) */
+            r->be->curvature(r->st, L.alpha);
+            aggregate(&L, L.alpha, 1, 0);
+            for (int k = 0; k < L.ng; k++) {
+                struct group *g = &L.g[k];
+                if (g->active && L.agg[k] < 0 && slope[k] > 0) {
+                    double a = -g->damp * slope[k] / L.agg[k];
+                    g->alpha = a < ALPHA_MAX ? a : ALPHA_MAX;
+                }
+            }
+        }
         for (int t = 0; t < L.nt; t++) {
             struct group *g = &L.g[group_of(&L, t)];
             L.alpha[t] = g->active ? g->alpha : 0;
@@ -244,10 +250,11 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
             if (!g->active) continue;
             g->have_dir = 1;
             g->used = g->alpha;
-            g->dphi0 = L.agg[k];
+            g->dphi0 = slope[k];
             g->F_before = group_F(&L, k);
             g->stepped = 1;
         }
+        free(slope);
         r->be->step(r->st, L.alpha);
         it++;
         if (r->reunitarize_every > 0 && it % r->reunitarize_every == 0) r->be->reunitarize(r->st);
