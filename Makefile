@@ -80,9 +80,17 @@ ifeq ($(FFT),1)
 LAT_CFLAGS += -DLAT_HAVE_FFTW=1
 FFT_LIBS   := -lfftw3f -lfftw3
 ifeq ($(CUDA),1)
+# cuFFT: the static library when the toolkit has it, else the shared one
+# (then lat-fourier needs libcufft.so.12 at run time: LD_LIBRARY_PATH)
+CUFFT_SO_DIR := $(firstword $(foreach d,$(CUDA_LIBDIR) $(CUDA_TOP)/lib $(CUDA_TOP)/lib64,$(if $(wildcard $(d)/libcufft.so),$(d))))
 ifneq ($(wildcard $(CUDA_LIBDIR)/libcufft_static.a),)
 LAT_CFLAGS += -DLAT_HAVE_CUFFT=1
+LAT_NVCCFLAGS += -DLAT_HAVE_CUFFT=1
 FFT_LIBS   += -L$(CUDA_LIBDIR) -lcufft_static -lculibos
+else ifneq ($(CUFFT_SO_DIR),)
+LAT_CFLAGS += -DLAT_HAVE_CUFFT=1
+LAT_NVCCFLAGS += -DLAT_HAVE_CUFFT=1
+FFT_LIBS   += -L$(CUFFT_SO_DIR) -lcufft
 endif
 endif
 endif

@@ -116,7 +116,7 @@ result_of() { last_results "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
     echo keep > out.lime
     sum=$(cksum < out.lime)
     for args in "--alpha 0" "--alpha -0.1" "--alpha 2" "--theta 0" "--theta -1" "--max-iter 0" "--gauge mag" \
-        "--method newton" "--restarts -1" "--stall 0" "--precision half" "--device gpu" "--bogus"; do
+        "--method newton" "--restarts -1" "--stall 0" "--precision half" "--bogus"; do
         expect_error 2 lat-fourier -- "$BIN/lat-fourier" $args -o out.lime "$T/c4.lime"
     done
     [ "$(cksum < out.lime)" = "$sum" ]

@@ -47,12 +47,17 @@ int main(int argc, char **argv)
     if (stall < 1) cli_usage_error("--stall: must be >= 1 (got %lld)", stall);
     if (!cli_given(opts, "check-every")) t.check_every = 10;
     if (t.check_every < 1) cli_usage_error("--check-every: must be >= 1 (got %d)", t.check_every);
-    if (t.device && strcmp(t.device, "gpu") == 0)
-        cli_usage_error("--device gpu: lat-fourier has no GPU backend in this version (use --device cpu)");
     gf_tool_validate(&t, opts);
     gf_tool_read(&t, input);
     if (t.reunitarize_every < 0) t.reunitarize_every = t.prec == 'd' ? 0 : 50;
-    const struct fa_backend *be = &fa_backend_cpu;
+    struct device_choice dc = device_opt_choose(t.device);
+#if defined(LAT_HAVE_CUDA) && defined(LAT_HAVE_CUFFT)
+    const struct fa_backend *gpu = &fa_backend_gpu;
+#else
+    const struct fa_backend *gpu = NULL;
+#endif
+    struct device_caps caps = {"Fourier gauge-fixing", gpu != NULL, 2, 3};
+    const struct fa_backend *be = device_opt_fits(&dc, &caps, t.x.u->nc) ? gpu : &fa_backend_cpu;
     double *time_g = NULL;
     struct fa_state *st = fa_open(be, t.x.u, t.x.transform, t.prec, gauge, &time_g);
     gf_tool_progress(&t);
@@ -80,6 +85,7 @@ int main(int argc, char **argv)
     char results[1024];
     int n = snprintf(results, sizeof results, "gauge=%s method=fourier-%s alpha=%g precision=%s", gauge_name, method,
                      alpha, t.precision);
+    if (be != &fa_backend_cpu) n += snprintf(results + n, sizeof results - (size_t)n, " device=gpu");
     if (made) n += snprintf(results + n, sizeof results - (size_t)n, " restarts=%d seed=%lld copy=%d", made, t.seed, t.copy);
     gf_tool_describe(results, sizeof results, &res);
     char what[64];

@@ -57,5 +57,6 @@ struct fa_backend {
 };
 
 extern const struct fa_backend fa_backend_cpu;
+extern const struct fa_backend fa_backend_gpu; /* CUDA builds with cuFFT only (LAT_HAVE_CUFFT): fourier/gpu.c */
 
 #endif

@@ -1,0 +1,47 @@
+/* fourier/gpu.h -- private to the CUDA backend of Fourier-accelerated gauge
+ * fixing: its state and the per-precision entry points of fourier/gpu.cuh
+ * (built by gpu_d.cu, gpu_s.cu, gpu_m.cu); fourier/gpu.c makes them
+ * fa_backend_gpu.  One GPU, one rank, SU(2) and SU(3) (the gpu_field's N).
+ *
+ * Device storage: the links and g in the gpu_field layout read through the
+ * accessor (gpu/accessor.cuh); the su(N) fields (Delta, P Delta, its
+ * previous value, s) as alg_dim(N) arrays of V reals of the compute type
+ * (component slowest, ILDG site order); G as N x N complex per site; the
+ * transform buffer as ncomp arrays of V complex numbers ([t][z][y][x]),
+ * transformed by cuFFT: per timeslice in 3-D (batched) and, for Landau,
+ * along t (a strided batch) -- the CPU's order of operations. */
+#ifndef LAT_FOURIER_GPU_H
+#define LAT_FOURIER_GPU_H
+
+#include "fourier/backend.h"
+#include "gpu/field.h"
+
+struct fa_gpu_state {
+    struct gpu_field f;
+    int nc, nd, nt, ad, ncomp, have_pold;
+    enum gauge_kind gauge;
+    char prec;
+    int64_t V, V3;
+    void *grad, *pgrad, *pgrad_old, *dir, *G, *buf, *weight; /* device, compute type */
+    double *partials, *hpart;    /* device / host block sums */
+    double *beta_d;              /* device: nt */
+    unsigned char *set_d;        /* device: nt */
+    int plan3, plan1;            /* cuFFT handles (plan1: Landau's t lines) */
+};
+
+#define FA_GPU_DECLARE(sfx)                                                                                     \
+    struct fa_gpu_state *fa_gpu_create_##sfx(const struct field *u, const double *transform, enum gauge_kind g); \
+    void fa_gpu_gradient_##sfx(struct fa_gpu_state *s, double *fsums, double *dphi);                          \
+    void fa_gpu_precondition_##sfx(struct fa_gpu_state *s, double *dots);                                     \
+    void fa_gpu_direction_##sfx(struct fa_gpu_state *s, const unsigned char *set, const double *beta, double *dphi); \
+    void fa_gpu_curvature_##sfx(struct fa_gpu_state *s, double *d2);                                         \
+    void fa_gpu_step_##sfx(struct fa_gpu_state *s, const double *alpha);                                      \
+    void fa_gpu_apply_host_G_##sfx(struct fa_gpu_state *s, const double *G);                                  \
+    void fa_gpu_reunitarize_##sfx(struct fa_gpu_state *s);                                                     \
+    void fa_gpu_destroy_##sfx(struct fa_gpu_state *s);
+FA_GPU_DECLARE(d)
+FA_GPU_DECLARE(s)
+FA_GPU_DECLARE(m)
+
+
+#endif
