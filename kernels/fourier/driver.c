@@ -155,7 +155,10 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
         for (int k = 0; k < L.ng; k++) {
             struct group *g = &L.g[k];
             if (g->stepped && !g->backoffs && g->damp < 1) g->damp = 2 * g->damp < 1 ? 2 * g->damp : 1;
-            if (g->stepped && group_F(&L, k) < g->F_before - tolF) g->have_dir = 0; /* still lower: start afresh */
+            if (g->stepped && group_F(&L, k) < g->F_before - tolF) { /* still lower: start afresh */
+                g->have_dir = 0;
+                if (!g->backoffs) g->damp /= 2;
+            }
             g->stepped = 0;
             if (!g->active) continue;
             double th = group_theta(&L, k);

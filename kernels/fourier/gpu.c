@@ -68,7 +68,7 @@ static void gpu_reunitarize(struct fa_state *s)
     default: fa_gpu_reunitarize_m(st); break;
     }
 }
-static void gpu_download(struct fa_state *s, struct field *u, double *transform)
+static void gpu_fetch(struct fa_state *s, struct field *u, double *transform)
 {
     gpu_field_download(&S(s)->f, u, transform);
 }
@@ -85,7 +85,7 @@ static void gpu_destroy(struct fa_state *s)
 
 const struct fa_backend fa_backend_gpu = {
     "gpu", gpu_create, gpu_gradient, gpu_precondition, gpu_direction, gpu_curvature, gpu_step, gpu_orbit,
-    gpu_reunitarize, gpu_download, gpu_destroy,
+    gpu_reunitarize, gpu_fetch, gpu_destroy,
 };
 #else
 typedef int fourier_gpu_not_built; /* make CUDA=0 or no cuFFT: fa_backend_gpu does not exist */

@@ -29,6 +29,9 @@ struct fa_gpu_state {
     int plan3, plan1;            /* cuFFT handles (plan1: Landau's t lines) */
 };
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 #define FA_GPU_DECLARE(sfx)                                                                                     \
     struct fa_gpu_state *fa_gpu_create_##sfx(const struct field *u, const double *transform, enum gauge_kind g); \
     void fa_gpu_gradient_##sfx(struct fa_gpu_state *s, double *fsums, double *dphi);                          \
@@ -42,6 +45,9 @@ struct fa_gpu_state {
 FA_GPU_DECLARE(d)
 FA_GPU_DECLARE(s)
 FA_GPU_DECLARE(m)
+#ifdef __cplusplus
+}
+#endif
 
 
 #endif

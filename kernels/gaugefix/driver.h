@@ -106,7 +106,6 @@ struct gf_result {
     long *iter_t;     /* Coulomb relaxation: sweeps each slice took (-1: not converged) */
     double seconds;
     double halo_bytes; /* sent by all ranks while iterating (geometry.h: halo_count) */
-    long corrections;  /* lat-fourier CG: line-search correction steps (each one step and one gradient more) */
 };
 
 /* The backend state of a run of gauge g, and its end.  Coulomb gauge leaves
