@@ -136,7 +136,7 @@ setup() {
     "$BIN/lat-measure" --history --format tsv h.lime > hist
     grep -q $'\tlat-randomize-orbit [0-9.]*\t.*\tseed=7 copy=2$' hist
     grep -q $'\tlat-anneal [0-9.]*\t.*gauge=mag method=annealing steps=10 tmax=1 tmin=0.005 schedule=linear micro=3 seed=7 copy=2 precision=double F=' hist
-    grep -q $'\tlat-overrelax [0-9.]*\t.*gauge=mag method=overrelaxation omega=1.7 precision=double F=[0-9.]* theta=[0-9.e-]* iterations=[0-9]* sweeps=[0-9]* converged=yes$' hist
+    grep -q $'\tlat-overrelax [0-9.]*\t.*gauge=mag method=overrelaxation omega=1.8 precision=double F=[0-9.]* theta=[0-9.e-]* iterations=[0-9]* sweeps=[0-9]* converged=yes$' hist
 }
 
 @test "same seed: same bytes, with 1 and 2 threads (8^4); another --copy differs" {
@@ -258,7 +258,7 @@ setup() {
 @test "lat-gaugefix: the default chain converges, every stage in the history; -n shows it; skipping stages" {
     run "$PIPE/lat-gaugefix" -n --randomize --seed 3 -g mag -o x.lime in.lime
     [ "$status" -eq 0 ]
-    [[ "$output" == *lat-randomize-orbit*"-- in.lime"*"|"*lat-anneal*"--gauge mag"*"--tmax 1 --tmin 0.005"*"|"*lat-overrelax*"--stochastic 0.5"*"|"*lat-overrelax*"--omega 1.7"*"-o x.lime"* ]] || false
+    [[ "$output" == *lat-randomize-orbit*"-- in.lime"*"|"*lat-anneal*"--gauge mag"*"--tmax 1 --tmin 0.005"*"|"*lat-overrelax*"--stochastic 0.5"*"|"*lat-overrelax*"--omega 1.8"*"-o x.lime"* ]] || false
     "$PIPE/lat-gaugefix" -q --randomize --track-transform --seed 3 --sa-steps 30 --log L -o fix.lime "$T/c4.lime"
     [ -s L.sa.tsv ] && [ -s L.sr.tsv ] && [ -s L.or.tsv ]
     lime_list fix.lime | grep -q ' lat-gauge-transform$'
