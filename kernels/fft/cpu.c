@@ -26,6 +26,7 @@ struct lat_fft {
     fft_plan_t p3[2], p1[2]; /* [0] forward, [1] backward */
 #endif
     lat_complex *tmp;        /* the transpose's other half (R > 1) */
+    const unsigned char *on; /* dims 3: slices to transform (fft_skip), NULL all */
 };
 
 /* the spatial momenta [begin, end) whose t-lines rank q transforms */
@@ -83,6 +84,8 @@ void CPU_VARIANT(fft_destroy)(struct lat_fft *f)
 
 int64_t CPU_VARIANT(fft_count)(const struct lat_fft *f) { return f->count; }
 
+void CPU_VARIANT(fft_skip)(struct lat_fft *f, const unsigned char *on) { f->on = f->dims == 3 ? on : NULL; }
+
 int64_t CPU_VARIANT(fft_kcount)(const struct lat_fft *f)
 {
     return f->dims == 4 ? (int64_t)f->glob.L[3] * (f->k3e - f->k3b) : (int64_t)f->lt * f->v3;
@@ -111,6 +114,7 @@ static void slices(struct lat_fft *f, lat_complex *buf, int s)
     const int64_t n = (int64_t)f->ncomp * f->lt;
 #pragma omp parallel for schedule(static) if (n > 1 && f->v3 >= 512)
     for (int64_t i = 0; i < n; i++) {
+        if (f->on && !f->on[f->t0 + i % f->lt]) continue;
         fft_complex_t *p = (fft_complex_t *)(buf + (i / f->lt) * f->count + (i % f->lt) * f->v3);
         FFTW(execute_dft)(f->p3[s], p, p);
     }

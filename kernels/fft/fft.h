@@ -45,6 +45,10 @@ int64_t CPU_VARIANT(fft_count)(const struct lat_fft *f);
 int64_t CPU_VARIANT(fft_kcount)(const struct lat_fft *f);
 void CPU_VARIANT(fft_forward)(struct lat_fft *f, lat_complex *buf);
 void CPU_VARIANT(fft_backward)(struct lat_fft *f, lat_complex *buf);
+/* dims 3: leave the timeslices t (global) with on[t] = 0 untransformed
+ * from now on (their numbers in the buffer are left as they are); on is
+ * kept, not copied; NULL: every slice */
+void CPU_VARIANT(fft_skip)(struct lat_fft *f, const unsigned char *on);
 /* k[0..3] of momentum-space entry j (0 <= j < fft_kcount); dims 3: k[3] is
  * the (global) timeslice */
 void CPU_VARIANT(fft_momentum)(const struct lat_fft *f, int64_t j, int k[4]);

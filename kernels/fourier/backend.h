@@ -51,6 +51,12 @@ struct fa_backend {
      * of the gauge orbit for a restart */
     void (*orbit)(struct fa_state *s, const unsigned char *set, uint64_t seed, uint32_t copy, uint32_t k);
     void (*reunitarize)(struct fa_state *s);
+    /* Coulomb: the slices with on[t] = 0 have converged and stay frozen;
+     * later calls may skip them (gradient then returns their last fsums,
+     * and 0 for every other per-slice number of a frozen slice; step
+     * leaves them, as alpha[t] = 0 asks).  NULL: the backend works on
+     * every slice every time. */
+    void (*freeze)(struct fa_state *s, const unsigned char *on);
     /* the links into u (double, same shape) and g into transform if both */
     void (*download)(struct fa_state *s, struct field *u, double *transform);
     void (*destroy)(struct fa_state *s);

@@ -135,7 +135,12 @@ void VSFX(fa_cpu_free)(struct fa_state *s)
 
 CPU_INLINE void gradient_slice(struct fa_state *s, const int n, int t, double *fsums, double *dphi)
 {
-    const int nn = n * n, nd = s->nd;
+    const int nn = n * n, nd = s->nd, tg = global_t(s, t);
+    if (!s->on[tg]) { /* frozen: its links no longer move */
+        fsums[2 * tg] = s->fcache[2 * tg];
+        fsums[2 * tg + 1] = s->fcache[2 * tg + 1];
+        return;
+    }
     lat_complex up[4 * NN], dn[4 * NN], S[NN];
     double fs = 0, ts = 0, ds = 0;
     for (int64_t x = t * s->v3; x < (t + 1) * s->v3; x++) {
@@ -152,9 +157,8 @@ CPU_INLINE void gradient_slice(struct fa_state *s, const int n, int t, double *f
         alg_pack_antiherm_part(n, S, d);
         ds += alg_dot(n, d, alg_at(s->dir, s, x));
     }
-    int tg = global_t(s, t);
-    fsums[2 * tg] = fs;
-    fsums[2 * tg + 1] = ts;
+    fsums[2 * tg] = s->fcache[2 * tg] = fs;
+    fsums[2 * tg + 1] = s->fcache[2 * tg + 1] = ts;
     dphi[tg] = ds;
 }
 
@@ -183,7 +187,7 @@ void VSFX(fa_cpu_precondition)(struct fa_state *s, double *dots)
     /* Delta's packed reals two by two into the components */
 #pragma omp parallel for schedule(static) if (s->lat.V >= 4096)
     for (int t = 0; t < lt; t++)
-        for (int64_t i = 0; i < s->v3; i++) {
+        for (int64_t i = 0; i < s->v3 && s->on[global_t(s, s->tb + t)]; i++) {
             const lat_real *d = alg_at(s->grad, s, (s->tb + t) * s->v3 + i);
             for (int c = 0; c < nc2; c++)
                 b[c * cnt + t * s->v3 + i] = c_make(d[2 * c], 2 * c + 1 < ad ? d[2 * c + 1] : 0);
@@ -199,6 +203,7 @@ void VSFX(fa_cpu_precondition)(struct fa_state *s, double *dots)
     for (int t = 0; t < lt; t++) {
         double d1 = 0, d2 = 0;
         lat_real p[LAT_NC_MAX * LAT_NC_MAX];
+        if (!s->on[global_t(s, s->tb + t)]) continue;
         for (int64_t i = 0; i < s->v3; i++) {
             int64_t x = (s->tb + t) * s->v3 + i;
             for (int c = 0; c < nc2; c++) {
@@ -227,6 +232,7 @@ void VSFX(fa_cpu_direction)(struct fa_state *s, const unsigned char *set, const 
     for (int t = s->tb; t < s->te; t++) {
         int tg = global_t(s, t);
         double ds = 0;
+        if (!s->on[tg]) continue;
         for (int64_t x = t * s->v3; x < (t + 1) * s->v3; x++) {
             lat_real *d = alg_at(s->dir, s, x);
             if (set[tg]) {
@@ -247,6 +253,7 @@ void VSFX(fa_cpu_direction)(struct fa_state *s, const unsigned char *set, const 
 CPU_INLINE void curvature_slice(struct fa_state *s, const int n, int t, double *d2)
 {
     const int nn = n * n, nd = s->nd;
+    if (!s->on[global_t(s, t)]) return;
     lat_complex h[NN], hy[NN], h2[NN], K[NN], u[NN], a[NN];
     double sum = 0;
     for (int64_t x = t * s->v3; x < (t + 1) * s->v3; x++) {
@@ -286,6 +293,7 @@ CPU_INLINE void apply_slice(struct fa_state *s, const int n, int t, int unused)
     const int nn = n * n, nd = s->nd;
     lat_complex u[NN], a[NN], r[NN];
     (void)unused;
+    if (!s->on[global_t(s, t)]) return; /* frozen (Coulomb: its links stay within the slice) */
     for (int64_t x = t * s->v3; x < (t + 1) * s->v3; x++) {
         const lat_complex *g = G_at(s, x);
         for (int mu = 0; mu < nd; mu++) {
@@ -315,6 +323,7 @@ CPU_INLINE void exp_slice(struct fa_state *s, const int n, int t, const double *
 {
     lat_complex h[NN];
     lat_real a = (lat_real)alpha[global_t(s, t)];
+    if (!s->on[global_t(s, t)]) return;
     for (int64_t x = t * s->v3; x < (t + 1) * s->v3; x++) {
         if (a == 0) {
             sun_unit(n, G_at(s, x));
@@ -348,6 +357,12 @@ void VSFX(fa_cpu_orbit)(struct fa_state *s, const unsigned char *set, uint64_t s
         }
     }
     apply_G(s);
+}
+
+void VSFX(fa_cpu_freeze)(struct fa_state *s, const unsigned char *on)
+{
+    memcpy(s->on, on, (size_t)s->nt);
+    if (s->nd < 4) VSFX(fft_skip)(s->fft, s->on);
 }
 
 void VSFX(fa_cpu_reunitarize)(struct fa_state *s)

@@ -23,6 +23,8 @@ struct fa_state {
     void *links, *transform;     /* storage type; transform may be NULL */
     void *grad, *pgrad, *pgrad_old, *dir, *G; /* lat_real */
     int have_pold;
+    unsigned char *on;           /* nt: slices still iterating (Coulomb) */
+    double *fcache;              /* 2 nt: a frozen slice's F and theta sums */
     struct lat_fft *fft;
     void *fftbuf, *weight;       /* ncomp x fft_count lat_complex; fft_kcount lat_real */
     int ncomp;
@@ -37,6 +39,7 @@ struct fa_state {
     void fa_cpu_step_##sfx(struct fa_state *s, const double *alpha);                                            \
     void fa_cpu_orbit_##sfx(struct fa_state *s, const unsigned char *set, uint64_t seed, uint32_t copy, uint32_t k); \
     void fa_cpu_reunitarize_##sfx(struct fa_state *s);                                                           \
+    void fa_cpu_freeze_##sfx(struct fa_state *s, const unsigned char *on);                                      \
     void fa_cpu_download_##sfx(struct fa_state *s, struct field *u, double *transform);                         \
     void fa_cpu_free_##sfx(struct fa_state *s);
 FA_CPU_DECLARE(d)

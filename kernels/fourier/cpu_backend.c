@@ -21,6 +21,9 @@ static struct fa_state *cpu_create(const struct field *u, const double *transfor
     s->v3 = u->lat.V / u->lat.L[3];
     s->nt = geometry_global(u->dom, &u->lat)->L[3];
     s->tb = geometry_t_begin(u->dom);
+    s->on = lat_malloc((size_t)s->nt);
+    memset(s->on, 1, (size_t)s->nt);
+    s->fcache = lat_calloc(2 * (size_t)s->nt, sizeof(double));
     s->te = geometry_t_end(u->dom, &u->lat);
     const int64_t V = u->lat.V;
     s->fwd = lat_malloc((size_t)V * 4 * sizeof(int32_t));
@@ -94,6 +97,14 @@ static void cpu_reunitarize(struct fa_state *s)
     default: fa_cpu_reunitarize_m(s); break;
     }
 }
+static void cpu_freeze(struct fa_state *s, const unsigned char *on)
+{
+    switch (s->prec) {
+    case 'd': fa_cpu_freeze_d(s, on); break;
+    case 's': fa_cpu_freeze_s(s, on); break;
+    default: fa_cpu_freeze_m(s, on); break;
+    }
+}
 static void cpu_download(struct fa_state *s, struct field *u, double *transform)
 {
     if (u->prec != 64 || u->nc != s->nc || u->lat.V != s->lat.V)
@@ -114,10 +125,12 @@ static void cpu_destroy(struct fa_state *s)
     }
     free(s->fwd);
     free(s->bwd);
+    free(s->on);
+    free(s->fcache);
     free(s);
 }
 
 const struct fa_backend fa_backend_cpu = {
-    "cpu", cpu_create, cpu_gradient, cpu_precondition, cpu_direction, cpu_curvature, cpu_step, cpu_orbit, cpu_reunitarize,
+    "cpu", cpu_create, cpu_gradient, cpu_precondition, cpu_direction, cpu_curvature, cpu_step, cpu_orbit, cpu_reunitarize, cpu_freeze,
     cpu_download, cpu_destroy,
 };

@@ -151,7 +151,7 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
                 measure(&L, it);
             }
         } while (back && it < o->max_iter);
-        int left = 0, stalled = 0;
+        int left = 0, stalled = 0, froze = 0;
         for (int k = 0; k < L.ng; k++) {
             struct group *g = &L.g[k];
             if (g->stepped && !g->backoffs && g->damp < 1) g->damp = 2 * g->damp < 1 ? 2 * g->damp : 1;
@@ -165,6 +165,7 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
             if (th < o->theta) {
                 g->active = 0;
                 g->done_at = it;
+                froze = 1;
                 continue;
             }
             left++;
@@ -174,6 +175,10 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
             } else if (it - g->last_gain >= o->stall) stalled = 1;
         }
         converged = left == 0;
+        if (froze && L.coulomb && r->be->freeze) {
+            for (int t = 0; t < L.nt; t++) L.set[t] = (unsigned char)L.g[t].active;
+            r->be->freeze(r->st, L.set);
+        }
         int last = converged || it >= o->max_iter || (stalled && *restarts >= o->restarts);
         if (r->obs.measured && (r->obs.history || it % check == 0 || last)) {
             struct gf_sample smp = {it, o->max_iter, L.q.F, L.q.theta, 0, 0, L.coulomb ? left : -1, now() - t0,

@@ -85,7 +85,7 @@ static void gpu_destroy(struct fa_state *s)
 
 const struct fa_backend fa_backend_gpu = {
     "gpu", gpu_create, gpu_gradient, gpu_precondition, gpu_direction, gpu_curvature, gpu_step, gpu_orbit,
-    gpu_reunitarize, gpu_fetch, gpu_destroy,
+    gpu_reunitarize, NULL, gpu_fetch, gpu_destroy,
 };
 #else
 typedef int fourier_gpu_not_built; /* make CUDA=0 or no cuFFT: fa_backend_gpu does not exist */
