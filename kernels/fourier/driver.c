@@ -5,7 +5,6 @@
 #include "fourier/fourier.h"
 #include "base/comm.h"
 #include "base/log.h"
-#include "lattice/gauge_transform.h"
 #include "lattice/halo.h"
 #include <math.h>
 #include <stdlib.h>
@@ -26,11 +25,7 @@ static double now(void)
 struct fa_state *fa_open(const struct fa_backend *be, const struct field *u, const double *transform, char prec,
                          enum gauge_kind g, double **time_g)
 {
-    *time_g = NULL;
-    if (g == GAUGE_COULOMB) {
-        *time_g = lat_malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
-        gauge_transform_identity(u->nc, u->lat.V, *time_g);
-    }
+    *time_g = gf_time_g_open(u, g);
     return be->create(u, *time_g ? *time_g : transform, prec, g);
 }
 
@@ -38,10 +33,7 @@ void fa_close(const struct fa_backend *be, struct fa_state *st, struct field *u,
 {
     be->download(st, u, time_g ? time_g : transform);
     be->destroy(st);
-    if (!time_g) return;
-    gauge_transform_apply_time(u, time_g);
-    if (transform) gauge_transform_compose(u->nc, u->lat.V, transform, time_g);
-    free(time_g);
+    gf_time_g_close(u, transform, time_g);
 }
 
 /* the state of one independent problem: the whole lattice (Landau) or one

@@ -45,14 +45,26 @@ static void measure_at(const struct gf_run *r, struct gauge_quality *q, long ste
     }
 }
 
+double *gf_time_g_open(const struct field *u, enum gauge_kind g)
+{
+    if (g != GAUGE_COULOMB) return NULL;
+    double *time_g = lat_malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
+    gauge_transform_identity(u->nc, u->lat.V, time_g);
+    return time_g;
+}
+
+void gf_time_g_close(struct field *u, double *transform, double *time_g)
+{
+    if (!time_g) return;
+    gauge_transform_apply_time(u, time_g);
+    if (transform) gauge_transform_compose(u->nc, u->lat.V, transform, time_g);
+    free(time_g);
+}
+
 struct gf_state *gf_open(const struct gf_backend *be, const struct field *u, const double *transform,
                          char prec, enum gauge_kind g, double **time_g)
 {
-    *time_g = NULL;
-    if (g == GAUGE_COULOMB) {
-        *time_g = lat_malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
-        gauge_transform_identity(u->nc, u->lat.V, *time_g);
-    }
+    *time_g = gf_time_g_open(u, g);
     return be->create(u, *time_g ? *time_g : transform, prec);
 }
 
@@ -61,10 +73,7 @@ void gf_close(const struct gf_backend *be, struct gf_state *st, struct field *u,
 {
     be->download(st, u, time_g ? time_g : transform);
     be->destroy(st);
-    if (!time_g) return;
-    gauge_transform_apply_time(u, time_g);
-    if (transform) gauge_transform_compose(u->nc, u->lat.V, transform, time_g);
-    free(time_g);
+    gf_time_g_close(u, transform, time_g);
 }
 
 /* Tests only: LAT_FAULT_AT=R:N makes rank R fail after sweep N -- on the

@@ -2,6 +2,7 @@
  *
  * Exported (driver.c):
  *   gf_open, gf_close      the backend state of a run and its end (below)
+ *   gf_time_g_open/close   their Coulomb part (the run's own g, U_t at the end)
  *   gf_relax               the relaxation family, to the stopping rule
  *   gf_anneal              simulated annealing, the whole schedule
  *   gf_anneal_temperature  T of annealing step k
@@ -120,6 +121,11 @@ struct gf_state *gf_open(const struct gf_backend *be, const struct field *u, con
                          char prec, enum gauge_kind g, double **time_g);
 void gf_close(const struct gf_backend *be, struct gf_state *st, struct field *u, double *transform,
               double *time_g);
+/* the Coulomb part of both, for other families of backends (lat-fourier):
+ * the run's own g (identity; NULL for other gauges), and at the end U_t
+ * moved by it, g composed into transform (if not NULL), g freed */
+double *gf_time_g_open(const struct field *u, enum gauge_kind g);
+void gf_time_g_close(struct field *u, double *transform, double *time_g);
 
 void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_result *res);
 void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf_result *res);
