@@ -389,3 +389,14 @@ has_gpu() { LAT_DEVICE= "$BIN/lat-measure" -q --device gpu "$GEN/cold.lime" >/de
     run -0 "$BIN/lat-unitarity" --version
     echo "$output" | grep -q '^lat-unitarity (lat) '
 }
+
+@test "no INPUT and a terminal on standard input: one line saying so, exit 2 (no waiting)" {
+    command -v script >/dev/null || skip "script (util-linux) not found"
+    for p in lat-measure lat-overrelax lat-fourier lat-convert; do
+        # script gives the program a pseudo-terminal as standard input
+        o="-o /dev/null"; [ $p = lat-measure ] && o=""
+        run timeout 10 script -qec "$BIN/$p $o" /dev/null < /dev/null
+        [ "$status" -eq 2 ] || { echo "$p: status $status: $output"; return 1; }
+        [[ "$output" == *"$p: standard input: is a terminal: name an INPUT file or pipe a configuration in"* ]]
+    done
+}

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void conf_init(struct conf *c, const struct lattice *lat, int nc)
 {
@@ -119,6 +120,9 @@ static void read_conf(const char *path, struct conf *c, int defer)
     FILE *f;
     const char *name;
     if (!path || strcmp(path, "-") == 0) {
+        /* a terminal is never a configuration: say so instead of waiting */
+        if (isatty(fileno(stdin)))
+            lat_die(2, "standard input", "is a terminal: name an INPUT file or pipe a configuration in");
         f = stdin;
         name = "standard input";
     } else {
