@@ -4,6 +4,8 @@
 # reader), reproducibility by seed and thread count, chain continuation,
 # --every output, and bad parameters (one line, exit 1 or 2, nothing written).
 
+bats_require_minimum_version 1.5.0
+
 setup() {
     ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
     HB="$ROOT/bin/lat-heatbath"
@@ -186,4 +188,16 @@ bad() {
     [[ "$output" == *--output-pattern* ]]
     run "$HB" --version
     [ "$status" -eq 0 ]
+}
+
+@test "a chain ends with one summary line (its plaquette is the file's); -q silences it" {
+    cd "$BATS_TEST_TMPDIR"
+    run --separate-stderr "$HB" --beta 6.0 --lattice 4 --start hot --therm 2 --sweeps 3 --seed 4 -o s.lime
+    [ "$status" -eq 0 ]
+    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+    [[ "$stderr" == "lat-heatbath: SU(3) 4x4x4x4, beta = 6: 5 sweeps (1 heatbath + 4 OR each; 2 thermalisation) in "* ]]
+    p=$("$ROOT/bin/lat-measure" -q --format tsv s.lime | awk -F'\t' 'NR==1{for(i=1;i<=NF;i++) if($i=="plaquette") c=i; next} {printf "%.12f", $c}')
+    [[ "$stderr" == *"plaquette = $p" ]]
+    run --separate-stderr "$HB" -q --beta 6.0 --lattice 4 --start hot --sweeps 1 -o q.lime
+    [ "$status" -eq 0 ] && [ -z "$stderr" ]
 }

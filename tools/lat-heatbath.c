@@ -261,9 +261,11 @@ int main(int argc, char **argv)
     if (every == 0 || output) write_conf(&r, output, res);
     struct plaquette pl = measure_plaquette(r.x.u);
     double links = 4.0 * (double)lat.V;
-    lat_debug("SU(%d) %s beta=%g: %lld sweeps (1 heatbath + %d OR) in %.1f s, %.3g link updates/s; plaquette %.8f",
-             nc, ext, beta, last - first_sweep, nor, elapsed, (double)(last - first_sweep) * links * (1 + nor) / elapsed,
-             pl.all);
+    /* the summary line, as the gauge-fixing tools end (-q silences it) */
+    lat_info("SU(%d) %s, beta = %g: %lld sweeps (1 heatbath + %d OR each; %d thermalisation) in %.2f s (%.3g link "
+             "updates/s): plaquette = %.12f",
+             nc, ext, beta, last - first_sweep, nor, therm, elapsed,
+             (double)(last - first_sweep) * links * (1 + nor) / elapsed, pl.all);
     dist_free(&r.x);
     free(r.base_history);
     return LAT_OK;
