@@ -13,7 +13,7 @@
 #include "cpu/variant.h"
 #include "fourier/cpu.h"
 #include "fft/fft.h"
-#include "math/algebra.h"
+#include "fourier/site.h"
 #include "math/rng.h"
 #include "lattice/halo.h"
 #include "base/comm.h"
@@ -91,12 +91,7 @@ void VSFX(fa_cpu_upload)(struct fa_state *s, const struct field *u, const double
     for (int64_t j = 0; j < kc; j++) {
         int k[4];
         VSFX(fft_momentum)(s->fft, j, k);
-        double p2 = 0;
-        for (int mu = 0; mu < s->nd; mu++) {
-            double sn = sin(M_PI * k[mu] / glob->L[mu]);
-            p2 += 4 * sn * sn;
-        }
-        w[j] = p2 > 1e-12 ? (lat_real)(4.0 * s->nd / p2 / norm) : 0;
+        w[j] = fa_weight(glob->L, s->nd, k, norm);
     }
     s->weight = w;
 }
@@ -141,7 +136,7 @@ CPU_INLINE void gradient_slice(struct fa_state *s, const int n, int t, double *f
         fsums[2 * tg + 1] = s->fcache[2 * tg + 1];
         return;
     }
-    lat_complex up[4 * NN], dn[4 * NN], S[NN];
+    lat_complex up[4 * NN], dn[4 * NN];
     double fs = 0, ts = 0, ds = 0;
     for (int64_t x = t * s->v3; x < (t + 1) * s->v3; x++) {
         for (int mu = 0; mu < nd; mu++) {
@@ -150,11 +145,8 @@ CPU_INLINE void gradient_slice(struct fa_state *s, const int n, int t, double *f
         }
         fs += gf_site_functional(n, s->gauge, up);
         ts += gf_site_theta(n, s->gauge, up, dn);
-        for (int a = 0; a < nn; a++) S[a] = c_make(0, 0);
-        for (int mu = 0; mu < nd; mu++)
-            for (int a = 0; a < nn; a++) S[a] = c_add(S[a], c_sub(up[mu * nn + a], dn[mu * nn + a]));
         lat_real *d = alg_at(s->grad, s, x);
-        alg_pack_antiherm_part(n, S, d);
+        fa_site_gradient(n, nd, up, dn, d);
         ds += alg_dot(n, d, alg_at(s->dir, s, x));
     }
     fsums[2 * tg] = s->fcache[2 * tg] = fs;
@@ -247,30 +239,22 @@ void VSFX(fa_cpu_direction)(struct fa_state *s, const unsigned char *set, const 
     if (s->dom) comm_sum(dphi, (size_t)s->nt);
 }
 
-/* sum_x,mu Re tr(2 h(x) U h(x+mu) - h(x)^2 U - U h(x+mu)^2) regrouped per
- * site: 2 sum_mu Re tr(h(x) U_mu(x) h(x+mu)) - Re tr(h(x)^2 K(x)) with
- * K(x) = sum_mu U_mu(x) + U_mu(x-mu) -- five products a site, not nine */
+/* sum_x,mu Re tr(2 h(x) U h(x+mu) - h(x)^2 U - U h(x+mu)^2), regrouped per
+ * site (fa_site_curvature): five products a site, not nine */
 CPU_INLINE void curvature_slice(struct fa_state *s, const int n, int t, double *d2)
 {
     const int nn = n * n, nd = s->nd;
     if (!s->on[global_t(s, t)]) return;
-    lat_complex h[NN], hy[NN], h2[NN], K[NN], u[NN], a[NN];
+    lat_complex h[NN], hy[4 * NN], up[4 * NN], dn[4 * NN];
     double sum = 0;
     for (int64_t x = t * s->v3; x < (t + 1) * s->v3; x++) {
         alg_unpack(n, alg_at(s->dir, s, x), h);
-        sun_mul(n, h2, h, h);
-        for (int k = 0; k < nn; k++) K[k] = c_make(0, 0);
-        lat_real cross = 0;
         for (int mu = 0; mu < nd; mu++) {
-            cpu_load(nn, u, link_at(s, x, mu));
-            sun_acc(n, K, u);
-            alg_unpack(n, alg_at(s->dir, s, s->fwd[4 * x + mu]), hy);
-            sun_mul(n, a, h, u);
-            cross += sun_retrace_mul(n, a, hy);
-            cpu_load(nn, u, link_at(s, s->bwd[4 * x + mu], mu));
-            sun_acc(n, K, u);
+            cpu_load(nn, up + mu * nn, link_at(s, x, mu));
+            cpu_load(nn, dn + mu * nn, link_at(s, s->bwd[4 * x + mu], mu));
+            alg_unpack(n, alg_at(s->dir, s, s->fwd[4 * x + mu]), hy + mu * nn);
         }
-        sum += 2 * cross - sun_retrace_mul(n, h2, K);
+        sum += fa_site_curvature(n, nd, h, up, dn, hy);
     }
     d2[global_t(s, t)] = sum;
 }

@@ -19,7 +19,7 @@ extern "C" {
 #include "lattice/field.h"
 }
 #include "gaugefix/site.h"
-#include "math/algebra.h"
+#include "fourier/site.h"
 #include "lattice/observables_site.h"
 #include "gpu/reduce.cuh"
 #include <cuda_runtime.h>
@@ -97,18 +97,15 @@ k_gradient(fgeo g, const store_t *__restrict__ links, lat_real *grad, const lat_
     for (int j = blockIdx.x * RED_BS + threadIdx.x; j < g.V3; j += RED_NB * RED_BS) {
         int s = t * g.V3 + j, x[4], h;
         site_coords(g, s, x, &h);
-        lat_complex up[4 * NN], dn[4 * NN], S[NN];
+        lat_complex up[4 * NN], dn[4 * NN];
         for (int mu = 0; mu < 4; mu++) {
             load_link<U, NC>(links, g, s, mu, up + mu * NN);
             load_link<U, NC>(links, g, neighbour(g.k, s, x, mu, -1), mu, dn + mu * NN);
         }
         v[0] += (double)gf_site_functional(NC, (enum gauge_kind)G, up);
         v[1] += (double)gf_site_theta(NC, (enum gauge_kind)G, up, dn);
-        for (int a = 0; a < NN; a++) S[a] = c_make(0, 0);
-        for (int mu = 0; mu < g.nd; mu++)
-            for (int a = 0; a < NN; a++) S[a] = c_add(S[a], c_sub(up[mu * NN + a], dn[mu * NN + a]));
         lat_real d[NN - 1], q[NN - 1];
-        alg_pack_antiherm_part(NC, S, d);
+        fa_site_gradient(NC, g.nd, up, dn, d);
         load_alg<NC>(dir, g, s, q);
         v[2] += (double)alg_dot(NC, d, q);
         for (int a = 0; a < NN - 1; a++) grad[(size_t)a * g.V + s] = d[a];
@@ -195,8 +192,7 @@ k_direction(fgeo g, const lat_real *__restrict__ pgrad, const lat_real *__restri
     red_block_sum<1>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x));
 }
 
-/* the curvature along s, per site as the CPU: 2 sum_mu Re tr(h U_mu(x)
- * h(x+mu)) - Re tr(h^2 K(x)) */
+/* the curvature along s, per site as the CPU (fa_site_curvature) */
 template <class U, int NC>
 __global__ void __launch_bounds__(RED_BS)
 k_curvature(fgeo g, const store_t *__restrict__ links, const lat_real *__restrict__ dir, double *partials)
@@ -209,23 +205,16 @@ k_curvature(fgeo g, const store_t *__restrict__ links, const lat_real *__restric
         int s = t * g.V3 + j, x[4], h0;
         site_coords(g, s, x, &h0);
         lat_real p[NN - 1];
-        lat_complex h[NN], hy[NN], h2[NN], K[NN], u[NN], a[NN];
+        lat_complex h[NN], hy[4 * NN], up[4 * NN], dn[4 * NN];
         load_alg<NC>(dir, g, s, p);
         alg_unpack(NC, p, h);
-        sun_mul(NC, h2, h, h);
-        for (int k = 0; k < NN; k++) K[k] = c_make(0, 0);
-        lat_real cross = 0;
         for (int mu = 0; mu < g.nd; mu++) {
-            load_link<U, NC>(links, g, s, mu, u);
-            sun_acc(NC, K, u);
+            load_link<U, NC>(links, g, s, mu, up + mu * NN);
+            load_link<U, NC>(links, g, neighbour(g.k, s, x, mu, -1), mu, dn + mu * NN);
             load_alg<NC>(dir, g, neighbour(g.k, s, x, mu, +1), p);
-            alg_unpack(NC, p, hy);
-            sun_mul(NC, a, h, u);
-            cross += sun_retrace_mul(NC, a, hy);
-            load_link<U, NC>(links, g, neighbour(g.k, s, x, mu, -1), mu, u);
-            sun_acc(NC, K, u);
+            alg_unpack(NC, p, hy + mu * NN);
         }
-        v[0] += (double)(2 * cross - sun_retrace_mul(NC, h2, K));
+        v[0] += (double)fa_site_curvature(NC, g.nd, h, up, dn, hy);
     }
     red_block_sum<1>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x));
 }
@@ -373,12 +362,7 @@ extern "C" struct fa_gpu_state *FA_ENTRY(fa_gpu_create)(const struct field *u, c
     for (int64_t s = 0; s < st->V; s++) {
         int k[4];
         lattice_coords(&u->lat, s, k);
-        double p2 = 0;
-        for (int mu = 0; mu < st->nd; mu++) {
-            double sn = sin(M_PI * k[mu] / L[mu]);
-            p2 += 4 * sn * sn;
-        }
-        w[s] = p2 > 1e-12 ? (lat_real)(4.0 * st->nd / p2 / norm) : 0;
+        w[s] = fa_weight(L, st->nd, k, norm);
     }
     gpu_upload(st->weight, w, (size_t)st->V * sizeof(lat_real));
     free(w);
