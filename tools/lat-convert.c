@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     int nersc_3x3 = 0, check = 0;
     struct cli_opt opts[] = {
         {"output", 'o', CLI_STRING, &out, "FILE", "write the configuration here (default standard output)", NULL, 0},
-        {"to", 0, CLI_CHOICE, &to, "FORMAT", "output format (default ildg)", "ildg|nersc", 0},
+        {"to", 0, CLI_CHOICE, &to, "FORMAT", "output format (default ildg)", CONF_FORMAT_CHOICES, 0},
         {"precision", 0, CLI_CHOICE, &prec, "BITS", "file precision (default: the input's)", "32|64", 0},
         {"3x3", 0, CLI_FLAG, &nersc_3x3, NULL, "NERSC: store all three rows (4D_SU3_GAUGE_3x3)", NULL, 0},
         {"check", 0, CLI_FLAG, &check, NULL, "validate the input and print a summary; write nothing", NULL, 0},
@@ -89,10 +89,10 @@ int main(int argc, char **argv)
         conf_write_transform(extract, &c);
         if (!out) { conf_free(&c); return LAT_OK; }
     }
-    struct conf_write_opts wo = {to_nersc ? CONF_NERSC : CONF_ILDG, prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3};
-    if (!to_nersc) {
+    struct conf_write_opts wo = {conf_format_parse(to), prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3, 0, NULL};
+    if (wo.format == CONF_ILDG || wo.format == CONF_SCIDAC) { /* the LIME formats carry the history */
         char res[128];
-        snprintf(res, sizeof res, "from=%s to=ildg precision=%d", c.format == CONF_NERSC ? "nersc" : "ildg",
+        snprintf(res, sizeof res, "from=%s to=%s precision=%d", conf_format_name(c.format), to,
                  wo.prec ? wo.prec : c.file_prec);
         conf_history_add(&c, res);
     }

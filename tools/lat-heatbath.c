@@ -86,7 +86,7 @@ static void write_conf(struct run *r, const char *path, const char *results)
         r->x.c.history = r->base_history ? strdup(r->base_history) : NULL;
         if (r->base_history && !r->x.c.history) lat_die(1, NULL, "out of memory");
     }
-    struct conf_write_opts o = {CONF_ILDG, r->file_prec, 0};
+    struct conf_write_opts o = {.format = CONF_ILDG, .prec = r->file_prec, .nersc_3x3 = 0};
     dist_write(&r->x, path, &o, entry);
     free(r->x.c.history);
     r->x.c.history = NULL;

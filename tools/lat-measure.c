@@ -109,7 +109,7 @@ int main(int argc, char **argv)
     char lattice[64];
     snprintf(lattice, sizeof lattice, "%dx%dx%dx%d", x.lat.L[0], x.lat.L[1], x.lat.L[2], x.lat.L[3]);
     report_str(r, "file", c->name);
-    report_str(r, "file_format", c->format == CONF_NERSC ? "nersc" : "ildg");
+    report_str(r, "file_format", conf_format_name(c->format));
     report_int(r, "file_precision", c->file_prec);
     report_str(r, "lattice", lattice);
     report_int(r, "nc", u->nc);

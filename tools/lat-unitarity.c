@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     char lattice[64];
     snprintf(lattice, sizeof lattice, "%dx%dx%dx%d", x.lat.L[0], x.lat.L[1], x.lat.L[2], x.lat.L[3]);
     report_str(r, "file", c.name);
-    report_str(r, "file_format", c.format == CONF_NERSC ? "nersc" : "ildg");
+    report_str(r, "file_format", conf_format_name(c.format));
     report_int(r, "file_precision", c.file_prec);
     report_str(r, "lattice", lattice);
     report_int(r, "nc", x.nc);
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
         snprintf(results, sizeof results,
                  "reprojected=SU(%d) unitarity_max=%.3g->%.3g det_max=%.3g->%.3g unitarity_mean=%.3g->%.3g out_precision=%d",
                  x.nc, before.max, after.max, before.det_max, after.det_max, before.mean, after.mean, prec);
-        struct conf_write_opts wo = {CONF_ILDG, prec, 0}; /* like every lat program: ILDG keeps the history */
+        struct conf_write_opts wo = {.format = CONF_ILDG, .prec = prec, .nersc_3x3 = 0}; /* like every lat program: ILDG keeps the history */
         dist_write(&x, output, &wo, results);
     } else if (comm_is_root() && (fflush(stdout) != 0 || ferror(stdout))) {
         lat_die(1, "standard output", "write failed");

@@ -26,6 +26,20 @@ void conf_init(struct conf *c, const struct lattice *lat, int nc)
     c->file_prec = 64;
 }
 
+static const char *const format_names[] = {"", "ildg", "nersc", "milc", "openqcd", "scidac", "hirep"};
+
+const char *conf_format_name(enum conf_format f)
+{
+    return (int)f >= 1 && (int)f < (int)(sizeof format_names / sizeof *format_names) ? format_names[f] : "unknown";
+}
+
+enum conf_format conf_format_parse(const char *name)
+{
+    for (int f = 1; f < (int)(sizeof format_names / sizeof *format_names); f++)
+        if (name && strcmp(name, format_names[f]) == 0) return (enum conf_format)f;
+    return 0;
+}
+
 void conf_extents(const struct lattice *lat, char *buf, size_t n)
 {
     snprintf(buf, n, "%dx%dx%dx%d", lat->L[0], lat->L[1], lat->L[2], lat->L[3]);
@@ -132,7 +146,7 @@ static void read_conf(const char *path, struct conf *c, int defer)
     }
     c->name = name;
     lat_alloc_where = name;
-    unsigned char pre[12];
+    unsigned char pre[CONF_DETECT_BYTES];
     size_t n = 0;
     while (n < sizeof pre) {
         size_t k = fread(pre + n, 1, sizeof pre - n, f);
@@ -146,11 +160,21 @@ static void read_conf(const char *path, struct conf *c, int defer)
     if (n >= 4 && load_be32(pre) == LIME_MAGIC) {
         c->format = CONF_ILDG;
         ildg_read(&in, c);
-    } else if (n == sizeof pre && memcmp(pre, "BEGIN_HEADER", sizeof pre) == 0) {
+    } else if (n >= 12 && memcmp(pre, "BEGIN_HEADER", 12) == 0) {
         c->format = CONF_NERSC;
         nersc_read(&in, c);
+    } else if (milc_detect(pre, n)) {
+        c->format = CONF_MILC;
+        milc_read(&in, c);
+    } else if (hirep_detect(pre, n)) {
+        c->format = CONF_HIREP;
+        hirep_read(&in, c);
+    } else if (openqcd_detect(pre, n)) {
+        c->format = CONF_OPENQCD;
+        openqcd_read(&in, c);
     } else {
-        lat_die(1, name, "not a gauge configuration lat reads: neither LIME/ILDG (bytes 45 67 89 ab) nor NERSC (BEGIN_HEADER)");
+        lat_die(1, name, "not a gauge configuration lat reads: not LIME/ILDG/SciDAC (bytes 45 67 89 ab), NERSC (BEGIN_HEADER), "
+                         "MILC (magic 20103), openQCD export or HiRep (their lattice sizes)");
     }
     if (c->deferred.on < 0) c->deferred.on = 0;
     if (f != stdin) fclose(f);
@@ -169,13 +193,14 @@ void conf_free(struct conf *c)
 
 void conf_write(const char *path, const struct conf *c, const struct conf_write_opts *o)
 {
-    struct conf_write_opts d = {0, 0, 0};
+    struct conf_write_opts d = {.format = 0, .prec = 0, .nersc_3x3 = 0};
     if (!o) o = &d;
     enum conf_format fmt = o->format ? o->format : CONF_ILDG;
     int prec = o->prec ? o->prec : (c->file_prec == 32 ? 32 : 64);
     const char *where = path && strcmp(path, "-") != 0 ? path : "standard output";
     if (prec != 32 && prec != 64) lat_die(1, where, "internal error: file precision %d is not 32 or 64", prec);
-    if (fmt != CONF_ILDG && fmt != CONF_NERSC) lat_die(1, where, "internal error: unknown output format %d", (int)fmt);
+    if (!conf_format_parse(conf_format_name(fmt)))
+        lat_die(1, where, "internal error: unknown output format %d", (int)fmt);
     if (fmt == CONF_NERSC && c->u.nc != 3)
         lat_die(1, where, "a NERSC file holds SU(3) only; this configuration is SU(%d) (write ILDG instead)", c->u.nc);
     struct conf tmp;
@@ -187,8 +212,14 @@ void conf_write(const char *path, const struct conf *c, const struct conf_write_
     }
     conf_check_finite(&c->u, where, "refusing to write the configuration");
     FILE *f = out_open(path, 1);
-    if (fmt == CONF_ILDG) ildg_write(f, out_name(), c, prec);
-    else nersc_write(f, out_name(), c, prec, o->nersc_3x3 ? 3 : 2);
+    switch (fmt) {
+    case CONF_ILDG: ildg_write(f, out_name(), c, prec); break;
+    case CONF_NERSC: nersc_write(f, out_name(), c, prec, o->nersc_3x3 ? 3 : 2); break;
+    case CONF_MILC: milc_write(f, out_name(), c, o, prec); break;
+    case CONF_OPENQCD: openqcd_write(f, out_name(), c, o, prec); break;
+    case CONF_SCIDAC: scidac_write(f, out_name(), c, o, prec); break;
+    case CONF_HIREP: hirep_write(f, out_name(), c, o, prec); break;
+    }
     out_commit(f);
     if (c == &tmp) field_free(&tmp.u);
 }

@@ -21,7 +21,14 @@
 #include "lattice/field.h"
 #include <stdint.h>
 
-enum conf_format { CONF_ILDG = 1, CONF_NERSC = 2 };
+/* The file formats (FORMATS.md): LIME with ILDG records, NERSC archive, MILC
+ * binary v5, openQCD export, SciDAC/QIO without ILDG records, HiRep. */
+enum conf_format { CONF_ILDG = 1, CONF_NERSC = 2, CONF_MILC = 3, CONF_OPENQCD = 4, CONF_SCIDAC = 5, CONF_HIREP = 6 };
+#define CONF_FORMAT_CHOICES "ildg|nersc|milc|openqcd|scidac|hirep"
+/* "ildg", "nersc", ... (the names of --to and of reports); "unknown" else */
+const char *conf_format_name(enum conf_format f);
+/* the format of a name of CONF_FORMAT_CHOICES, 0 if none */
+enum conf_format conf_format_parse(const char *name);
 
 struct lime_record {
     char type[129];
@@ -76,9 +83,12 @@ void conf_read_deferring(const char *path, struct conf *c);
 void conf_free(struct conf *c);
 
 struct conf_write_opts {
-    enum conf_format format; /* CONF_ILDG (default 0 means ILDG) or CONF_NERSC */
+    enum conf_format format; /* CONF_ILDG (default 0 means ILDG), CONF_NERSC, ... */
     int prec;                /* 32 or 64 (0: the input's precision, else 64) */
     int nersc_3x3;           /* NERSC: store 3 rows instead of 2 */
+    long long nersc_sequence;        /* NERSC SEQUENCE_NUMBER; 0: the input's, else
+                                        the history's trajectory/sweep, else 1 */
+    const char *nersc_ensemble_label; /* NERSC ENSEMBLE_LABEL; NULL: the input's or lat's */
 };
 void conf_write(const char *path, const struct conf *c, const struct conf_write_opts *o);
 

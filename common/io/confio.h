@@ -73,6 +73,22 @@ void ildg_write_framing(FILE *f, const char *name, const struct conf *c, int pre
                         uint64_t *data_offset);
 void nersc_read(struct byte_in *in, struct conf *c);
 void nersc_write(FILE *f, const char *name, const struct conf *c, int prec, int rows);
+/* The other formats: detect (1 if the first n bytes pre of an input, n <=
+ * CONF_DETECT_BYTES, look like the format), read, write.  The writers get
+ * the options of conf_write (prec already resolved to 32 or 64). */
+#define CONF_DETECT_BYTES 16
+int milc_detect(const unsigned char *pre, size_t n);
+void milc_read(struct byte_in *in, struct conf *c);
+void milc_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec);
+int openqcd_detect(const unsigned char *pre, size_t n);
+void openqcd_read(struct byte_in *in, struct conf *c);
+void openqcd_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec);
+int hirep_detect(const unsigned char *pre, size_t n);
+void hirep_read(struct byte_in *in, struct conf *c);
+void hirep_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec);
+/* SciDAC without ILDG records: a LIME file; ildg_read hands it on when it
+ * has no ildg-format record but a scidac-private-record-xml */
+void scidac_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec);
 
 /* record types of our own */
 #define LAT_REC_HISTORY "lat-history"

@@ -162,7 +162,7 @@ void dist_gather(struct dist *x)
 static int write_in_parallel(const struct dist *x, const char *path, const struct conf_write_opts *o)
 {
     struct stat st;
-    if (!x->dom || !path || strcmp(path, "-") == 0 || (o && o->format == CONF_NERSC)) return 0;
+    if (!x->dom || !path || strcmp(path, "-") == 0 || (o && o->format && o->format != CONF_ILDG)) return 0;
     return !(stat(path, &st) == 0 && !S_ISREG(st.st_mode));
 }
 

@@ -353,7 +353,7 @@ static void test_roundtrips(void)
     conf_keep_add(&c, "my-binary", (const unsigned char *)"\0\1\2\0", 4);
 
     /* ILDG double: exact */
-    struct conf_write_opts o64 = {CONF_ILDG, 64, 0};
+    struct conf_write_opts o64 = {.format = CONF_ILDG, .prec = 64, .nersc_3x3 = 0};
     conf_write(tmp("a.lime"), &c, &o64);
     conf_read(tmp("a.lime"), &r);
     CHECK(r.format == CONF_ILDG && r.file_prec == 64 && r.u.nc == 3, "format");
@@ -384,7 +384,7 @@ static void test_roundtrips(void)
     free(bb);
 
     /* NERSC 3x3 double and back: bit-identical ILDG binary record */
-    struct conf_write_opts n3 = {CONF_NERSC, 64, 1};
+    struct conf_write_opts n3 = {.format = CONF_NERSC, .prec = 64, .nersc_3x3 = 1};
     conf_write(tmp("a.nersc"), &r, &n3);
     conf_read(tmp("a.nersc"), &r2);
     CHECK(r2.format == CONF_NERSC && r2.file_prec == 64, "nersc read");
@@ -398,7 +398,7 @@ static void test_roundtrips(void)
     conf_free(&r2);
 
     /* NERSC two-row double: row 3 rebuilt, equal to rounding */
-    struct conf_write_opts n2 = {CONF_NERSC, 64, 0};
+    struct conf_write_opts n2 = {.format = CONF_NERSC, .prec = 64, .nersc_3x3 = 0};
     conf_write(tmp("b.nersc"), &r, &n2);
     conf_read(tmp("b.nersc"), &r2);
     CHECK(max_diff(&r2.u, &c.u) < 1e-13, "NERSC two-row double: max diff %g", max_diff(&r2.u, &c.u));
@@ -409,7 +409,7 @@ static void test_roundtrips(void)
     conf_free(&r2);
 
     /* 32-bit ILDG and NERSC */
-    struct conf_write_opts o32 = {CONF_ILDG, 32, 0};
+    struct conf_write_opts o32 = {.format = CONF_ILDG, .prec = 32, .nersc_3x3 = 0};
     conf_write(tmp("e.lime"), &r, &o32);
     conf_read(tmp("e.lime"), &r2);
     CHECK(r2.file_prec == 32 && max_diff(&r2.u, &c.u) < 1e-7, "ILDG single: max diff %g", max_diff(&r2.u, &c.u));
@@ -424,7 +424,7 @@ static void test_roundtrips(void)
     free(be);
     free(bf);
     conf_free(&r2);
-    struct conf_write_opts n32 = {CONF_NERSC, 32, 0};
+    struct conf_write_opts n32 = {.format = CONF_NERSC, .prec = 32, .nersc_3x3 = 0};
     conf_write(tmp("c.nersc"), &r, &n32);
     conf_read(tmp("c.nersc"), &r2);
     CHECK(r2.file_prec == 32 && max_diff(&r2.u, &c.u) < 1e-6, "NERSC single two-row: %g", max_diff(&r2.u, &c.u));
