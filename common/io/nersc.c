@@ -1,26 +1,35 @@
 /* nersc.c -- NERSC archive ("QCD archive") SU(3) configurations: reader and
- * writer behind conf.h (FORMATS.md §4).
+ * writer behind conf.h (FORMATS.md §4); conf_nersc_label_problem (conf.h).
  *
  * Reading: an ASCII header "BEGIN_HEADER\n", "KEY = VALUE" lines (split at
  * the first '=', both sides trimmed, any key order), "END_HEADER\n", then
- * the binary data (sites x fastest, four links x,y,z,t, rows 0,1 for
- * DATATYPE 4D_SU3_GAUGE or 0,1,2 for 4D_SU3_GAUGE_3x3, three complex
- * columns).  DIMENSION_1..4, DATATYPE and CHECKSUM are required;
- * FLOATING_POINT defaults to IEEE32BIG; bare IEEE32/IEEE64 are read
- * big-endian unless only the little-endian reading matches CHECKSUM.  The
- * data must have exactly the size the header implies.  CHECKSUM (uint32 sum
- * of the stored 32-bit words in file byte order) must match exactly;
- * PLAQUETTE and LINK_TRACE, when present, must agree with the data within
- * 1e-6 (32-bit data) or 1e-10 (64-bit) plus half a unit of the last digit
- * printed.  The third row of two-row data is rebuilt in double precision as
- * conj(row0 x row1).  Header keys that are not recomputed on writing
- * (ENSEMBLE_ID, SEQUENCE_NUMBER, BOUNDARY_i, CREATOR, ...) are carried in a
- * text record "lat-nersc-header" ("KEY = VALUE" lines) among c->keep.
+ * the binary data (sites x fastest, four links x,y,z,t, per link: rows 0,1
+ * for DATATYPE 4D_SU3_GAUGE or 0,1,2 for 4D_SU3_GAUGE_3x3, three complex
+ * columns each; or the 8 reals of 4D_SU3_GAUGE_SMALL, GLU's parametrisation:
+ * Re, Im of U01, U02, U10, then arg U00, arg U20).  DIMENSION_1..4, DATATYPE
+ * and CHECKSUM are required; FLOATING_POINT defaults to IEEE32BIG; bare
+ * IEEE32/IEEE64 are read big-endian unless only the little-endian reading
+ * matches CHECKSUM.  The data must have exactly the size the header
+ * implies.  CHECKSUM (uint32 sum of the stored 32-bit words in file byte
+ * order, whatever the DATATYPE: GLU sums its 8 stored reals the same way)
+ * must match exactly; PLAQUETTE and LINK_TRACE, when present, must agree
+ * with the data within 1e-6 (32-bit data) or 1e-10 (64-bit) plus half a
+ * unit of the last digit printed.  The third row of two-row data is rebuilt
+ * in double precision as conj(row0 x row1); SMALL links by su3_unpack8
+ * (math/sun.h) in double, unitary with det 1 to rounding: from 64-bit data
+ * the links equal the matrices GLU shortened to ~1e-14 (GLU's 4^3x8 CPS
+ * file: 3.6e-14 at most, plaquette to 1e-16), the error growing as
+ * eps / min(|U00|, |U20|) (math/sun.h); from 32-bit data to ~1e-7.  Header
+ * keys that are not recomputed on writing (ENSEMBLE_ID, SEQUENCE_NUMBER,
+ * BOUNDARY_i, CREATOR, ...) are carried in a text record "lat-nersc-header"
+ * ("KEY = VALUE" lines) among c->keep.
  *
  * Writing: big-endian (IEEE32BIG / IEEE64BIG, never bare IEEE32), two rows
- * or 3x3, every key of FORMATS.md §4.1's list written as "KEY = VALUE", the
- * carried keys restored, CHECKSUM in %x, PLAQUETTE and LINK_TRACE of the
- * data as stored (after rounding and row reconstruction).  Only SU(3). */
+ * or 3x3 (never SMALL), every key of FORMATS.md §4.1's list written as
+ * "KEY = VALUE", the carried keys restored, CHECKSUM in %x, PLAQUETTE and
+ * LINK_TRACE of the data as stored (after rounding and row reconstruction).
+ * SEQUENCE_NUMBER and ENSEMBLE_LABEL: struct conf_write_opts (conf.h) says
+ * which.  Only SU(3). */
 #include "io/confio.h"
 #include "base/log.h"
 #include "lattice/observables.h"
