@@ -54,11 +54,15 @@ int main(int argc, char **argv)
 {
     const char *out = NULL, *to = "ildg", *prec = NULL, *extract = NULL, *format = "text";
     int nersc_3x3 = 0, check = 0;
+    long long nersc_seq = 0;
+    const char *nersc_label = NULL;
     struct cli_opt opts[] = {
         {"output", 'o', CLI_STRING, &out, "FILE", "write the configuration here (default standard output)", NULL, 0},
         {"to", 0, CLI_CHOICE, &to, "FORMAT", "output format (default ildg)", CONF_FORMAT_CHOICES, 0},
         {"precision", 0, CLI_CHOICE, &prec, "BITS", "file precision (default: the input's)", "32|64", 0},
         {"3x3", 0, CLI_FLAG, &nersc_3x3, NULL, "NERSC: store all three rows (4D_SU3_GAUGE_3x3)", NULL, 0},
+        {"sequence-number", 0, CLI_LONG, &nersc_seq, "N", "NERSC SEQUENCE_NUMBER, >= 1 (default: the history's sweep counter, else the input's, else 1)", NULL, 0},
+        {"ensemble-label", 0, CLI_STRING, &nersc_label, "TEXT", "NERSC ENSEMBLE_LABEL (default: the input's, else lat)", NULL, 0},
         {"check", 0, CLI_FLAG, &check, NULL, "validate the input and print a summary; write nothing", NULL, 0},
         {"format", 0, CLI_CHOICE, &format, "FMT", "--check summary format (default text)", "text|tsv|json", 0},
         {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE", NULL, 0},
@@ -71,6 +75,12 @@ int main(int argc, char **argv)
     const char *input = first < argc ? argv[first] : NULL;
     int to_nersc = strcmp(to, "nersc") == 0;
     if (nersc_3x3 && !to_nersc) cli_usage_error("--3x3 applies to --to nersc only");
+    if (cli_given(opts, "sequence-number") && !to_nersc) cli_usage_error("--sequence-number applies to --to nersc only");
+    if (nersc_label && !to_nersc) cli_usage_error("--ensemble-label applies to --to nersc only");
+    if (cli_given(opts, "sequence-number") && nersc_seq < 1)
+        cli_usage_error("--sequence-number must be >= 1 (NERSC sequence numbers count from 1), got %lld", nersc_seq);
+    const char *why = nersc_label ? conf_nersc_label_problem(nersc_label) : NULL;
+    if (why) cli_usage_error("--ensemble-label cannot be written into a NERSC header: %s", why);
     if (check && (out || extract || cli_given(opts, "to") || prec || nersc_3x3))
         cli_usage_error("--check writes nothing: it takes no -o, --to, --precision, --3x3 or --extract-transform");
     if (cli_given(opts, "format") && !check) cli_usage_error("--format applies to --check only");
@@ -89,7 +99,8 @@ int main(int argc, char **argv)
         conf_write_transform(extract, &c);
         if (!out) { conf_free(&c); return LAT_OK; }
     }
-    struct conf_write_opts wo = {conf_format_parse(to), prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3, 0, NULL};
+    struct conf_write_opts wo = {conf_format_parse(to), prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3, nersc_seq,
+                                 nersc_label};
     if (wo.format == CONF_ILDG || wo.format == CONF_SCIDAC) { /* the LIME formats carry the history */
         char res[128];
         snprintf(res, sizeof res, "from=%s to=%s precision=%d", conf_format_name(c.format), to,

@@ -44,28 +44,6 @@ static int pattern_ok(const char *p)
     return conv == 1;
 }
 
-/* next_sweep= of the last lat-heatbath entry of a history, or -1 */
-static long long history_next_sweep(const char *h)
-{
-    long long k = -1;
-    if (!h) return -1;
-    for (const char *line = h; *line;) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        const char *tab = memchr(line, '\t', len);
-        if (tab && len - (size_t)(tab - line) > 14 && strncmp(tab + 1, "lat-heatbath ", 13) == 0) {
-            const char *p = line;
-            while ((p = strstr(p, "next_sweep=")) && p < line + len) {
-                if (p == line || p[-1] == ' ' || p[-1] == '\t') k = strtoll(p + 11, NULL, 10);
-                p += 11;
-            }
-        }
-        if (!end) break;
-        line = end + 1;
-    }
-    return k;
-}
-
 struct run {
     struct dist x;      /* the field, spread over the MPI ranks (dist.h) */
     char *base_history; /* the input's history (owned; rank 0) */
@@ -216,7 +194,7 @@ int main(int argc, char **argv)
         if (comm_is_root()) {
             r.base_history = r.x.c.history;
             r.x.c.history = NULL;
-            if (!cli_given(opts, "first-sweep")) first_sweep = history_next_sweep(r.base_history);
+            if (!cli_given(opts, "first-sweep")) first_sweep = conf_history_next_sweep(r.base_history);
         }
         comm_bcast(&first_sweep, sizeof first_sweep, 0); /* the counter of the random streams */
     }

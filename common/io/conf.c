@@ -214,7 +214,7 @@ void conf_write(const char *path, const struct conf *c, const struct conf_write_
     FILE *f = out_open(path, 1);
     switch (fmt) {
     case CONF_ILDG: ildg_write(f, out_name(), c, prec); break;
-    case CONF_NERSC: nersc_write(f, out_name(), c, prec, o->nersc_3x3 ? 3 : 2); break;
+    case CONF_NERSC: nersc_write(f, out_name(), c, o, prec); break;
     case CONF_MILC: milc_write(f, out_name(), c, o, prec); break;
     case CONF_OPENQCD: openqcd_write(f, out_name(), c, o, prec); break;
     case CONF_SCIDAC: scidac_write(f, out_name(), c, o, prec); break;
@@ -259,6 +259,27 @@ void conf_history_add(struct conf *c, const char *results)
     h[n++] = '\n';
     h[n] = 0;
     c->history = h;
+}
+
+long long conf_history_next_sweep(const char *h)
+{
+    long long k = -1;
+    if (!h) return -1;
+    for (const char *line = h; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *tab = memchr(line, '\t', len);
+        if (tab && len - (size_t)(tab - line) > 14 && strncmp(tab + 1, "lat-heatbath ", 13) == 0) {
+            const char *p = line;
+            while ((p = strstr(p, "next_sweep=")) && p < line + len) {
+                if (p == line || p[-1] == ' ' || p[-1] == '\t') k = strtoll(p + 11, NULL, 10);
+                p += 11;
+            }
+        }
+        if (!end) break;
+        line = end + 1;
+    }
+    return k;
 }
 
 void conf_transform_start(struct conf *c)

@@ -86,17 +86,27 @@ struct conf_write_opts {
     enum conf_format format; /* CONF_ILDG (default 0 means ILDG), CONF_NERSC, ... */
     int prec;                /* 32 or 64 (0: the input's precision, else 64) */
     int nersc_3x3;           /* NERSC: store 3 rows instead of 2 */
-    long long nersc_sequence;        /* NERSC SEQUENCE_NUMBER; 0: the input's, else
-                                        the history's trajectory/sweep, else 1 */
-    const char *nersc_ensemble_label; /* NERSC ENSEMBLE_LABEL; NULL: the input's or lat's */
+    long long nersc_sequence;        /* NERSC SEQUENCE_NUMBER (>= 1); 0: the history's
+                                        sweep counter (conf_history_next_sweep) if >= 1,
+                                        else the input's (a lat-nersc-header record),
+                                        else 1 */
+    const char *nersc_ensemble_label; /* NERSC ENSEMBLE_LABEL; NULL: the input's, else "lat";
+                                        conf_nersc_label_problem() must accept it */
 };
 void conf_write(const char *path, const struct conf *c, const struct conf_write_opts *o);
+/* NULL if s can be a NERSC ENSEMBLE_LABEL (1..256 printable ASCII characters,
+ * '=' included, no blank at either end: the line "ENSEMBLE_LABEL = s" reads
+ * back as s), else why not, e.g. "it is empty". */
+const char *conf_nersc_label_problem(const char *s);
 
 /* Append one provenance entry:
  *   <UTC time>\t<program> <version>\t<command line>\t<results>
  * results is free text such as "F=0.873 theta=3.1e-13 iterations=812
  * converged=yes".  The time honours SOURCE_DATE_EPOCH. */
 void conf_history_add(struct conf *c, const char *results);
+/* next_sweep= of the last lat-heatbath entry of a history (the sweep counter
+ * of the configuration it saved), or -1 if none (or history NULL). */
+long long conf_history_next_sweep(const char *history);
 
 /* Tracking: start an identity transform (if none is carried yet). */
 void conf_transform_start(struct conf *c);

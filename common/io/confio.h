@@ -72,7 +72,7 @@ struct ildg_given {
 void ildg_write_framing(FILE *f, const char *name, const struct conf *c, int prec, const struct ildg_given *given,
                         uint64_t *data_offset);
 void nersc_read(struct byte_in *in, struct conf *c);
-void nersc_write(FILE *f, const char *name, const struct conf *c, int prec, int rows);
+void nersc_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec);
 /* The other formats: detect (1 if the first n bytes pre of an input, n <=
  * CONF_DETECT_BYTES, look like the format), read, write.  The writers get
  * the options of conf_write (prec already resolved to 32 or 64). */

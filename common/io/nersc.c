@@ -1,32 +1,42 @@
 /* nersc.c -- NERSC archive ("QCD archive") SU(3) configurations: reader and
- * writer behind conf.h (FORMATS.md §4).
+ * writer behind conf.h (FORMATS.md §4); conf_nersc_label_problem (conf.h).
  *
  * Reading: an ASCII header "BEGIN_HEADER\n", "KEY = VALUE" lines (split at
  * the first '=', both sides trimmed, any key order), "END_HEADER\n", then
- * the binary data (sites x fastest, four links x,y,z,t, rows 0,1 for
- * DATATYPE 4D_SU3_GAUGE or 0,1,2 for 4D_SU3_GAUGE_3x3, three complex
- * columns).  DIMENSION_1..4, DATATYPE and CHECKSUM are required;
- * FLOATING_POINT defaults to IEEE32BIG; bare IEEE32/IEEE64 are read
- * big-endian unless only the little-endian reading matches CHECKSUM.  The
- * data must have exactly the size the header implies.  CHECKSUM (uint32 sum
- * of the stored 32-bit words in file byte order) must match exactly;
- * PLAQUETTE and LINK_TRACE, when present, must agree with the data within
- * 1e-6 (32-bit data) or 1e-10 (64-bit) plus half a unit of the last digit
- * printed.  The third row of two-row data is rebuilt in double precision as
- * conj(row0 x row1).  Header keys that are not recomputed on writing
- * (ENSEMBLE_ID, SEQUENCE_NUMBER, BOUNDARY_i, CREATOR, ...) are carried in a
- * text record "lat-nersc-header" ("KEY = VALUE" lines) among c->keep.
+ * the binary data (sites x fastest, four links x,y,z,t, per link: rows 0,1
+ * for DATATYPE 4D_SU3_GAUGE or 0,1,2 for 4D_SU3_GAUGE_3x3, three complex
+ * columns each; or the 8 reals of 4D_SU3_GAUGE_SMALL, GLU's parametrisation:
+ * Re, Im of U01, U02, U10, then arg U00, arg U20).  DIMENSION_1..4, DATATYPE
+ * and CHECKSUM are required; FLOATING_POINT defaults to IEEE32BIG; bare
+ * IEEE32/IEEE64 are read big-endian unless only the little-endian reading
+ * matches CHECKSUM.  The data must have exactly the size the header
+ * implies.  CHECKSUM (uint32 sum of the stored 32-bit words in file byte
+ * order, whatever the DATATYPE: GLU sums its 8 stored reals the same way)
+ * must match exactly; PLAQUETTE and LINK_TRACE, when present, must agree
+ * with the data within 1e-6 (32-bit data) or 1e-10 (64-bit) plus half a
+ * unit of the last digit printed.  The third row of two-row data is rebuilt
+ * in double precision as conj(row0 x row1); SMALL links by su3_unpack8
+ * (math/sun.h) in double, unitary with det 1 to rounding: from 64-bit data
+ * the links equal the matrices GLU shortened to ~1e-14 (GLU's 4^3x8 CPS
+ * file: 3.6e-14 at most, plaquette to 1e-16), the error growing as
+ * eps / min(|U00|, |U20|) (math/sun.h); from 32-bit data to ~1e-7.  Header
+ * keys that are not recomputed on writing (ENSEMBLE_ID, SEQUENCE_NUMBER,
+ * BOUNDARY_i, CREATOR, ...) are carried in a text record "lat-nersc-header"
+ * ("KEY = VALUE" lines) among c->keep.
  *
  * Writing: big-endian (IEEE32BIG / IEEE64BIG, never bare IEEE32), two rows
- * or 3x3, every key of FORMATS.md §4.1's list written as "KEY = VALUE", the
- * carried keys restored, CHECKSUM in %x, PLAQUETTE and LINK_TRACE of the
- * data as stored (after rounding and row reconstruction).  Only SU(3). */
+ * or 3x3 (never SMALL), every key of FORMATS.md §4.1's list written as
+ * "KEY = VALUE", the carried keys restored, CHECKSUM in %x, PLAQUETTE and
+ * LINK_TRACE of the data as stored (after rounding and row reconstruction).
+ * SEQUENCE_NUMBER and ENSEMBLE_LABEL: struct conf_write_opts (conf.h) says
+ * which.  Only SU(3). */
 #include "io/confio.h"
 #include "base/log.h"
 #include "lattice/observables.h"
 #include "math/sun.h"
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -37,6 +47,9 @@
 
 #define HEADER_MAX (1 << 20)
 #define MAX_KEYS 512
+#define NERSC_LABEL_MAX 256 /* characters of an ENSEMBLE_LABEL lat writes */
+#define NERSC_STR_(x) #x
+#define NERSC_STR(x) NERSC_STR_(x)
 
 struct kv { char *key, *val; };
 
@@ -161,16 +174,39 @@ static void rebuild_row3(double *m)
     for (int i = 12; i < 18; i++) m[i] += 0.0;
 }
 
+/* 4D_SU3_GAUGE_SMALL: GLU's 8 reals of a link (R. Hudspith's shorten() and
+ * rebuild(), src/Matrix_Ops/U_Nops.c), in su3_unpack8's order: Re, Im of
+ * U01, U02, U10, then arg U00 and arg U20.  GLU makes a link whose first row
+ * has no off-diagonal part (U01 = U02 = 0, below DBL_MIN in square) the unit
+ * matrix, and so do we: there the 8 reals do not fix the link (only a unit
+ * link has it in practice; PLAQUETTE catches any other).  An angle outside
+ * [-4, 4] (never written: GLU's carg gives [-pi, pi]) is taken modulo 2 pi,
+ * not as su3_unpack8's mark of its degenerate form. */
+static void unpack_small(const double *p, double *m)
+{
+    double q[8];
+    memcpy(q, p, sizeof q);
+    if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] < DBL_MIN) {
+        sun_unit(3, (lat_complex *)m);
+        return;
+    }
+    if (!(fabs(q[7]) <= 4)) q[7] = remainder(q[7], 2 * M_PI);
+    su3_unpack8(q, (lat_complex *)m);
+}
+
+/* reals per link: 8 (SMALL), 12 (two rows) or 18 (3x3) */
 static void decode_chunk(struct field *u, const unsigned char *raw, int64_t site0, int64_t nsites,
-                         int rows, int prec, int big)
+                         int reals, int prec, int big)
 {
     size_t w = (size_t)(prec / 8);
     const unsigned char *p = raw;
     for (int64_t s = site0; s < site0 + nsites; s++)
         for (int mu = 0; mu < LAT_ND; mu++) {
-            double *m = field_link(u, s, mu);
-            for (int i = 0; i < rows * 6; i++, p += w) m[i] = load_real(p, prec, big);
-            if (rows == 2) rebuild_row3(m);
+            double *m = field_link(u, s, mu), small[8];
+            double *d = reals == 8 ? small : m;
+            for (int i = 0; i < reals; i++, p += w) d[i] = load_real(p, prec, big);
+            if (reals == 8) unpack_small(small, m);
+            if (reals == 12) rebuild_row3(m);
         }
 }
 
@@ -191,13 +227,15 @@ void nersc_read(struct byte_in *in, struct conf *c)
     for (int i = 0; req[i]; i++)
         if (!hget(h, req[i])) lat_die(1, name, "NERSC header has no %s", req[i]);
     const char *dt = hget(h, "DATATYPE");
-    int rows;
-    if (strcmp(dt, "4D_SU3_GAUGE") == 0) rows = 2;
-    else if (strcmp(dt, "4D_SU3_GAUGE_3x3") == 0 || strcmp(dt, "4D_SU3_GAUGE_3X3") == 0) rows = 3;
+    int reals; /* per link */
+    if (strcmp(dt, "4D_SU3_GAUGE") == 0) reals = 12;
+    else if (strcmp(dt, "4D_SU3_GAUGE_3x3") == 0 || strcmp(dt, "4D_SU3_GAUGE_3X3") == 0) reals = 18;
+    else if (strcmp(dt, "4D_SU3_GAUGE_SMALL") == 0) reals = 8;
     else {
         int n;
-        if (sscanf(dt, "4D_SU%d_GAUGE", &n) == 1) lat_die(1, name, "NERSC DATATYPE %s: lat reads NERSC files of SU(3) only", dt);
-        lat_die(1, name, "NERSC DATATYPE %s is not 4D_SU3_GAUGE or 4D_SU3_GAUGE_3x3", dt);
+        if (sscanf(dt, "4D_SU%d_GAUGE", &n) == 1 && n != 3)
+            lat_die(1, name, "NERSC DATATYPE %s: lat reads NERSC files of SU(3) only", dt);
+        lat_die(1, name, "NERSC DATATYPE %s is not 4D_SU3_GAUGE, 4D_SU3_GAUGE_3x3 or 4D_SU3_GAUGE_SMALL", dt);
     }
     int L[LAT_ND];
     for (int mu = 0; mu < LAT_ND; mu++) {
@@ -237,7 +275,7 @@ void nersc_read(struct byte_in *in, struct conf *c)
     c->u.nc = 3;
     c->u.prec = 64;
     c->file_prec = prec;
-    size_t site_bytes = (size_t)LAT_ND * rows * 6 * (size_t)(prec / 8);
+    size_t site_bytes = (size_t)LAT_ND * (size_t)reals * (size_t)(prec / 8);
     uint64_t total = (uint64_t)lat.V * site_bytes;
     char ext[64];
     conf_extents(&lat, ext, sizeof ext);
@@ -267,7 +305,7 @@ void nersc_read(struct byte_in *in, struct conf *c)
         }
         word_sums(at, want, &sum_be, &sum_le);
         conf_field_grow(&c->u, s0 + k, &cap);
-        if (!bare) decode_chunk(&c->u, raw, s0, k, rows, prec, big);
+        if (!bare) decode_chunk(&c->u, raw, s0, k, reals, prec, big);
     }
     uint32_t sum = big ? sum_be : sum_le;
     if (bare) {
@@ -276,7 +314,7 @@ void nersc_read(struct byte_in *in, struct conf *c)
             sum = sum_le;
             lat_warn(name, "FLOATING_POINT %s: the data is little-endian (only that reading matches CHECKSUM)", fp);
         }
-        decode_chunk(&c->u, raw, 0, lat.V, rows, prec, big);
+        decode_chunk(&c->u, raw, 0, lat.V, reals, prec, big);
     }
     free(raw);
     uint64_t extra = byte_in_skip(in, UINT64_MAX);
@@ -372,9 +410,40 @@ static void wdie(const char *name)
     lat_die(1, name, "write failed: %s", strerror(errno ? errno : EIO));
 }
 
-void nersc_write(FILE *f, const char *name, const struct conf *c, int prec, int rows)
+/* SEQUENCE_NUMBER (conf.h's order): asked for; else the history's sweep
+ * counter when it is >= 1 (newer than a carried key: a NERSC file holds no
+ * history, so every entry of one was made after the carried header was
+ * read); else the carried key verbatim; else 1.  Sequence numbers lat makes
+ * count from 1: some readers refuse 0, and 0 means "default" here. */
+static const char *sequence_number(const struct conf *c, const struct conf_write_opts *o, const struct nersc_hdr *h,
+                                   char *buf, size_t n)
+{
+    long long k = o->nersc_sequence;
+    if (k < 0) lat_die(1, c->name, "internal error: NERSC sequence number %lld is negative", k);
+    if (k == 0) k = conf_history_next_sweep(c->history);
+    if (k < 1 && hget(h, "SEQUENCE_NUMBER")) return hget(h, "SEQUENCE_NUMBER");
+    snprintf(buf, n, "%lld", k < 1 ? 1LL : k);
+    return buf;
+}
+
+const char *conf_nersc_label_problem(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0) return "it is empty";
+    if (n > NERSC_LABEL_MAX) return "it is longer than " NERSC_STR(NERSC_LABEL_MAX) " characters";
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+            return "it holds a character that is not printable ASCII (a newline, tab, control or non-ASCII byte)";
+    if (s[0] == ' ' || s[n - 1] == ' ') return "it begins or ends with a blank (readers trim them)";
+    return NULL;
+}
+
+void nersc_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec)
 {
     const struct field *u = &c->u;
+    int rows = o->nersc_3x3 ? 3 : 2;
+    const char *why = o->nersc_ensemble_label ? conf_nersc_label_problem(o->nersc_ensemble_label) : NULL;
+    if (why) lat_die(1, name, "NERSC ENSEMBLE_LABEL refused: %s", why);
     if (u->nc != 3) lat_die(1, name, "a NERSC file holds SU(3) only; this configuration is SU(%d) (write ILDG instead)", u->nc);
     warn_lost(c, name);
     /* the data as a reader will see it: rounded, third row rebuilt */
@@ -418,6 +487,8 @@ void nersc_write(FILE *f, const char *name, const struct conf *c, int prec, int 
     char pl[64], lt[64];
     snprintf(pl, sizeof pl, fmt, plaq);
     snprintf(lt, sizeof lt, fmt, linktr);
+    char seq[32];
+    const char *label = o->nersc_ensemble_label ? o->nersc_ensemble_label : carried(h, "ENSEMBLE_LABEL", "lat");
 #define CARRIED(k, dflt) carried(h, k, dflt)
     int n = fprintf(f, "BEGIN_HEADER\nHDR_VERSION = 1.0\nDATATYPE = %s\nSTORAGE_FORMAT = 1.0\n",
                     rows == 3 ? "4D_SU3_GAUGE_3x3" : "4D_SU3_GAUGE");
@@ -431,7 +502,7 @@ void nersc_write(FILE *f, const char *name, const struct conf *c, int prec, int 
     if (n >= 0)
         n = fprintf(f, "CHECKSUM = %" PRIx32 "\nENSEMBLE_ID = %s\nENSEMBLE_LABEL = %s\nSEQUENCE_NUMBER = %s\n"
                     "CREATOR = %s\nCREATOR_HARDWARE = %s\nCREATION_DATE = %s\nARCHIVE_DATE = %s\nFLOATING_POINT = %s\n",
-                    sum, CARRIED("ENSEMBLE_ID", "lat"), CARRIED("ENSEMBLE_LABEL", "lat"), CARRIED("SEQUENCE_NUMBER", "0"),
+                    sum, CARRIED("ENSEMBLE_ID", "lat"), label, sequence_number(c, o, h, seq, sizeof seq),
                     CARRIED("CREATOR", "lat"), CARRIED("CREATOR_HARDWARE", hw), CARRIED("CREATION_DATE", date), date,
                     prec == 64 ? "IEEE64BIG" : "IEEE32BIG");
     static const char *const mine[] = {"BOUNDARY_1", "BOUNDARY_2", "BOUNDARY_3", "BOUNDARY_4", "ENSEMBLE_ID",

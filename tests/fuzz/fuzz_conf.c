@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         conf_read(path, &c);
         FILE *o = fopen("/dev/null", "wb");
         if (o) {
-            if (c.format == CONF_NERSC) nersc_write(o, "out", &c, 32, 2);
+            if (c.format == CONF_NERSC) nersc_write(o, "out", &c, &(struct conf_write_opts){.format = CONF_NERSC}, 32);
             else ildg_write(o, "out", &c, c.file_prec);
             fclose(o);
         }
