@@ -354,3 +354,19 @@ EOF
         awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d } END { print m; exit !(NR == 2 * 4 * 6 * 4 * 4 * 18 && m < 1e-14) }'
     close "$(mval glu.lime plaquette)" "$(cat "$T/su3.plaq")" 1e-13
 }
+
+@test "shared data + GLU: GLU's HIREP copy of the CPS NERSC file has the producer's plaquette and lat's links" {
+    need_glu
+    [ -f "$ROOT/../shared/data/cps-l4448.nersc" ] || skip "../shared/data is absent: the CPS file cannot be tested"
+    cd "$W"
+    glu_input SMEARING | sed 's/^HEADER = HIREP/HEADER = NERSC/' > in
+    "$GLU" -i in -c "$ROOT/../shared/data/cps-l4448.nersc" -o cps.hirep > glu.log
+    [ "$(od -An -td4 --endian=big -w20 -N20 cps.hirep | tr -s ' ')" = " 3 8 4 4 4" ] # NG, then T first
+    run -0 "$CONV" --check cps.hirep
+    # CPS recorded PLAQUETTE 0.5985455591, LINK_TRACE -0.0007741846376
+    [[ "$output" == *"HiRep SU(3) SU(3) 4x4x4x8 64-bit"*"plaquette 0.5985455591 (matches file), link trace -0.0007741846"* ]]
+    "$CONV" -q --to ildg -o cps.lime cps.hirep
+    "$CONV" -q --to ildg -o ref.lime "$ROOT/../shared/data/cps-l4448.nersc"
+    paste <(lime_payload ref.lime ildg-binary-data | od -An -v -tf8 --endian=big -w8) <(lime_payload cps.lime ildg-binary-data | od -An -v -tf8 --endian=big -w8) |
+        awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d } END { print m; exit !(NR == 4 * 4 * 4 * 8 * 4 * 18 && m < 1e-14) }'
+}

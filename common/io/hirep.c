@@ -21,9 +21,9 @@
  *            SU(2) reader also takes the full 2x2 matrices (8 doubles per
  *            link) of older files and tells the two apart by the file size.
  * HiRep's "four fermion" runs append 2 doubles per site; those files have
- * another size and are refused.  lat-convert's time is the last direction
- * (mu = 3), so the extents map as (Lx, Ly, Lz, Lt) = (GLB_X, GLB_Y, GLB_Z,
- * GLB_T); the site order differs from lat's within a timeslice only.
+ * another size and are refused.  lat's time is its last direction (mu = 3),
+ * so the extents map as (Lx, Ly, Lz, Lt) = (GLB_X, GLB_Y, GLB_Z, GLB_T); both
+ * orders have t slowest and differ within a timeslice only.
  *
  * Detection (16 bytes): NG in 1..64 (a small group: the reader names the
  * supported range) and T, X, Y in 1..2^20.  A MILC magic (20103 in either
@@ -265,8 +265,11 @@ static void wdie(const char *name)
     lat_die(1, name, "write failed: %s", strerror(errno ? errno : EIO));
 }
 
+/* once per process, as nersc.c: a series of outputs gets one warning */
 static void warn_lost(const struct conf *c, const char *name)
 {
+    static int warned;
+    if (warned) return;
     char what[384] = "";
     size_t l = 0;
     if (c->history) l += (size_t)snprintf(what + l, sizeof what - l, "the history");
@@ -274,7 +277,9 @@ static void warn_lost(const struct conf *c, const char *name)
     for (int i = 0; i < c->nkeep && l < sizeof what - 64; i++)
         if (!ildg_record_is_regenerable(&c->keep[i]))
             l += (size_t)snprintf(what + l, sizeof what - l, "%s%.48s", l ? ", " : "", c->keep[i].type);
-    if (what[0]) lat_warn(name, "a HiRep file cannot hold %s; not written", what);
+    if (!what[0]) return;
+    warned = 1;
+    lat_warn(name, "a HiRep file cannot hold %s; not written", what);
 }
 
 void hirep_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec)
