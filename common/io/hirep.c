@@ -179,7 +179,8 @@ void hirep_read(struct byte_in *in, struct conf *c)
     for (int i = 0; i < 4; i++) {
         d[i] = (int32_t)load_be32(hdr + 4 + 4 * i);
         if (d[i] < 1 || d[i] > (1 << 24))
-            lat_die(1, name, "HiRep header extent %s = %" PRId32 " is not a positive lattice extent", (const char *[]){"T", "X", "Y", "Z"}[i], d[i]);
+            lat_die(1, name, "HiRep header extent %s = %" PRId32 " is not a lattice extent (1 to 2^24)",
+                    (const char *[]){"T", "X", "Y", "Z"}[i], d[i]);
     }
     int L[LAT_ND] = {d[1], d[2], d[3], d[0]};
     struct lattice lat;
