@@ -63,8 +63,9 @@
  * in double precision, and rounding in a sum of 6V terms grows like
  * sqrt(6V) eps times a factor of a few; lat's own sum is in long double.
  * 16 sqrt(6V) eps keeps the producer's rounding from failing a good file
- * (GLU's headers differ from lat's sum by about sqrt(6V) eps, tests/openqcd.bats)
- * while a header from another configuration misses by orders more. */
+ * (GLU's headers of 4^3x8 and 6^3x4 fields differ from lat's sum by 1 to 2
+ * DBL_EPSILON, under 1/30 of sqrt(6V) eps) while a header of another configuration, or
+ * one divided by 3, misses by many orders more. */
 #define PLAQ_BAR(V) (16.0 * sqrt(6.0 * (double)(V)) * DBL_EPSILON)
 
 /* lat's direction of openQCD direction k: 0 (time) is lat's t = 3 */
