@@ -16,9 +16,10 @@
  *
  * Detection: the first 16 bytes are four little-endian int32 extents that
  * lattice_init accepts (positive, even -- odd sites need even extents --,
- * volume within 2^31).  Big-endian small numbers (the HiRep and MILC
- * headers conf.c tries first) read little-endian are multiples of 2^24, so
- * no HiRep or MILC header passes; MILC's magic 20103 is odd.
+ * volume within 2^31).  Big-endian numbers below 256 (the HiRep header
+ * conf.c tries first: NG and extents) read little-endian are multiples of
+ * 2^24, far beyond the volume limit, so no HiRep header passes; MILC's
+ * magic 20103 is odd either way round.
  *
  * Reading: the header is checked before anything is allocated (extents as
  * above, header plaquette finite); a regular file must have exactly the
@@ -63,9 +64,9 @@
  * in double precision, and rounding in a sum of 6V terms grows like
  * sqrt(6V) eps times a factor of a few; lat's own sum is in long double.
  * 16 sqrt(6V) eps keeps the producer's rounding from failing a good file
- * (GLU's headers of 4^3x8 and 6^3x4 fields differ from lat's sum by 1 to 2
- * DBL_EPSILON, under 1/30 of sqrt(6V) eps) while a header of another configuration, or
- * one divided by 3, misses by many orders more. */
+ * (GLU's headers of 4^3x8 and 6^3x4 fields differ from lat's sum by 1 to
+ * 2 DBL_EPSILON, under 1/30 of sqrt(6V) eps) while a header of another
+ * configuration, or one divided by 3, misses by many orders more. */
 #define PLAQ_BAR(V) (16.0 * sqrt(6.0 * (double)(V)) * DBL_EPSILON)
 
 /* lat's direction of openQCD direction k: 0 (time) is lat's t = 3 */
