@@ -41,6 +41,10 @@ static inline void store_be32(unsigned char *p, uint32_t v)
 { p[0] = (unsigned char)(v >> 24); p[1] = (unsigned char)(v >> 16); p[2] = (unsigned char)(v >> 8); p[3] = (unsigned char)v; }
 static inline void store_be64(unsigned char *p, uint64_t v)
 { store_be32(p, (uint32_t)(v >> 32)); store_be32(p + 4, (uint32_t)v); }
+static inline void store_le32(unsigned char *p, uint32_t v)
+{ p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24); }
+static inline void store_le64(unsigned char *p, uint64_t v)
+{ store_le32(p, (uint32_t)v); store_le32(p + 4, (uint32_t)(v >> 32)); }
 
 /* IEEE-754 bit patterns <-> values (memcpy: no aliasing UB) */
 double bits_to_double(uint64_t b);
