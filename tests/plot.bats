@@ -129,6 +129,12 @@ EOF
     grep -q 'or10.tsv' c.svg    # the default legend: the file's name
     grep -q 'anneal.tsv' c.svg
     [ "$(ls -A)" = "$(printf 'c.png\nc.svg')" ]
+    # a run at theta = 0 throughout (nothing on the log axis): in the key only
+    printf 'step\tfunctional\ttheta\tseconds\n0\t1\t0\t0\n10\t1\t0\t0.1\n' > zero.tsv
+    quiet_ok "$PIPE/lat-plot" convergence -o z.png zero.tsv "$T/or10.tsv"
+    is_png z.png 800 720
+    expect_error 1 -- "$PIPE/lat-plot" convergence -o z.png zero.tsv
+    [[ "$stderr" == *"no positive theta"* ]]
 }
 
 @test "history: mean and --therm against awk; PNG and SVG of a real heatbath log" {
