@@ -247,6 +247,8 @@ EOF
 
 @test "bad input: one line, exit 1 or 2, an existing -o untouched, no temporary file" {
     echo "an old picture" > old.png
+    mkdir tmpd
+    export TMPDIR=$PWD/tmpd   # lat-plot's working directory goes here: checked empty at the end
     printf 'step\tfunctional\n0\t0.5\n' > nocol.tsv
     : > empty.tsv
     printf 'step\tfunctional\ttheta\tseconds\n' > header.tsv
@@ -283,6 +285,7 @@ EOF
     [ "$stderr" = "lat-plot: gnuplot failed: plot.gp, line 3: something broke" ]
     [ "$(cat old.png)" = "an old picture" ]
     [ "$(ls -A | grep -c '^\.lat-plot')" -eq 0 ]
+    [ -z "$(ls -A tmpd)" ]
     # the table alone needs no gnuplot
     GNUPLOT=/nonexistent/gnuplot run "$PIPE/lat-plot" gribov --table "$T/scan.tsv"
     [ "$status" -eq 0 ]
