@@ -49,25 +49,34 @@
 #include <sys/stat.h>
 
 #define MILC_MAGIC 20103u
+#define MILC_MAGIC_GLU64 20104u /* GLU's double-precision variant */
 #define MILC_STAMP_BYTES 64
 #define MILC_HEADER_BYTES (4 * 5 + MILC_STAMP_BYTES + 4 * 3)    /* 96 */
-#define MILC_LINK_WORDS 18                                     /* 3x3 complex */
-#define MILC_SITE_BYTES (LAT_ND * MILC_LINK_WORDS * 4)          /* 288 */
+#define MILC_LINK_REALS 18                                     /* 3x3 complex */
+#define MILC_SITE_REALS (LAT_ND * MILC_LINK_REALS)
+#define MILC_SITE_BYTES (MILC_SITE_REALS * 4)                   /* 288 */
 #define MILC_CHUNK_SITES 1024
 #define MILC_INFO_MAX (1 << 20)
 
+static int is_magic(uint32_t m) { return m == MILC_MAGIC || m == MILC_MAGIC_GLU64; }
+
 int milc_detect(const unsigned char *pre, size_t n)
 {
-    return n >= 4 && (load_le32(pre) == MILC_MAGIC || load_be32(pre) == MILC_MAGIC);
+    return n >= 4 && (is_magic(load_le32(pre)) || is_magic(load_be32(pre)));
 }
 
 static uint32_t load_word(const unsigned char *p, int big) { return big ? load_be32(p) : load_le32(p); }
 
 /* The MILC checksum is the SciDAC rotation sum with each data word in
- * place of a site's CRC and the word's index in place of the site's. */
-static void sum_words(struct scidac_sum *s, uint64_t k0, const unsigned char *p, size_t nwords, int big)
+ * place of a site's CRC and the word's index in place of the site's; in
+ * GLU's 64-bit files a word is a double, counted as the sum of its halves. */
+static void sum_words(struct scidac_sum *s, uint64_t k0, const unsigned char *p, size_t nreals, int prec, int big)
 {
-    for (size_t i = 0; i < nwords; i++) scidac_sum_site(s, k0 + i, load_word(p + 4 * i, big));
+    for (size_t i = 0; i < nreals; i++) {
+        uint32_t w = prec == 32 ? load_word(p + 4 * i, big)
+                                : load_word(p + 8 * i, big) + load_word(p + 8 * i + 4, big);
+        scidac_sum_site(s, k0 + i, w);
+    }
 }
 
 /* ---- the companion .info file ---------------------------------------------- */
@@ -157,8 +166,10 @@ void milc_read(struct byte_in *in, struct conf *c)
         if (in->err) lat_die(1, name, "read error in the MILC header: %s", strerror(in->err));
         lat_die(1, name, "truncated: the MILC header ends after %zu of %d bytes", got, MILC_HEADER_BYTES);
     }
-    int big = load_be32(h) == MILC_MAGIC;
+    int big = is_magic(load_be32(h));
+    int prec = load_word(h, big) == MILC_MAGIC_GLU64 ? 64 : 32;
     const char *order_name = big ? "big-endian" : "little-endian";
+    const char *what = prec == 32 ? "SU(3) single precision" : "SU(3) double precision (GLU's magic 20104)";
     int L[LAT_ND];
     for (int mu = 0; mu < LAT_ND; mu++) {
         int32_t x = (int32_t)load_word(h + 4 + 4 * mu, big);
@@ -179,56 +190,55 @@ void milc_read(struct byte_in *in, struct conf *c)
                 order);
     struct scidac_sum want = {load_word(h + 24 + MILC_STAMP_BYTES, big), load_word(h + 28 + MILC_STAMP_BYTES, big)};
 
+    /* nothing large before the data: a regular file must hold exactly it,
+     * and the field grows as the data arrive */
     char ext[64];
     conf_extents(&lat, ext, sizeof ext);
-    uint64_t total = (uint64_t)lat.V * MILC_SITE_BYTES;
+    size_t site_bytes = (size_t)MILC_SITE_REALS * (size_t)(prec / 8);
+    uint64_t total = (uint64_t)lat.V * site_bytes;
     int64_t left = conf_input_left(in);
     if (left >= 0 && (uint64_t)left < total)
-        lat_die(1, name, "truncated: MILC data ends after %" PRId64 " of %" PRIu64 " bytes (%s SU(3) single precision)",
-                left, total, ext);
+        lat_die(1, name, "truncated: MILC data ends after %" PRId64 " of %" PRIu64 " bytes (%s %s)", left, total, ext, what);
     if (left >= 0 && (uint64_t)left > total)
-        lat_die(1, name, "MILC data is %" PRIu64 " bytes longer than the %" PRIu64 " that %s SU(3) single precision needs",
-                (uint64_t)left - total, total, ext);
-
+        lat_die(1, name, "MILC data is %" PRIu64 " bytes longer than the %" PRIu64 " that %s %s needs", (uint64_t)left - total,
+                total, ext, what);
     memset(&c->u, 0, sizeof c->u);
     c->u.lat = lat;
     c->u.nc = 3;
     c->u.prec = 64;
-    c->file_prec = 32;
+    c->file_prec = prec;
     int64_t cap = 0;
     int64_t chunk = lat.V < MILC_CHUNK_SITES ? lat.V : MILC_CHUNK_SITES;
-    unsigned char *raw = lat_malloc((size_t)chunk * MILC_SITE_BYTES);
+    unsigned char *raw = lat_malloc((size_t)chunk * site_bytes);
     struct scidac_sum sum = {0, 0};
     for (int64_t s0 = 0; s0 < lat.V; s0 += chunk) {
         int64_t k = lat.V - s0 < chunk ? lat.V - s0 : chunk;
-        size_t want_bytes = (size_t)k * MILC_SITE_BYTES;
+        size_t want_bytes = (size_t)k * site_bytes;
         got = byte_in_read(in, raw, want_bytes);
         if (got < want_bytes) {
             if (in->err) lat_die(1, name, "read error in the MILC data: %s", strerror(in->err));
-            lat_die(1, name, "truncated: MILC data ends after %" PRIu64 " of %" PRIu64 " bytes (%s SU(3) single precision)",
-                    (uint64_t)s0 * MILC_SITE_BYTES + got, total, ext);
+            lat_die(1, name, "truncated: MILC data ends after %" PRIu64 " of %" PRIu64 " bytes (%s %s)",
+                    (uint64_t)s0 * site_bytes + got, total, ext, what);
         }
-        sum_words(&sum, (uint64_t)s0 * (MILC_SITE_BYTES / 4), raw, want_bytes / 4, big);
+        sum_words(&sum, (uint64_t)s0 * MILC_SITE_REALS, raw, (size_t)k * MILC_SITE_REALS, prec, big);
         conf_field_grow(&c->u, s0 + k, &cap);
         const unsigned char *p = raw;
         for (int64_t s = s0; s < s0 + k; s++)
             for (int mu = 0; mu < LAT_ND; mu++) {
                 double *m = field_link(&c->u, s, mu);
-                for (int i = 0; i < MILC_LINK_WORDS; i++, p += 4) m[i] = bits_to_float(load_word(p, big));
+                for (int i = 0; i < MILC_LINK_REALS; i++, p += prec / 8) m[i] = load_real(p, prec, big);
             }
     }
     free(raw);
     uint64_t extra = byte_in_skip(in, UINT64_MAX);
     if (in->err) lat_die(1, name, "read error after the MILC data: %s", strerror(in->err));
-    if (extra)
-        lat_die(1, name, "MILC data is %" PRIu64 " bytes longer than the %" PRIu64 " that %s SU(3) single precision needs",
-                extra, total, ext);
+    if (extra) lat_die(1, name, "MILC data is %" PRIu64 " bytes longer than the %" PRIu64 " that %s %s needs", extra, total, ext, what);
     if (sum.a != want.a || sum.b != want.b)
         lat_die(1, name, "MILC checksum mismatch: the header says sum29 %" PRIx32 " sum31 %" PRIx32 ", the data gives %" PRIx32
                 " %" PRIx32, want.a, want.b, sum.a, sum.b);
     conf_check_finite(&c->u, name, "MILC data");
     snprintf(c->check.checksum, sizeof c->check.checksum, "milc 29/31 %" PRIx32 " %" PRIx32, sum.a, sum.b);
-    int dl = snprintf(c->check.detail, sizeof c->check.detail, "MILC v5 %s", order_name);
+    int dl = snprintf(c->check.detail, sizeof c->check.detail, "%s %s", prec == 32 ? "MILC v5" : "GLU MILC 64-bit", order_name);
     if (stamp[0] && dl + 4 < (int)sizeof c->check.detail) {
         /* "(stamp)": the stamp made safe and cut to what fits */
         c->check.detail[dl++] = ' ';
@@ -268,7 +278,7 @@ static void encode_sites(const struct field *u, int64_t s0, int64_t k, unsigned 
     for (int64_t s = s0; s < s0 + k; s++)
         for (int mu = 0; mu < LAT_ND; mu++) {
             const double *d = field_link(u, s, mu);
-            for (int i = 0; i < MILC_LINK_WORDS; i++, p += 4) {
+            for (int i = 0; i < MILC_LINK_REALS; i++, p += 4) {
                 float x = (float)d[i];
                 if (!isfinite(x))
                     lat_die(1, name, "a link element (%g at site %" PRId64 ", direction %c) is beyond single precision: "
@@ -292,7 +302,7 @@ void milc_write(FILE *f, const char *name, const struct conf *c, const struct co
     for (int64_t s0 = 0; s0 < u->lat.V; s0 += chunk) {
         int64_t k = u->lat.V - s0 < chunk ? u->lat.V - s0 : chunk;
         encode_sites(u, s0, k, buf, name);
-        sum_words(&sum, (uint64_t)s0 * (MILC_SITE_BYTES / 4), buf, (size_t)k * (MILC_SITE_BYTES / 4), 0);
+        sum_words(&sum, (uint64_t)s0 * MILC_SITE_REALS, buf, (size_t)k * MILC_SITE_REALS, 32, 0);
     }
     unsigned char h[MILC_HEADER_BYTES];
     memset(h, 0, sizeof h);
