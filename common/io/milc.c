@@ -8,20 +8,27 @@
  * fastest ... t slowest, four links x,y,z,t per site, each 3x3 complex
  * row-major (re, im): 288 bytes a site.
  *
- * Detection: the magic in the first 4 bytes, read either way round.
+ * GLU (R. Hudspith's gauge fixing code) built in double precision writes
+ * the same layout with magic 20104 and float64 data (576 bytes a site),
+ * big-endian, its checksum taken over one word per double, the sum of its
+ * two 32-bit halves; lat reads that variant too and never writes it.
  *
- * Reading: the byte order is the one in which the magic reads 20103 (every
- * 32-bit word is then read that way).  The extents pass lattice_init before
+ * Detection: magic 20103 or 20104 in the first 4 bytes, either way round.
+ *
+ * Reading: the byte order is the one in which the magic reads right (every
+ * word is then read that way).  The extents pass lattice_init before
  * anything is allocated; a regular file must hold exactly 96 + 288 V bytes
- * (a pipe is read to its end: shorter is "truncated", longer is refused
- * too); only order 0 is read (the checkpoint/site-list order is refused).
- * The field grows as the data arrive (conf_field_grow).  The checksum --
- * over the data words w_k (k = 0, 1, ... in file order, as numbers),
- * sum29 ^= rotl32(w_k, k % 29), sum31 ^= rotl32(w_k, k % 31) -- must match
- * the header exactly, then every number must be finite.  c->file_prec is
- * 32; c->check.detail says "MILC v5 little-endian" or "... big-endian" and
- * the time stamp (sanitised, cut to fit); c->check.checksum is
- * "milc 29/31 <sum29> <sum31>" in MILC's unpadded hex.
+ * (576 V for 20104; a pipe is read to its end: shorter is "truncated",
+ * longer is refused too); only order 0 is read (the checkpoint/site-list
+ * order is refused).  The field grows as the data arrive
+ * (conf_field_grow).  The checksum -- over the data words w_k (k = 0, 1,
+ * ... in file order, as numbers), sum29 ^= rotl32(w_k, k % 29),
+ * sum31 ^= rotl32(w_k, k % 31) -- must match the header exactly, then
+ * every number must be finite.  c->file_prec is 32 (64 for 20104);
+ * c->check.detail says "MILC v5 little-endian" or "... big-endian" (or
+ * "GLU MILC 64-bit ...") and the time stamp, sanitised and cut to fit
+ * (MILC's stamp is 24 characters, ctime without the newline);
+ * c->check.checksum is "milc 29/31 <sum29> <sum31>" in MILC's unpadded hex.
  *   The companion "<file>.info" that MILC writes beside a configuration is
  * consulted when the input is a regular file and it exists: if its
  * "checksums" are the file's, its gauge.ssplaq and gauge.stplaq (Re Tr
@@ -115,7 +122,7 @@ static int info_number(const char *text, const char *key, double *x)
 static void read_info(const struct byte_in *in, struct conf *c, struct scidac_sum sum)
 {
     struct stat st;
-    if (fstat(fileno(in->f), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (in->f == stdin || fstat(fileno(in->f), &st) != 0 || !S_ISREG(st.st_mode)) return; /* c->name is no path then */
     size_t pl = strlen(c->name);
     char *path = lat_malloc(pl + 6);
     memcpy(path, c->name, pl);
