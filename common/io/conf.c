@@ -101,6 +101,22 @@ int64_t conf_input_left(const struct byte_in *in)
     return left < 0 ? 0 : left;
 }
 
+void conf_warn_lost(const struct conf *c, const char *name, const char *file_kind, const char *kept_type)
+{
+    static int warned; /* a series of outputs (lat-heatbath --every) gets one warning */
+    if (warned) return;
+    char what[384] = "";
+    size_t l = 0;
+    if (c->history) l += (size_t)snprintf(what + l, sizeof what - l, "the history");
+    if (c->transform) l += (size_t)snprintf(what + l, sizeof what - l, "%sthe tracked gauge transformation", l ? ", " : "");
+    for (int i = 0; i < c->nkeep && l < sizeof what - 64; i++)
+        if (!(kept_type && strcmp(c->keep[i].type, kept_type) == 0) && !ildg_record_is_regenerable(&c->keep[i]))
+            l += (size_t)snprintf(what + l, sizeof what - l, "%s%.48s", l ? ", " : "", c->keep[i].type);
+    if (!what[0]) return;
+    warned = 1;
+    lat_warn(name, "%s cannot hold %s; not written", file_kind, what);
+}
+
 time_t conf_now(void)
 {
     static int warned;

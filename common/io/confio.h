@@ -53,6 +53,12 @@ const struct lime_record *conf_keep_find(const struct conf *c, const char *type)
  * the number of sites it holds.  Readers grow the field as the data
  * arrives, so a header alone never reserves the memory of its lattice. */
 void conf_field_grow(struct field *u, int64_t upto, int64_t *cap);
+/* Writers of formats without records (NERSC, MILC, openQCD, HiRep): warn
+ * once per process, naming what c carries that the file cannot hold (the
+ * history, the tracked transform, carried records other than kept_type and
+ * those the ILDG writer regenerates): "<file_kind> cannot hold ...; not
+ * written".  file_kind e.g. "a MILC file"; kept_type may be NULL. */
+void conf_warn_lost(const struct conf *c, const char *name, const char *file_kind, const char *kept_type);
 /* Bytes the input still holds when it is a regular file, else -1 (a pipe). */
 int64_t conf_input_left(const struct byte_in *in);
 /* "8x8x8x16" */

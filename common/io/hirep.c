@@ -266,22 +266,6 @@ static void wdie(const char *name)
     lat_die(1, name, "write failed: %s", strerror(errno ? errno : EIO));
 }
 
-/* once per process, as nersc.c: a series of outputs gets one warning */
-static void warn_lost(const struct conf *c, const char *name)
-{
-    static int warned;
-    if (warned) return;
-    char what[384] = "";
-    size_t l = 0;
-    if (c->history) l += (size_t)snprintf(what + l, sizeof what - l, "the history");
-    if (c->transform) l += (size_t)snprintf(what + l, sizeof what - l, "%sthe tracked gauge transformation", l ? ", " : "");
-    for (int i = 0; i < c->nkeep && l < sizeof what - 64; i++)
-        if (!ildg_record_is_regenerable(&c->keep[i]))
-            l += (size_t)snprintf(what + l, sizeof what - l, "%s%.48s", l ? ", " : "", c->keep[i].type);
-    if (!what[0]) return;
-    warned = 1;
-    lat_warn(name, "a HiRep file cannot hold %s; not written", what);
-}
 
 void hirep_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec)
 {
@@ -291,7 +275,7 @@ void hirep_write(FILE *f, const char *name, const struct conf *c, const struct c
         lat_die(1, name, "HiRep files hold 64-bit doubles only (HiRep writes no single precision); drop --precision 32");
     if (u->nc < 2 || u->nc > LAT_NC_MAX)
         lat_die(1, name, "a HiRep file holds SU(N) for N >= 2; this configuration is SU(%d)", u->nc);
-    warn_lost(c, name);
+    conf_warn_lost(c, name, "a HiRep file", NULL);
     int quaternions = 0;
     if (u->nc == 2) {
         quaternions = 1;

@@ -258,17 +258,6 @@ void milc_read(struct byte_in *in, struct conf *c)
 
 /* ---- writing ----------------------------------------------------------------- */
 
-static void warn_lost(const struct conf *c, const char *name)
-{
-    char what[384] = "";
-    size_t l = 0;
-    if (c->history) l += (size_t)snprintf(what + l, sizeof what - l, "the history");
-    if (c->transform) l += (size_t)snprintf(what + l, sizeof what - l, "%sthe tracked gauge transformation", l ? ", " : "");
-    for (int i = 0; i < c->nkeep && l < sizeof what - 64; i++)
-        if (!ildg_record_is_regenerable(&c->keep[i]))
-            l += (size_t)snprintf(what + l, sizeof what - l, "%s%.48s", l ? ", " : "", c->keep[i].type);
-    if (what[0]) lat_warn(name, "a MILC file cannot hold %s; not written", what);
-}
 
 /* little-endian store (bytes.h has the big-endian ones only) */
 static void put_le32(unsigned char *p, uint32_t v)
@@ -301,7 +290,7 @@ void milc_write(FILE *f, const char *name, const struct conf *c, const struct co
     const struct field *u = &c->u;
     if (u->nc != 3) lat_die(1, name, "a MILC file holds SU(3) only; this configuration is SU(%d) (write ILDG instead)", u->nc);
     if (o && o->prec == 64) lat_die(1, name, "MILC v5 files are single precision: 64-bit output cannot be written (write ILDG or NERSC)");
-    warn_lost(c, name);
+    conf_warn_lost(c, name, "a MILC file", NULL);
     int64_t chunk = u->lat.V < MILC_CHUNK_SITES ? u->lat.V : MILC_CHUNK_SITES;
     unsigned char *buf = lat_malloc((size_t)chunk * MILC_SITE_BYTES);
     /* the checksum goes before the data: one pass to sum, one to write */

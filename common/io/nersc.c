@@ -383,21 +383,6 @@ static void carried_keys(const struct conf *c, struct nersc_hdr *h)
     free(t);
 }
 
-static void warn_lost(const struct conf *c, const char *name)
-{
-    static int warned;
-    if (warned) return;
-    char what[384] = "";
-    size_t l = 0;
-    if (c->history) l += (size_t)snprintf(what + l, sizeof what - l, "the history");
-    if (c->transform) l += (size_t)snprintf(what + l, sizeof what - l, "%sthe tracked gauge transformation", l ? ", " : "");
-    for (int i = 0; i < c->nkeep && l < sizeof what - 64; i++)
-        if (strcmp(c->keep[i].type, LAT_REC_NERSC_HEADER) != 0 && !ildg_record_is_regenerable(&c->keep[i]))
-            l += (size_t)snprintf(what + l, sizeof what - l, "%s%.48s", l ? ", " : "", c->keep[i].type);
-    if (!what[0]) return;
-    warned = 1;
-    lat_warn(name, "a NERSC file cannot hold %s; not written", what);
-}
 
 static const char *carried(const struct nersc_hdr *h, const char *k, const char *dflt)
 {
@@ -445,7 +430,7 @@ void nersc_write(FILE *f, const char *name, const struct conf *c, const struct c
     const char *why = o->nersc_ensemble_label ? conf_nersc_label_problem(o->nersc_ensemble_label) : NULL;
     if (why) lat_die(1, name, "NERSC ENSEMBLE_LABEL refused: %s", why);
     if (u->nc != 3) lat_die(1, name, "a NERSC file holds SU(3) only; this configuration is SU(%d) (write ILDG instead)", u->nc);
-    warn_lost(c, name);
+    conf_warn_lost(c, name, "a NERSC file", LAT_REC_NERSC_HEADER);
     /* the data as a reader will see it: rounded, third row rebuilt */
     struct field st;
     const struct field *m = u;

@@ -222,17 +222,6 @@ void openqcd_read(struct byte_in *in, struct conf *c)
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static void warn_lost(const struct conf *c, const char *name)
-{
-    char what[384] = "";
-    size_t l = 0;
-    if (c->history) l += (size_t)snprintf(what + l, sizeof what - l, "the history");
-    if (c->transform) l += (size_t)snprintf(what + l, sizeof what - l, "%sthe tracked gauge transformation", l ? ", " : "");
-    for (int i = 0; i < c->nkeep && l < sizeof what - 64; i++)
-        if (!ildg_record_is_regenerable(&c->keep[i]))
-            l += (size_t)snprintf(what + l, sizeof what - l, "%s%.48s", l ? ", " : "", c->keep[i].type);
-    if (what[0]) lat_warn(name, "an openQCD export file cannot hold %s; not written", what);
-}
 
 static void wdie(const char *name)
 {
@@ -247,7 +236,7 @@ void openqcd_write(FILE *f, const char *name, const struct conf *c, const struct
         lat_die(1, name, "an openQCD export file holds SU(3) only; this configuration is SU(%d) (write ILDG instead)", u->nc);
     if (o && o->prec == 32)
         lat_die(1, name, "an openQCD export file is always 64-bit (double precision): 32-bit output refused");
-    warn_lost(c, name);
+    conf_warn_lost(c, name, "an openQCD export file", NULL);
     const struct lattice *lat = &u->lat;
     unsigned char h[OQ_HEADER_BYTES];
     for (int k = 0; k < LAT_ND; k++) store_le32(h + 4 * k, (uint32_t)lat->L[lat_mu(k)]);
