@@ -21,11 +21,14 @@ static void check_report(const struct conf *c, enum report_format fmt)
     double plaq = measure_plaquette(&c->u).all, linktr = measure_link_trace(&c->u);
     struct unitarity un = measure_unitarity(&c->u);
     if (fmt == REPORT_TEXT) {
-        printf("%s: %s SU(%d) %s %d-bit, checksum %s%s, plaquette %.10f%s, link trace %.10f%s, unitarity max %.1e%s%s\n",
+        const char *sign = c->check.boundary_sign > 0   ? ", time links at t=LT-1 carry the antiperiodic sign (det U = -1)"
+                           : c->check.boundary_sign < 0 ? ", boundary sign undetectable (even N)"
+                                                        : "";
+        printf("%s: %s SU(%d) %s %d-bit, checksum %s%s, plaquette %.10f%s, link trace %.10f%s, unitarity max %.1e%s%s%s\n",
                c->name, c->check.detail, c->u.nc, lattice, c->file_prec,
                c->check.checksum[0] ? c->check.checksum : "none", c->check.checksum[0] ? " ok" : "", plaq, c->check.has_plaq ? " (matches file)" : "",
                linktr, c->check.has_linktr ? " (matches file)" : "", un.max,
-               c->history ? ", history" : "", c->transform ? ", gauge transform" : "");
+               c->history ? ", history" : "", c->transform ? ", gauge transform" : "", sign);
         return;
     }
     struct report *r = report_new();
@@ -40,6 +43,7 @@ static void check_report(const struct conf *c, enum report_format fmt)
     report_num(r, "link_trace", linktr);
     if (c->check.has_linktr) report_num(r, "header_link_trace", c->check.linktr);
     report_num(r, "unitarity_max", un.max);
+    report_str(r, "boundary_sign", conf_boundary_sign_word(c->check.boundary_sign));
     report_int(r, "records_carried", c->nkeep);
     long long nh = 0;
     for (const char *p = c->history; p && *p; p++) nh += *p == '\n';
@@ -53,7 +57,7 @@ static void check_report(const struct conf *c, enum report_format fmt)
 int main(int argc, char **argv)
 {
     const char *out = NULL, *to = "ildg", *prec = NULL, *extract = NULL, *format = "text";
-    int nersc_3x3 = 0, check = 0;
+    int nersc_3x3 = 0, check = 0, strip_sign = 0;
     struct cli_opt opts[] = {
         {"output", 'o', CLI_STRING, &out, "FILE", "write the configuration here (default standard output)", NULL, 0},
         {"to", 0, CLI_CHOICE, &to, "FORMAT", "output format (default ildg)", CONF_FORMAT_CHOICES, 0},
@@ -62,6 +66,8 @@ int main(int argc, char **argv)
         {"check", 0, CLI_FLAG, &check, NULL, "validate the input and print a summary; write nothing", NULL, 0},
         {"format", 0, CLI_CHOICE, &format, "FMT", "--check summary format (default text)", "text|tsv|json", 0},
         {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE", NULL, 0},
+        {"strip-boundary-sign", 0, CLI_FLAG, &strip_sign, NULL,
+         "multiply the time links at t=LT-1 by -1 (only when they carry the antiperiodic sign, det U = -1)", NULL, 0},
         {0}};
     struct cli_info info = {"lat-convert", "[OPTIONS] [INPUT]",
                             "Convert a gauge configuration between ILDG and NERSC formats and precisions, or validate it."};
@@ -74,6 +80,7 @@ int main(int argc, char **argv)
     if (check && (out || extract || cli_given(opts, "to") || prec || nersc_3x3))
         cli_usage_error("--check writes nothing: it takes no -o, --to, --precision, --3x3 or --extract-transform");
     if (cli_given(opts, "format") && !check) cli_usage_error("--format applies to --check only");
+    if (strip_sign && check) cli_usage_error("--check writes nothing: it does not combine with --strip-boundary-sign");
     if (extract && out && strcmp(extract, out) == 0) cli_usage_error("--extract-transform and -o name the same file");
 
     struct conf c;
@@ -89,11 +96,15 @@ int main(int argc, char **argv)
         conf_write_transform(extract, &c);
         if (!out) { conf_free(&c); return LAT_OK; }
     }
+    long long stripped = strip_sign ? (long long)conf_strip_boundary_sign(&c) : -1; /* exit 1 unless the sign is there */
     struct conf_write_opts wo = {conf_format_parse(to), prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3, 0, NULL};
     if (wo.format == CONF_ILDG || wo.format == CONF_SCIDAC) { /* the LIME formats carry the history */
-        char res[128];
-        snprintf(res, sizeof res, "from=%s to=%s precision=%d", conf_format_name(c.format), to,
-                 wo.prec ? wo.prec : c.file_prec);
+        char res[256];
+        int n = snprintf(res, sizeof res, "from=%s to=%s precision=%d", conf_format_name(c.format), to,
+                         wo.prec ? wo.prec : c.file_prec);
+        if (stripped >= 0)
+            snprintf(res + n, sizeof res - (size_t)n,
+                     " boundary_sign=stripped (the %lld time links at t=LT-1 multiplied by -1)", stripped);
         conf_history_add(&c, res);
     }
     conf_write(out, &c, &wo);

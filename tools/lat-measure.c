@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 
     /* under mpirun rank 0 reads and reports, every rank measures its slab */
     struct dist x;
-    dist_read(&x, input, NULL, NULL);
+    dist_read_to_measure(&x, input, NULL, NULL); /* a boundary sign is reported, not refused */
     const struct conf *c = &x.c;
     if (history) {
         if (comm_is_root()) {
@@ -124,6 +124,10 @@ int main(int argc, char **argv)
     report_num(r, "unitarity_max", un.max);
     report_num(r, "unitarity_det_mean", un.det_mean);
     report_num(r, "unitarity_det_max", un.det_max);
+    report_str(r, "boundary_sign", conf_boundary_sign_word(c->check.boundary_sign));
+    if (c->check.boundary_sign == 1 && comm_is_root())
+        lat_info("note: %s: the time links at t=LT-1 carry the antiperiodic sign (det U = -1): the plaquette is the "
+                 "same as without it, the link trace and Polyakov loop include it", c->name);
     if (gauge) {
         struct gauge_quality q;
         gauge_quality_measure(u, gk, &q);

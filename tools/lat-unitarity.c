@@ -69,7 +69,8 @@ int main(int argc, char **argv)
     /* under mpirun rank 0 reads, writes and reports; every rank checks and
      * reprojects its slab (halo copies too: the same links, the same result) */
     struct dist x;
-    dist_read(&x, input, NULL, NULL);
+    if (reproject) dist_read(&x, input, NULL, NULL); /* refuses a baked-in boundary sign: -U projects elsewhere */
+    else dist_read_to_measure(&x, input, NULL, NULL);
     const struct conf c = x.c; /* name, format, file_prec (rank 0: everything) */
     struct field *u = x.u;
     struct unitarity before = measure_unitarity(u), after = before;
@@ -115,8 +116,10 @@ int main(int argc, char **argv)
     report_free(r);
     fflush(rf);
     if (fail)
-        lat_die_all(1, c.name, "%sdeviation from SU(%d) %.3g exceeds the tolerance %g (max ||U^dag U - 1|| %.3g, max |det U - 1| %.3g)",
-                reproject ? "after reprojection the " : "", x.nc, w, tolerance, after.max, after.det_max);
+        lat_die_all(1, c.name, "%sdeviation from SU(%d) %.3g exceeds the tolerance %g (max ||U^dag U - 1|| %.3g, max |det U - 1| %.3g)%s",
+                reproject ? "after reprojection the " : "", x.nc, w, tolerance, after.max, after.det_max,
+                c.check.boundary_sign == 1 ? "; the time links at t=LT-1 carry the antiperiodic sign (det U = -1): "
+                                             "lat-convert --strip-boundary-sign removes it" : "");
 
     if (reproject) {
         char results[512];
