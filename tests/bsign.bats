@@ -11,7 +11,8 @@
 # that computes (an existing -o untouched), --strip-boundary-sign giving back
 # the original data bit for bit, its refusal on a clean file, SU(2) where the
 # sign cannot be seen, and broken files (det U = -1 elsewhere, or on part of
-# the timeslice) refused naming the first bad link.
+# the timeslice) refused naming the first bad link; GLU, when built beside
+# the project, reads the sign file to the same plaquette and link trace.
 
 bats_require_minimum_version 1.5.0
 
@@ -210,4 +211,21 @@ jval() { "$BIN/lat-convert" --check --format json "$1" | sed -E "s/.*\"$2\": \"?
     [ -f "$f" ] || skip "ildg.l8t4b3360_QUDA not present (the synthetic files above check everything)"
     run -0 "$BIN/lat-convert" --check --format json "$f"
     [[ "$output" == *'"checksum": "scidac 1a34634c 6b294f06"'* && "$output" == *'"boundary_sign": "antiperiodic"'* ]]
+}
+
+@test "GLU (when present) reads the sign file and measures what lat-measure does: the same plaquette, the link trace with the sign" {
+    local glu="$ROOT/../glu/bin/GLU"
+    [ -x "$glu" ] && [ -f "$ROOT/../glu/bin/input_file" ] || skip "GLU not built at ../glu/bin (the flipper's own numbers check lat above)"
+    # GLU's sample input, made to read a 4x4x4x6 ILDG file and fix nothing
+    sed -e 's/^HEADER = .*/HEADER = ILDG_SCIDAC/' -e 's/DIM_3 = .*/DIM_3 = 6/' -e 's/MAX_ITERS = .*/MAX_ITERS = 0/' \
+        -e 's/^GFTYPE = .*/GFTYPE = LANDAU/' "$ROOT/../glu/bin/input_file" > glu.in
+    for f in s64 c64; do
+        run -0 bash -c "'$glu' -i glu.in -c '$T/$f.lime' 2>&1 | grep -m1 'Calculated Trace'"
+        # [IO] Calculated Trace :: 0.008824675043228  || Plaq :: 0.444952538945978
+        local tr pl
+        tr=$(printf '%s\n' "$output" | awk '{ print $5 }')
+        pl=$(printf '%s\n' "$output" | awk '{ print $9 }')
+        close "$tr" "$(mval "$T/$f.lime" link_trace)" 1e-14
+        close "$pl" "$(mval "$T/$f.lime" plaquette)" 1e-14
+    done
 }
