@@ -1,7 +1,9 @@
 /* lat-convert -- convert a gauge configuration between ILDG and NERSC and
  * between 32- and 64-bit precision, validate one (--check), or write out the
  * gauge transformation it carries (--extract-transform).  The work is done
- * by common/conf.c; see lat-convert(1). */
+ * by common/conf.c; see lat-convert(1).  --strip-boundary-sign removes the
+ * antiperiodic sign QUDA/SIMULATeQCD bake into the time links at t=LT-1
+ * (only when conf_read found it: common/io/bsign.c). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "io/conf.h"
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
         cli_usage_error("--check writes nothing: it takes no -o, --to, --precision, --3x3 or --extract-transform");
     if (cli_given(opts, "format") && !check) cli_usage_error("--format applies to --check only");
     if (strip_sign && check) cli_usage_error("--check writes nothing: it does not combine with --strip-boundary-sign");
+    if (strip_sign && extract && !out)
+        cli_usage_error("--strip-boundary-sign changes the configuration written: with --extract-transform it needs -o");
     if (extract && out && strcmp(extract, out) == 0) cli_usage_error("--extract-transform and -o name the same file");
 
     struct conf c;
@@ -92,11 +96,12 @@ int main(int argc, char **argv)
         conf_free(&c);
         return LAT_OK;
     }
+    /* before anything is written: exit 1 unless the sign is there */
+    long long stripped = strip_sign ? (long long)conf_strip_boundary_sign(&c) : -1;
     if (extract) {
         conf_write_transform(extract, &c);
         if (!out) { conf_free(&c); return LAT_OK; }
     }
-    long long stripped = strip_sign ? (long long)conf_strip_boundary_sign(&c) : -1; /* exit 1 unless the sign is there */
     struct conf_write_opts wo = {conf_format_parse(to), prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3, 0, NULL};
     if (wo.format == CONF_ILDG || wo.format == CONF_SCIDAC) { /* the LIME formats carry the history */
         char res[256];

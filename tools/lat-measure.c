@@ -9,6 +9,9 @@
  * trace, Polyakov loop and unitarity on the GPU (gpu_field_observables,
  * double storage, SU(2)/SU(3), one process); F and theta of --gauge, SU(N>3)
  * under auto and runs of several ranks are measured on the CPU.
+ * boundary_sign says whether the time links at t=LT-1 carry the antiperiodic
+ * sign QUDA/SIMULATeQCD bake in (common/io/bsign.c): reported, never refused
+ * (dist_read_to_measure), so a producer's plaquette can always be checked.
  * Exit 0 ok, 1 unreadable input or no GPU for --device gpu, 2 usage.
  * See lat-measure(1). */
 #include "base/cli.h"

@@ -9,7 +9,9 @@
  * writes the configuration with every link projected onto SU(N) (-o FILE,
  * default standard output; then the report goes to standard error), with a
  * history entry; the tolerance then applies to the written links and a
- * failing run writes nothing.  See lat-unitarity(1). */
+ * failing run writes nothing.  --reproject refuses an input whose time links
+ * at t=LT-1 carry the antiperiodic sign (dist_read): -U would be projected
+ * onto another SU(N) matrix.  See lat-unitarity(1). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "io/dist.h"
