@@ -203,6 +203,10 @@ jval() { "$BIN/lat-convert" --check --format json "$1" | sed -E "s/.*\"$2\": \"?
     [ "$(cat out.lime)" = keep ]
     run ! mpi "$BIN/lat-measure" "$T/one.lime"
     [[ "$output" == *"the link U_y at site x=1 y=2 z=3 t=2 is minus an SU(3) matrix"* ]]
+    # a pipe: rank 0 reads and finds it, the others learn it
+    run ! bash -c "cat '$T/s32.lime' | mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np 2 '$BIN/lat-anneal' -q -o out.lime -"
+    [[ "$output" == *"standard input: the time links at t=LT-1=5 carry an antiperiodic boundary sign"* ]]
+    [ "$(cat out.lime)" = keep ]
 }
 
 @test "a real QUDA file with the sign, when present (FORMATS.md §2.3: ildg.l8t4b3360_QUDA, not part of the project)" {
