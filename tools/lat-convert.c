@@ -1,7 +1,9 @@
 /* lat-convert -- convert a gauge configuration between ILDG and NERSC and
  * between 32- and 64-bit precision, validate one (--check), or write out the
  * gauge transformation it carries (--extract-transform).  The work is done
- * by common/conf.c; see lat-convert(1). */
+ * by common/conf.c; see lat-convert(1).  --strip-boundary-sign removes the
+ * antiperiodic sign QUDA/SIMULATeQCD bake into the time links at t=LT-1
+ * (only when conf_read found it: common/io/bsign.c). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "io/conf.h"
@@ -21,11 +23,14 @@ static void check_report(const struct conf *c, enum report_format fmt)
     double plaq = measure_plaquette(&c->u).all, linktr = measure_link_trace(&c->u);
     struct unitarity un = measure_unitarity(&c->u);
     if (fmt == REPORT_TEXT) {
-        printf("%s: %s SU(%d) %s %d-bit, checksum %s%s, plaquette %.10f%s, link trace %.10f%s, unitarity max %.1e%s%s\n",
+        const char *sign = c->check.boundary_sign > 0   ? ", time links at t=LT-1 carry the antiperiodic sign (det U = -1)"
+                           : c->check.boundary_sign < 0 ? ", boundary sign undetectable (even N)"
+                                                        : "";
+        printf("%s: %s SU(%d) %s %d-bit, checksum %s%s, plaquette %.10f%s, link trace %.10f%s, unitarity max %.1e%s%s%s\n",
                c->name, c->check.detail, c->u.nc, lattice, c->file_prec,
                c->check.checksum[0] ? c->check.checksum : "none", c->check.checksum[0] ? " ok" : "", plaq, c->check.has_plaq ? " (matches file)" : "",
                linktr, c->check.has_linktr ? " (matches file)" : "", un.max,
-               c->history ? ", history" : "", c->transform ? ", gauge transform" : "");
+               c->history ? ", history" : "", c->transform ? ", gauge transform" : "", sign);
         return;
     }
     struct report *r = report_new();
@@ -40,6 +45,7 @@ static void check_report(const struct conf *c, enum report_format fmt)
     report_num(r, "link_trace", linktr);
     if (c->check.has_linktr) report_num(r, "header_link_trace", c->check.linktr);
     report_num(r, "unitarity_max", un.max);
+    report_str(r, "boundary_sign", conf_boundary_sign_word(c->check.boundary_sign));
     report_int(r, "records_carried", c->nkeep);
     long long nh = 0;
     for (const char *p = c->history; p && *p; p++) nh += *p == '\n';
@@ -53,7 +59,7 @@ static void check_report(const struct conf *c, enum report_format fmt)
 int main(int argc, char **argv)
 {
     const char *out = NULL, *to = "ildg", *prec = NULL, *extract = NULL, *format = "text";
-    int nersc_3x3 = 0, check = 0;
+    int nersc_3x3 = 0, check = 0, strip_sign = 0;
     long long nersc_seq = 0;
     const char *nersc_label = NULL;
     struct cli_opt opts[] = {
@@ -66,6 +72,8 @@ int main(int argc, char **argv)
         {"check", 0, CLI_FLAG, &check, NULL, "validate the input and print a summary; write nothing", NULL, 0},
         {"format", 0, CLI_CHOICE, &format, "FMT", "--check summary format (default text)", "text|tsv|json", 0},
         {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE", NULL, 0},
+        {"strip-boundary-sign", 0, CLI_FLAG, &strip_sign, NULL,
+         "multiply the time links at t=LT-1 by -1 (only when they carry the antiperiodic sign, det U = -1)", NULL, 0},
         {0}};
     struct cli_info info = {"lat-convert", "[OPTIONS] [INPUT]",
                             "Convert a gauge configuration between ILDG and NERSC formats and precisions, or validate it."};
@@ -84,6 +92,9 @@ int main(int argc, char **argv)
     if (check && (out || extract || cli_given(opts, "to") || prec || nersc_3x3))
         cli_usage_error("--check writes nothing: it takes no -o, --to, --precision, --3x3 or --extract-transform");
     if (cli_given(opts, "format") && !check) cli_usage_error("--format applies to --check only");
+    if (strip_sign && check) cli_usage_error("--check writes nothing: it does not combine with --strip-boundary-sign");
+    if (strip_sign && extract && !out)
+        cli_usage_error("--strip-boundary-sign changes the configuration written: with --extract-transform it needs -o");
     if (extract && out && strcmp(extract, out) == 0) cli_usage_error("--extract-transform and -o name the same file");
 
     struct conf c;
@@ -95,6 +106,8 @@ int main(int argc, char **argv)
         conf_free(&c);
         return LAT_OK;
     }
+    /* before anything is written: exit 1 unless the sign is there */
+    long long stripped = strip_sign ? (long long)conf_strip_boundary_sign(&c) : -1;
     if (extract) {
         conf_write_transform(extract, &c);
         if (!out) { conf_free(&c); return LAT_OK; }
@@ -102,9 +115,12 @@ int main(int argc, char **argv)
     struct conf_write_opts wo = {conf_format_parse(to), prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3, nersc_seq,
                                  nersc_label};
     if (wo.format == CONF_ILDG || wo.format == CONF_SCIDAC) { /* the LIME formats carry the history */
-        char res[128];
-        snprintf(res, sizeof res, "from=%s to=%s precision=%d", conf_format_name(c.format), to,
-                 wo.prec ? wo.prec : c.file_prec);
+        char res[256];
+        int n = snprintf(res, sizeof res, "from=%s to=%s precision=%d", conf_format_name(c.format), to,
+                         wo.prec ? wo.prec : c.file_prec);
+        if (stripped >= 0)
+            snprintf(res + n, sizeof res - (size_t)n,
+                     " boundary_sign=stripped (the %lld time links at t=LT-1 multiplied by -1)", stripped);
         conf_history_add(&c, res);
     }
     conf_write(out, &c, &wo);

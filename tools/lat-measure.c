@@ -9,6 +9,9 @@
  * trace, Polyakov loop and unitarity on the GPU (gpu_field_observables,
  * double storage, SU(2)/SU(3), one process); F and theta of --gauge, SU(N>3)
  * under auto and runs of several ranks are measured on the CPU.
+ * boundary_sign says whether the time links at t=LT-1 carry the antiperiodic
+ * sign QUDA/SIMULATeQCD bake in (common/io/bsign.c): reported, never refused
+ * (dist_read_to_measure), so a producer's plaquette can always be checked.
  * Exit 0 ok, 1 unreadable input or no GPU for --device gpu, 2 usage.
  * See lat-measure(1). */
 #include "base/cli.h"
@@ -58,7 +61,7 @@ int main(int argc, char **argv)
 
     /* under mpirun rank 0 reads and reports, every rank measures its slab */
     struct dist x;
-    dist_read(&x, input, NULL, NULL);
+    dist_read_to_measure(&x, input, NULL, NULL); /* a boundary sign is reported, not refused */
     const struct conf *c = &x.c;
     if (history) {
         if (comm_is_root()) {
@@ -124,6 +127,10 @@ int main(int argc, char **argv)
     report_num(r, "unitarity_max", un.max);
     report_num(r, "unitarity_det_mean", un.det_mean);
     report_num(r, "unitarity_det_max", un.det_max);
+    report_str(r, "boundary_sign", conf_boundary_sign_word(c->check.boundary_sign));
+    if (c->check.boundary_sign == 1 && comm_is_root())
+        lat_info("note: %s: the time links at t=LT-1 carry the antiperiodic sign (det U = -1): the plaquette is the "
+                 "same as without it, the link trace and Polyakov loop include it", c->name);
     if (gauge) {
         struct gauge_quality q;
         gauge_quality_measure(u, gk, &q);

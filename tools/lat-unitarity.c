@@ -9,7 +9,9 @@
  * writes the configuration with every link projected onto SU(N) (-o FILE,
  * default standard output; then the report goes to standard error), with a
  * history entry; the tolerance then applies to the written links and a
- * failing run writes nothing.  See lat-unitarity(1). */
+ * failing run writes nothing.  --reproject refuses an input whose time links
+ * at t=LT-1 carry the antiperiodic sign (dist_read): -U would be projected
+ * onto another SU(N) matrix.  See lat-unitarity(1). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "io/dist.h"
@@ -69,7 +71,8 @@ int main(int argc, char **argv)
     /* under mpirun rank 0 reads, writes and reports; every rank checks and
      * reprojects its slab (halo copies too: the same links, the same result) */
     struct dist x;
-    dist_read(&x, input, NULL, NULL);
+    if (reproject) dist_read(&x, input, NULL, NULL); /* refuses a baked-in boundary sign: -U projects elsewhere */
+    else dist_read_to_measure(&x, input, NULL, NULL);
     const struct conf c = x.c; /* name, format, file_prec (rank 0: everything) */
     struct field *u = x.u;
     struct unitarity before = measure_unitarity(u), after = before;
@@ -115,8 +118,10 @@ int main(int argc, char **argv)
     report_free(r);
     fflush(rf);
     if (fail)
-        lat_die_all(1, c.name, "%sdeviation from SU(%d) %.3g exceeds the tolerance %g (max ||U^dag U - 1|| %.3g, max |det U - 1| %.3g)",
-                reproject ? "after reprojection the " : "", x.nc, w, tolerance, after.max, after.det_max);
+        lat_die_all(1, c.name, "%sdeviation from SU(%d) %.3g exceeds the tolerance %g (max ||U^dag U - 1|| %.3g, max |det U - 1| %.3g)%s",
+                reproject ? "after reprojection the " : "", x.nc, w, tolerance, after.max, after.det_max,
+                c.check.boundary_sign == 1 ? "; the time links at t=LT-1 carry the antiperiodic sign (det U = -1): "
+                                             "lat-convert --strip-boundary-sign removes it" : "");
 
     if (reproject) {
         char results[512];

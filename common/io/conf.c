@@ -193,6 +193,8 @@ static void read_conf(const char *path, struct conf *c, int defer)
                          "MILC (magic 20103), openQCD export or HiRep (their lattice sizes)");
     }
     if (c->deferred.on < 0) c->deferred.on = 0;
+    /* once for every format; a deferred read's data is dist.c's to look at */
+    if (!c->deferred.on) c->check.boundary_sign = conf_boundary_sign_find(&c->u, name);
     if (f != stdin) fclose(f);
     lat_alloc_where = NULL;
 }
@@ -219,6 +221,9 @@ void conf_write(const char *path, const struct conf *c, const struct conf_write_
         lat_die(1, where, "internal error: unknown output format %d", (int)fmt);
     if (fmt == CONF_NERSC && c->u.nc != 3)
         lat_die(1, where, "a NERSC file holds SU(3) only; this configuration is SU(%d) (write ILDG instead)", c->u.nc);
+    if (fmt == CONF_NERSC && !o->nersc_3x3 && c->check.boundary_sign == 1)
+        lat_die(1, where, "a two-row NERSC file cannot hold the antiperiodic boundary sign of the input (the third row "
+                          "would be rebuilt with det U = +1): write --3x3, or remove the sign with --strip-boundary-sign");
     struct conf tmp;
     if (c->u.prec != 64) { /* the contract says double; be kind to single fields */
         tmp = *c;

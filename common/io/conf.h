@@ -47,6 +47,11 @@ struct conf_check {
                            only draws a warning) */
     int has_linktr;     /* the same for the link trace */
     double plaq, linktr; /* the stated values */
+    int boundary_sign;  /* 1: the time links at t = LT-1 carry the antiperiodic
+                           sign baked in (det U = -1, as QUDA and SIMULATeQCD
+                           write them; bsign.c), 0: no sign, -1: N even, where
+                           det(-U) = det U hides it.  A configuration with
+                           det U = -1 anywhere else was refused as broken. */
 };
 
 struct conf {
@@ -98,6 +103,14 @@ void conf_write(const char *path, const struct conf *c, const struct conf_write_
  * '=' included, no blank at either end: the line "ENSEMBLE_LABEL = s" reads
  * back as s), else why not, e.g. "it is empty". */
 const char *conf_nersc_label_problem(const char *s);
+
+/* Multiply the time links at t = LT-1 by -1 (c->check.boundary_sign 1 ->
+ * 0); returns the number of links changed.  Dies (exit 1, naming the input)
+ * when the sign was not detected, so it never creates one (bsign.c). */
+int64_t conf_strip_boundary_sign(struct conf *c);
+/* the word of the reports' key boundary_sign: "antiperiodic" (1), "none"
+ * (0), "undetectable" (-1: even N) */
+const char *conf_boundary_sign_word(int boundary_sign);
 
 /* Append one provenance entry:
  *   <UTC time>\t<program> <version>\t<command line>\t<results>

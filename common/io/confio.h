@@ -64,6 +64,15 @@ int64_t conf_input_left(const struct byte_in *in);
 /* "8x8x8x16" */
 void conf_extents(const struct lattice *lat, char *buf, size_t n);
 
+/* ---- the antiperiodic boundary sign (bsign.c) ---- */
+/* 1 (time links at t = LT-1 all minus SU(N), no other link), 0 (no link
+ * minus SU(N)), -1 (N even: not visible); dies naming the first link out
+ * of place otherwise.  u whole (dom NULL) or a slab (collective). */
+int conf_boundary_sign_find(const struct field *u, const char *where);
+/* exit 1 on every rank, naming cause and remedy, if c->check.boundary_sign
+ * is 1: the programs that compute with the links (dist_read) */
+void conf_boundary_sign_refuse(const struct conf *c);
+
 /* ---- back ends ---- */
 void ildg_read(struct byte_in *in, struct conf *c);
 void ildg_write(FILE *f, const char *name, const struct conf *c, int prec);

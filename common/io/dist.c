@@ -14,6 +14,7 @@
 /* what rank 0 tells the others after reading */
 struct dist_header {
     int L[LAT_ND], nc, format, file_prec, has_transform;
+    int boundary_sign; /* conf_read's finding (not yet made when deferred) */
     struct conf_deferred deferred; /* on: the ranks read the binary record */
 };
 
@@ -69,8 +70,13 @@ static void setup_slab(struct dist *x, int has_transform, const char *path, cons
     geometry_field_alloc(&x->slab, x->dom, &x->lat, x->nc, 64);
     x->u = &x->slab;
     const size_t site = (size_t)LAT_ND * field_link_reals(x->nc);
-    if (df->on == 1) read_slab_parallel(x, path, df);
-    else geometry_scatter(x->dom, x->c.u.d, x->slab.d, site);
+    if (df->on == 1) {
+        read_slab_parallel(x, path, df);
+        /* conf_read left the data to the ranks: look for the sign together */
+        x->c.check.boundary_sign = conf_boundary_sign_find(&x->slab, x->c.name);
+    } else {
+        geometry_scatter(x->dom, x->c.u.d, x->slab.d, site);
+    }
     if (has_transform) {
         x->slab_transform = lat_malloc((size_t)x->dom->local.V * field_link_reals(x->nc) * sizeof(double));
         geometry_scatter(x->dom, x->c.transform, x->slab_transform, field_link_reals(x->nc));
@@ -78,7 +84,21 @@ static void setup_slab(struct dist *x, int has_transform, const char *path, cons
     x->transform = x->slab_transform;
 }
 
+static void read_dist(struct dist *x, const char *path, void (*check)(struct dist *x, void *arg), void *arg,
+                      int computing);
+
 void dist_read(struct dist *x, const char *path, void (*check)(struct dist *x, void *arg), void *arg)
+{
+    read_dist(x, path, check, arg, 1);
+}
+
+void dist_read_to_measure(struct dist *x, const char *path, void (*check)(struct dist *x, void *arg), void *arg)
+{
+    read_dist(x, path, check, arg, 0);
+}
+
+static void read_dist(struct dist *x, const char *path, void (*check)(struct dist *x, void *arg), void *arg,
+                      int computing)
 {
     memset(x, 0, sizeof *x);
     struct dist_header h;
@@ -94,12 +114,14 @@ void dist_read(struct dist *x, const char *path, void (*check)(struct dist *x, v
         h.format = (int)x->c.format;
         h.file_prec = x->c.file_prec;
         h.has_transform = x->c.transform != NULL;
+        h.boundary_sign = x->c.check.boundary_sign;
         comm_root_end(&h, sizeof h);
     } else {
         comm_root_wait(&h, sizeof h);
         x->c.name = "input";
         x->c.format = (enum conf_format)h.format;
         x->c.file_prec = h.file_prec;
+        x->c.check.boundary_sign = h.boundary_sign;
     }
     x->nc = h.nc;
     const char *why;
@@ -108,6 +130,7 @@ void dist_read(struct dist *x, const char *path, void (*check)(struct dist *x, v
     x->c.u.nc = x->nc;
     x->c.u.prec = 64;
     setup_slab(x, h.has_transform, path, &h.deferred);
+    if (computing) conf_boundary_sign_refuse(&x->c); /* before the program's own checks: the cause, not a symptom */
     if (check) check(x, arg);
 }
 

@@ -42,6 +42,13 @@ struct dist {
  * sees x->lat, x->nc and this rank's x->u, measures collectively and dies
  * with lat_die_all */
 void dist_read(struct dist *x, const char *path, void (*check)(struct dist *x, void *arg), void *arg);
+/* dist_read refuses (exit 1, every rank, before check) a configuration whose
+ * time links at t = LT-1 carry the antiperiodic sign (conf.h:
+ * boundary_sign): every program that computes with the links reads through
+ * it.  dist_read_to_measure is the same read for the programs that only
+ * report (lat-measure, lat-unitarity without --reproject): the sign is
+ * left in x->c.check.boundary_sign, on every rank. */
+void dist_read_to_measure(struct dist *x, const char *path, void (*check)(struct dist *x, void *arg), void *arg);
 /* a new configuration (unit links) for generators */
 void dist_new(struct dist *x, const struct lattice *lat, int nc);
 /* start tracking g(x) (identity) unless the input carried one */
