@@ -61,7 +61,7 @@ int main(int argc, char **argv)
         {"3x3", 0, CLI_FLAG, &nersc_3x3, NULL, "NERSC: store all three rows (4D_SU3_GAUGE_3x3)", NULL, 0},
         {"check", 0, CLI_FLAG, &check, NULL, "validate the input and print a summary; write nothing", NULL, 0},
         {"format", 0, CLI_CHOICE, &format, "FMT", "--check summary format (default text)", "text|tsv|json", 0},
-        {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE", NULL, 0},
+        {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE (a SciDAC ColorMatrix file)", NULL, 0},
         {0}};
     struct cli_info info = {"lat-convert", "[OPTIONS] [INPUT]",
                             "Convert a gauge configuration between ILDG and NERSC formats and precisions, or validate it."};

@@ -495,6 +495,9 @@ static void test_scidac(void)
     } cases[] = {
         {"<scidacRecord><globaldata>0</globaldata><datatype>QDP_F3_ColorMatrix</datatype><precision>F</precision>"
          "<colors>3</colors><typesize>72</typesize><datacount>4</datacount></scidacRecord>", 1, 3, 32},     /* MILC */
+        {"<scidacRecord><version>1.0</version><globaldata>0</globaldata><datatype>QDP_F3_ColorMatrix</datatype>"
+         "<precision>F</precision><colors>3</colors><spins>4</spins><typesize>72</typesize><datacount>4</datacount>"
+         "</scidacRecord>", 1, 3, 32}, /* a 2006 QDP record with spins, as quoted by QEX's reader */
         {"<scidacRecord><recordtype>0</recordtype><datatype>QUDA_DNc3_GaugeField</datatype><precision>D</precision>"
          "<colors>3</colors><spins>0</spins><typesize>144</typesize><datacount>4</datacount></scidacRecord>", 1, 3, 64},
         {"<scidacRecord><datatype>QUDA_FNc3_GaugeField</datatype><precision>F</precision>"
