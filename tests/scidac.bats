@@ -259,8 +259,10 @@ payload() { python3 "$PY" payload "$@"; }
     cmp <(payload "$W/s32.scidac" scidac-binary-data) <(payload "$W/s32b.scidac" scidac-binary-data)
 }
 
-@test "an independent encoder's SciDAC files read: QIO/MILC single, QUDA double, records in another order, a pipe" {
-    for v in "32 style=milc" "64 style=quda" "64 style=quda order=binfirst" "32 order=binfirst seed=3"; do
+@test "an independent encoder's SciDAC files read: QIO/MILC single, QUDA double, SIMULATeQCD 2022, records in another order, a pipe" {
+    # SIMULATeQCD's 2022 writer: USQCD_F3_ColorMatrix whatever the precision, which <precision> IEEE64BIG gives
+    for v in "32 style=milc" "64 style=quda" "64 datatype=USQCD_F3_ColorMatrix precision=IEEE64BIG seed=5" \
+        "64 style=quda order=binfirst" "32 order=binfirst seed=3"; do
         set -- $v
         read -r a b plaq < <(python3 "$PY" encode "$W/e.scidac" 2x4x2x4 "$@")
         read -r sum got_a got_b prec got_plaq < <(cval "$W/e.scidac" checksum precision plaquette)
