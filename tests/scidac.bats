@@ -13,7 +13,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
     export ROOT="$BATS_TEST_DIRNAME/.."
     export CONV="$ROOT/bin/lat-convert"
-    export REAL="$ROOT/../realdata"
+    export REAL="${REAL:-$ROOT/../realdata}"
     export GLU="${GLU:-$ROOT/../glu/bin/GLU}"
     export SOURCE_DATE_EPOCH=1700000000
     [ -x "$CONV" ] || { echo "bin/lat-convert missing: run make first" >&2; return 1; }
