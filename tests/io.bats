@@ -315,16 +315,23 @@ need_data() { [ -d "$DATA" ] || skip "../shared/data is absent: the real files o
     expect_clean fifo got
 }
 
-@test "--extract-transform writes g(x) as a LIME file of its own" {
+@test "--extract-transform writes g(x) as a SciDAC ColorMatrix file of its own" {
     [ -x "$ROOT/bin/lat-randomize-orbit" ] || skip "bin/lat-randomize-orbit not built"
     "$ROOT/bin/lat-randomize-orbit" -q --seed 3 --track-transform -o "$W/o.lime" "$T/unit.lime"
     "$CONV" --extract-transform "$W/g.lime" "$W/o.lime"
     run -0 lime_list "$W/g.lime"
-    [ "${#lines[@]}" -eq 2 ]
-    [[ "${lines[0]}" == "0 1 0 "*" lat-gauge-transform-format" ]]
-    [[ "${lines[1]}" == *" 0 1 $((256 * 18 * 8)) lat-gauge-transform" ]]
-    lime_payload "$W/g.lime" lat-gauge-transform-format | grep -a -q '<nc>3</nc><precision>64</precision><lx>4</lx><ly>4</ly><lz>4</lz><lt>4</lt>'
-    cmp <(lime_payload "$W/g.lime" lat-gauge-transform) <(lime_payload "$W/o.lime" lat-gauge-transform)
+    [ "${#lines[@]}" -eq 6 ]
+    [[ "${lines[0]}" == "0 1 0 "*" scidac-private-file-xml" ]]
+    [[ "${lines[1]}" == *" 0 1 "*" scidac-file-xml" ]]
+    [[ "${lines[2]}" == *" 1 0 "*" scidac-private-record-xml" ]]
+    [[ "${lines[3]}" == *" 0 0 "*" scidac-record-xml" ]]
+    [[ "${lines[4]}" == *" 0 0 $((256 * 18 * 8)) scidac-binary-data" ]]
+    [[ "${lines[5]}" == *" 0 1 "*" scidac-checksum" ]]
+    lime_payload "$W/g.lime" scidac-private-record-xml |
+        grep -a -q '<datatype>USQCD_D3_ColorMatrix</datatype><precision>D</precision><colors>3</colors><typesize>144</typesize><datacount>1</datacount>'
+    lime_payload "$W/g.lime" scidac-private-file-xml | grep -a -q '<dims>4 4 4 4 </dims>'
+    lime_payload "$W/g.lime" scidac-record-xml | grep -a -q '<nc>3</nc><lx>4</lx><ly>4</ly><lz>4</lz><lt>4</lt>'
+    cmp <(lime_payload "$W/g.lime" scidac-binary-data) <(lime_payload "$W/o.lime" lat-gauge-transform)
     # with -o the configuration is written too, and carries the transform on
     "$CONV" --extract-transform "$W/g2.lime" -o "$W/c.lime" "$W/o.lime"
     cmp "$W/g.lime" "$W/g2.lime"

@@ -48,12 +48,14 @@ lime_payload() {
 }
 
 # transform_reproduces IN FIXED L: the g(x) tracked in FIXED (SU(3), L^4,
-# double) applied to IN gives FIXED's links to 1e-12:
+# double), extracted as a SciDAC ColorMatrix file (its scidac-binary-data:
+# one 3x3 complex matrix per site, big-endian doubles), applied to IN gives
+# FIXED's links to 1e-12:
 # U1_mu(x) =? g(x) U0_mu(x) g(x+mu)^dag, computed independently in awk.
 # Needs $BIN; leaves g.lime, g.txt, u0.txt, u1.txt in the current directory.
 transform_reproduces() {
     "$BIN/lat-convert" --extract-transform g.lime "$2"
-    lime_payload g.lime lat-gauge-transform | od -An -v -t f8 --endian=big -w8 > g.txt
+    lime_payload g.lime scidac-binary-data | od -An -v -t f8 --endian=big -w8 > g.txt
     lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8 > u0.txt
     lime_payload "$2" ildg-binary-data | od -An -v -t f8 --endian=big -w8 > u1.txt
     [ "$(wc -l < g.txt)" -eq $(($3 * $3 * $3 * $3 * 18)) ]

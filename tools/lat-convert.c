@@ -71,12 +71,12 @@ int main(int argc, char **argv)
         {"ensemble-label", 0, CLI_STRING, &nersc_label, "TEXT", "NERSC ENSEMBLE_LABEL (default: the input's, else lat)", NULL, 0},
         {"check", 0, CLI_FLAG, &check, NULL, "validate the input and print a summary; write nothing", NULL, 0},
         {"format", 0, CLI_CHOICE, &format, "FMT", "--check summary format (default text)", "text|tsv|json", 0},
-        {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE", NULL, 0},
+        {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE (a SciDAC ColorMatrix file)", NULL, 0},
         {"strip-boundary-sign", 0, CLI_FLAG, &strip_sign, NULL,
          "multiply the time links at t=LT-1 by -1 (only when they carry the antiperiodic sign, det U = -1)", NULL, 0},
         {0}};
     struct cli_info info = {"lat-convert", "[OPTIONS] [INPUT]",
-                            "Convert a gauge configuration between ILDG and NERSC formats and precisions, or validate it."};
+                            "Convert a gauge configuration between file formats (ILDG, NERSC, MILC, openQCD, SciDAC, HiRep) and precisions, or validate it."};
     int first = cli_parse(&info, opts, argc, argv);
     comm_one_rank(); /* one process's work: under mpirun rank 0 does it */
     if (argc - first > 1) cli_usage_error("one INPUT at most, got %d", argc - first);

@@ -319,25 +319,6 @@ void conf_write_transform(const char *path, const struct conf *c)
     if (!c->transform)
         lat_die(1, c->name ? c->name : where, "no tracked gauge transformation (lat-gauge-transform record) to write");
     FILE *f = out_open(path, 1);
-    struct lime_writer w;
-    lime_writer_init(&w, f);
-    const int *L = c->u.lat.L;
-    char xml[768];
-    snprintf(xml, sizeof xml,
-             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><latGaugeTransformFormat><version>1.0</version>"
-             "<nc>%d</nc><precision>64</precision><lx>%d</lx><ly>%d</ly><lz>%d</lz><lt>%d</lt>"
-             "<convention>U_mu(x) -&gt; g(x) U_mu(x) g(x+mu)^dagger</convention></latGaugeTransformFormat>",
-             c->u.nc, L[0], L[1], L[2], L[3]);
-    size_t n = (size_t)c->u.lat.V * field_link_reals(c->u.nc);
-    if (lime_record(&w, LAT_REC_TRANSFORM_FORMAT, xml, strlen(xml) + 1, 1, 0) < 0 ||
-        lime_begin(&w, LAT_REC_TRANSFORM, (uint64_t)n * 8, 0, 1) < 0)
-        lat_die(1, out_name(), "%s", w.err);
-    unsigned char b[8 * 512];
-    for (size_t i = 0; i < n; i += 512) {
-        size_t k = n - i < 512 ? n - i : 512;
-        for (size_t j = 0; j < k; j++) store_be64(b + 8 * j, double_to_bits(c->transform[i + j]));
-        if (lime_write(&w, b, 8 * k) < 0) lat_die(1, out_name(), "%s", w.err);
-    }
-    if (lime_end(&w) < 0) lat_die(1, out_name(), "%s", w.err);
+    scidac_write_transform(f, out_name(), c);
     out_commit(f);
 }

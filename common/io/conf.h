@@ -125,10 +125,11 @@ long long conf_history_next_sweep(const char *history);
 void conf_transform_start(struct conf *c);
 
 /* Write the tracked g(x) as a file of its own (path NULL or "-": standard
- * output), atomically: one LIME message of two records,
- *   lat-gauge-transform-format  XML: nc, lx, ly, lz, lt, precision 64
- *   lat-gauge-transform         the data as in a configuration file.
- * Dies (exit 1) when c carries no transform.  See lat-convert(1). */
+ * output), atomically: a standard SciDAC (QIO) file of one ColorMatrix
+ * field, datatype USQCD_D<N>_ColorMatrix, datacount 1, precision D, the
+ * scidac-checksum over the sites, and a latGaugeTransform record XML with
+ * the convention U_mu(x) -> g(x) U_mu(x) g(x+mu)^dagger, N and the
+ * lattice.  Dies (exit 1) when c carries no transform.  See lat-convert(1). */
 void conf_write_transform(const char *path, const struct conf *c);
 
 #endif

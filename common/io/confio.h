@@ -1,4 +1,5 @@
-/* confio.h -- the inside of conf.c: the format back ends (ildg.c, nersc.c)
+/* confio.h -- the inside of conf.c: the format back ends (ildg.c and
+ * ildg_write.c for the LIME formats ILDG and SciDAC, scidac.c, nersc.c, ...)
  * and the helpers they share.  Programs use conf.h, not this header; the
  * unit tests use it to reach the checksums directly.
  *
@@ -13,6 +14,7 @@
 #ifndef LAT_CONFIO_H
 #define LAT_CONFIO_H
 
+#include "base/log.h"
 #include "io/bytes.h"
 #include "io/conf.h"
 #include "io/lime.h"
@@ -34,8 +36,10 @@ static inline void scidac_sum_site(struct scidac_sum *s, uint64_t rank, uint32_t
 /* The SciDAC checksum of u as an ILDG file of precision prec would hold it. */
 struct scidac_sum scidac_checksum_field(const struct field *u, int prec);
 /* Encode the four links of one site big-endian in precision prec into buf
- * (LAT_ND * 2 nc^2 * prec/8 bytes). */
+ * (ildg_site_bytes(nc, prec) = LAT_ND * 2 nc^2 * prec/8 bytes). */
 void ildg_encode_site(const struct field *u, int64_t site, int prec, unsigned char *buf);
+static inline size_t ildg_site_bytes(int nc, int prec)
+{ return (size_t)LAT_ND * field_link_reals(nc) * (size_t)(prec / 8); }
 
 /* ---- shared helpers ---- */
 /* "now" for files: SOURCE_DATE_EPOCH when set (reproducible builds), else
@@ -63,6 +67,18 @@ void conf_warn_lost(const struct conf *c, const char *name, const char *file_kin
 int64_t conf_input_left(const struct byte_in *in);
 /* "8x8x8x16" */
 void conf_extents(const struct lattice *lat, char *buf, size_t n);
+/* A new string (lat_malloc) printed like printf. */
+char *conf_strfmt(const char *fmt, ...) LAT_PRINTF(1, 2);
+/* Decimal digits only (no sign, blank or other base), 1 .. 2^24: 0 and *v,
+ * else -1.  For the extents and sizes of the XML records. */
+int conf_parse_posint(const char *s, int *v);
+/* A LIME text payload (NUL-terminated in memory) as a C string: the
+ * trailing NULs QIO writes as a terminator are dropped, *len adjusted. */
+static inline void lime_text_trim(unsigned char *p, uint64_t *len)
+{
+    while (*len && p[*len - 1] == 0) (*len)--;
+    p[*len] = 0;
+}
 
 /* ---- the antiperiodic boundary sign (bsign.c) ---- */
 /* 1 (time links at t = LT-1 all minus SU(N), no other link), 0 (no link
@@ -86,6 +102,12 @@ struct ildg_given {
 };
 void ildg_write_framing(FILE *f, const char *name, const struct conf *c, int prec, const struct ildg_given *given,
                         uint64_t *data_offset);
+/* The one writer of both LIME layouts (ildg_write.c): with ILDG records
+ * (ildg-format, ildg-data-lfn, ildg-binary-data), or QIO's SciDAC layout
+ * without them (scidac-binary-data). */
+enum lime_layout { LIME_LAYOUT_ILDG, LIME_LAYOUT_SCIDAC };
+void lime_write_gauge(FILE *f, const char *name, const struct conf *c, int prec, enum lime_layout layout,
+                      const struct ildg_given *given, uint64_t *data_offset);
 void nersc_read(struct byte_in *in, struct conf *c);
 void nersc_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec);
 /* The other formats: detect (1 if the first n bytes pre of an input, n <=
@@ -101,14 +123,32 @@ void openqcd_write(FILE *f, const char *name, const struct conf *c, const struct
 int hirep_detect(const unsigned char *pre, size_t n);
 void hirep_read(struct byte_in *in, struct conf *c);
 void hirep_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec);
-/* SciDAC without ILDG records: a LIME file; ildg_read hands it on when it
- * has no ildg-format record but a scidac-private-record-xml */
+/* SciDAC without ILDG records (scidac.c): a LIME file that ildg_read reads
+ * when it has no ildg-format record but scidac-private-file-xml,
+ * scidac-private-record-xml and scidac-binary-data records.
+ * scidac_gauge_format: the lattice, N and precision of a gauge field from
+ * the texts of the two private records, all their statements checked
+ * against each other (rules in scidac.c); 0, or -1 with one line in err. */
+struct scidac_format {
+    int L[LAT_ND];
+    int nc, prec;        /* colours; 32 or 64 bits */
+    char datatype[64];   /* as the file names it */
+};
+int scidac_gauge_format(const char *file_xml, const char *record_xml, struct scidac_format *f, char *err, size_t errn);
+/* The scidac-private-record-xml lat writes: USQCD_<F|D><N>_ColorMatrix,
+ * precision F or D, colors N, typesize 2N^2 x 4 or 8, the datacount given,
+ * the date from conf_now(); a new string. */
+char *scidac_private_record_xml(int nc, int prec, int datacount);
 void scidac_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec);
+/* The tracked g(x) of c as a SciDAC file of one ColorMatrix field
+ * (USQCD_D<N>_ColorMatrix, datacount 1, typesize 16 N^2, big-endian
+ * doubles in ILDG site order, scidac-checksum over the sites, a
+ * latGaugeTransform record XML with the convention, N and the lattice). */
+void scidac_write_transform(FILE *f, const char *name, const struct conf *c);
 
 /* record types of our own */
 #define LAT_REC_HISTORY "lat-history"
 #define LAT_REC_TRANSFORM "lat-gauge-transform"
-#define LAT_REC_TRANSFORM_FORMAT "lat-gauge-transform-format"
 #define LAT_REC_NERSC_HEADER "lat-nersc-header"
 
 /* what the ILDG writer puts in the slots when the input had nothing there */

@@ -19,7 +19,6 @@ struct dist_header {
 };
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
-static size_t site_bytes(int nc, int prec) { return (size_t)LAT_ND * field_link_reals(nc) * (size_t)(prec / 8); }
 
 /* Every rank reads its slices (halos too) of the binary record with
  * MPI-IO, decodes them and checksums its owned sites; the checksums are
@@ -28,7 +27,7 @@ static void read_slab_parallel(struct dist *x, const char *path, const struct co
 {
     const struct geometry *d = x->dom;
     const int Lt = d->global.L[3], w = df->prec / 8;
-    const size_t sb = site_bytes(x->nc, df->prec), nreal = (size_t)LAT_ND * field_link_reals(x->nc);
+    const size_t sb = ildg_site_bytes(x->nc, df->prec), nreal = (size_t)LAT_ND * field_link_reals(x->nc);
     unsigned char *buf = lat_malloc((size_t)d->v3 * sb);
     struct comm_file *f = comm_file_open(path, 0);
     struct scidac_sum sum = {0, 0};
@@ -195,7 +194,7 @@ static void write_parallel(struct dist *x, const char *path, const struct conf_w
 {
     const struct geometry *d = x->dom;
     const int prec = o && o->prec ? o->prec : (x->c.file_prec == 32 ? 32 : 64);
-    const size_t sb = site_bytes(x->nc, prec), nreal = (size_t)LAT_ND * field_link_reals(x->nc);
+    const size_t sb = ildg_site_bytes(x->nc, prec), nreal = (size_t)LAT_ND * field_link_reals(x->nc);
     const size_t bytes = (size_t)d->v3 * (size_t)d->lt * sb;
     unsigned char *buf = lat_malloc(bytes);
     struct scidac_sum sum = {0, 0};

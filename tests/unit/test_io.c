@@ -431,19 +431,34 @@ static void test_roundtrips(void)
     conf_free(&r2);
     free(ba);
 
-    /* the transform file */
+    /* the transform file: a SciDAC ColorMatrix field file */
     conf_write_transform(tmp("g.lime"), &r);
     uint64_t lt;
-    unsigned char *fx = file_record(tmp("g.lime"), "lat-gauge-transform-format", &lt);
-    char v[32];
-    CHECK(fx && xml_text((char *)fx, "nc", v, sizeof v) && strcmp(v, "3") == 0, "transform format nc");
-    CHECK(fx && xml_text((char *)fx, "lt", v, sizeof v) && strcmp(v, "6") == 0, "transform format lt");
-    CHECK(fx && xml_text((char *)fx, "precision", v, sizeof v) && strcmp(v, "64") == 0, "transform precision");
+    unsigned char *fx = file_record(tmp("g.lime"), "scidac-private-record-xml", &lt);
+    char v[64];
+    CHECK(fx && xml_text((char *)fx, "datatype", v, sizeof v) && strcmp(v, "USQCD_D3_ColorMatrix") == 0, "transform datatype %s", v);
+    CHECK(fx && xml_text((char *)fx, "datacount", v, sizeof v) && strcmp(v, "1") == 0, "transform datacount");
+    CHECK(fx && xml_text((char *)fx, "typesize", v, sizeof v) && strcmp(v, "144") == 0, "transform typesize");
+    CHECK(fx && xml_text((char *)fx, "precision", v, sizeof v) && strcmp(v, "D") == 0, "transform precision");
     free(fx);
-    unsigned char *tx = file_record(tmp("g.lime"), "lat-gauge-transform", &lt);
+    fx = file_record(tmp("g.lime"), "scidac-private-file-xml", &lt);
+    CHECK(fx && xml_text((char *)fx, "dims", v, sizeof v) && strcmp(v, "4 4 2 6") == 0, "transform dims [%s]", v);
+    free(fx);
+    fx = file_record(tmp("g.lime"), "scidac-record-xml", &lt);
+    CHECK(fx && xml_text((char *)fx, "nc", v, sizeof v) && strcmp(v, "3") == 0, "transform record nc");
+    CHECK(fx && xml_text((char *)fx, "lt", v, sizeof v) && strcmp(v, "6") == 0, "transform record lt");
+    CHECK(fx && xml_has((char *)fx, "convention"), "transform record states the convention");
+    free(fx);
+    unsigned char *tx = file_record(tmp("g.lime"), "scidac-binary-data", &lt);
     CHECK(tx && lt == (uint64_t)lat.V * 18 * 8, "transform size");
     CHECK(tx && bits_to_double(load_be64(tx + 5 * 8)) == 0.25 && bits_to_double(load_be64(tx)) == 1.0, "transform values BE");
+    struct scidac_sum gs = {0, 0};
+    for (int64_t x = 0; tx && x < lat.V; x++) scidac_sum_site(&gs, (uint64_t)x, lat_crc32(0, tx + x * 144, 144));
     free(tx);
+    fx = file_record(tmp("g.lime"), "scidac-checksum", &lt);
+    snprintf(want, sizeof want, "%x", gs.a);
+    CHECK(fx && xml_text((char *)fx, "suma", v, sizeof v) && strcmp(v, want) == 0, "transform suma %s, data %s", v, want);
+    free(fx);
     conf_free(&r);
     conf_free(&c);
 }
@@ -469,6 +484,91 @@ static void test_su2(void)
     conf_free(&c);
 }
 
+static void test_scidac(void)
+{
+    /* the datatype rules of scidac.c, on the private records real writers produce */
+    const char *fx = "<?xml version=\"1.0\"?><scidacFile><version>1.1</version><spacetime>4</spacetime>"
+                     "<dims>8 8 8 4 </dims><volfmt>0</volfmt></scidacFile>";
+    struct {
+        const char *rec;
+        int ok, nc, prec;
+    } cases[] = {
+        {"<scidacRecord><globaldata>0</globaldata><datatype>QDP_F3_ColorMatrix</datatype><precision>F</precision>"
+         "<colors>3</colors><typesize>72</typesize><datacount>4</datacount></scidacRecord>", 1, 3, 32},     /* MILC */
+        {"<scidacRecord><version>1.0</version><globaldata>0</globaldata><datatype>QDP_F3_ColorMatrix</datatype>"
+         "<precision>F</precision><colors>3</colors><spins>4</spins><typesize>72</typesize><datacount>4</datacount>"
+         "</scidacRecord>", 1, 3, 32}, /* a 2006 QDP record with spins, as quoted by QEX's reader */
+        {"<scidacRecord><recordtype>0</recordtype><datatype>QUDA_DNc3_GaugeField</datatype><precision>D</precision>"
+         "<colors>3</colors><spins>0</spins><typesize>144</typesize><datacount>4</datacount></scidacRecord>", 1, 3, 64},
+        {"<scidacRecord><datatype>QUDA_FNc3_GaugeField</datatype><precision>F</precision>"
+         "<colors>9</colors><spins>1</spins><typesize>72</typesize><datacount>4</datacount></scidacRecord>", 1, 3, 32},
+        {"<scidacRecord><datatype>USQCD_F3_ColorMatrix</datatype><precision>IEEE64BIG</precision>"
+         "<colors>3</colors><typesize>144</typesize><datacount>4</datacount></scidacRecord>", 1, 3, 64}, /* SIMULATeQCD */
+        {"<scidacRecord><datatype>SIMULATeQCD_GAUGE_CONF</datatype><precision>IEEE32BIG</precision>"
+         "<colors>3</colors><typesize>72</typesize><datacount>4</datacount></scidacRecord>", 1, 3, 32},
+        {"<scidacRecord><datatype>USQCD_D2_ColorMatrix</datatype><precision>D</precision>"
+         "<colors>2</colors><typesize>64</typesize><datacount>4</datacount></scidacRecord>", 1, 2, 64},
+        {"<scidacRecord><datatype>USQCD_F3_ColorMatrix</datatype><precision>D</precision>"
+         "<colors>3</colors><typesize>144</typesize><datacount>4</datacount></scidacRecord>", 0, 0, 0}, /* F vs D */
+        {"<scidacRecord><datatype>USQCD_D3_ColorMatrix</datatype><precision>D</precision>"
+         "<colors>3</colors><typesize>72</typesize><datacount>4</datacount></scidacRecord>", 0, 0, 0}, /* typesize */
+        {"<scidacRecord><datatype>USQCD_D3_ColorMatrix</datatype><precision>D</precision>"
+         "<colors>3</colors><typesize>144</typesize><datacount>1</datacount></scidacRecord>", 0, 0, 0}, /* g(x) */
+        {"<scidacRecord><datatype>USQCD_D3_ColorMatrix</datatype><precision>D</precision>"
+         "<colors>2</colors><typesize>144</typesize><datacount>4</datacount></scidacRecord>", 0, 0, 0}, /* colors */
+        {"<scidacRecord><datatype>QDP_D3_DiracFermion</datatype><precision>D</precision>"
+         "<colors>3</colors><typesize>192</typesize><datacount>1</datacount></scidacRecord>", 0, 0, 0},
+        {"<scidacRecord><recordtype>1</recordtype><datatype>USQCD_D3_ColorMatrix</datatype><precision>D</precision>"
+         "<colors>3</colors><typesize>144</typesize><datacount>4</datacount></scidacRecord>", 0, 0, 0},
+        {"<scidacRecord><datatype>USQCD_D3_ColorMatrix</datatype><precision>D</precision>"
+         "<colors>3</colors><typesize>144</typesize></scidacRecord>", 0, 0, 0}, /* no datacount */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct scidac_format f;
+        char err[400] = "";
+        int rc = scidac_gauge_format(fx, cases[i].rec, &f, err, sizeof err);
+        CHECK(cases[i].ok ? rc == 0 && f.nc == cases[i].nc && f.prec == cases[i].prec && f.L[0] == 8 && f.L[3] == 4
+                          : rc < 0 && err[0] && !strchr(err, '\n'),
+              "scidac datatype case %zu: rc %d nc %d prec %d [%s]", i, rc, f.nc, f.prec, err);
+    }
+    struct scidac_format f;
+    char err[400];
+    CHECK(scidac_gauge_format("<scidacFile><spacetime>4</spacetime><dims>8 8 8</dims></scidacFile>", cases[0].rec, &f, err,
+                              sizeof err) < 0, "three dims refused");
+    CHECK(scidac_gauge_format("<scidacFile><spacetime>4</spacetime><dims>4 4 4 4</dims><volfmt>1</volfmt></scidacFile>",
+                              cases[0].rec, &f, err, sizeof err) < 0 && strstr(err, "volfmt"), "multifile refused: %s", err);
+
+    /* write and read back: both precisions, bit-exact / rounded, the checksum of the data */
+    struct lattice lat;
+    int L[4] = {2, 4, 2, 6};
+    lattice_init(&lat, L, NULL);
+    struct conf c, r;
+    conf_init(&c, &lat, 3);
+    field_set_random(&c.u, 77);
+    for (int prec = 32; prec <= 64; prec += 32) {
+        struct conf_write_opts o = {.format = CONF_SCIDAC, .prec = prec};
+        conf_write(tmp("s.scidac"), &c, &o);
+        uint64_t n;
+        unsigned char *fmt = file_record(tmp("s.scidac"), "ildg-format", &n);
+        CHECK(!fmt, "no ildg-format record in a SciDAC file");
+        free(fmt);
+        conf_read(tmp("s.scidac"), &r);
+        CHECK(r.format == CONF_SCIDAC && r.file_prec == prec, "SciDAC %d: format %d prec %d", prec, r.format, r.file_prec);
+        CHECK(strcmp(r.check.detail, prec == 64 ? "SciDAC (QIO, no ILDG records) USQCD_D3_ColorMatrix"
+                                                : "SciDAC (QIO, no ILDG records) USQCD_F3_ColorMatrix") == 0,
+              "detail %s", r.check.detail);
+        int exact = 1;
+        for (size_t i = 0; i < field_reals(&c.u); i++) exact &= r.u.d[i] == (prec == 64 ? c.u.d[i] : (double)(float)c.u.d[i]);
+        CHECK(exact, "SciDAC %d: links as written", prec);
+        struct scidac_sum s = scidac_checksum_field(&c.u, prec);
+        char want[64];
+        snprintf(want, sizeof want, "scidac %x %x", s.a, s.b);
+        CHECK(strcmp(r.check.checksum, want) == 0, "SciDAC %d checksum %s, expected %s", prec, r.check.checksum, want);
+        conf_free(&r);
+    }
+    conf_free(&c);
+}
+
 int main(void)
 {
     lat_progname = "lat";
@@ -480,6 +580,7 @@ int main(void)
     test_xml();
     test_roundtrips();
     test_su2();
+    test_scidac();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
