@@ -18,6 +18,7 @@ void gf_tool_init(struct gf_tool *t)
     memset(t, 0, sizeof *t);
     t->seed = 1;
     t->precision = "double";
+    t->format = "text";
     t->links = "12";
     t->check_every = 0;
 }
