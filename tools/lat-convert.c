@@ -1,7 +1,9 @@
 /* lat-convert -- convert a gauge configuration between ILDG and NERSC and
- * between 32- and 64-bit precision, validate one (--check), or write out the
- * gauge transformation it carries (--extract-transform).  The work is done
- * by common/conf.c; see lat-convert(1). */
+ * between 32- and 64-bit precision (--file-precision; --precision is its old
+ * spelling), validate one (--check), or write out the gauge transformation
+ * it carries (--extract-transform).  --format tsv|json: --check's summary,
+ * or the conversion's report (shared/run_report.h).  The work is done by
+ * common/conf.c; see lat-convert(1). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "io/conf.h"
@@ -9,6 +11,7 @@
 #include "base/log.h"
 #include "lattice/observables.h"
 #include "base/report.h"
+#include "shared/run_report.h"
 #include <stdio.h>
 #include <errno.h>
 #include <string.h>
@@ -45,6 +48,10 @@ static void check_report(const struct conf *c, enum report_format fmt)
     for (const char *p = c->history; p && *p; p++) nh += *p == '\n';
     report_int(r, "history_entries", nh);
     report_int(r, "gauge_transform", c->transform != NULL);
+    /* the keys lat-measure and lat-unitarity give the same quantities
+     * (format and precision above are kept for the scripts that read them) */
+    report_str(r, "file_format", conf_format_name(c->format));
+    report_int(r, "file_precision", c->file_prec);
     report_print(r, stdout, fmt);
     report_free(r);
     if (fflush(stdout) != 0 || ferror(stdout)) lat_die(1, "standard output", "write failed: %s", strerror(errno ? errno : EIO));
@@ -57,10 +64,11 @@ int main(int argc, char **argv)
     struct cli_opt opts[] = {
         {"output", 'o', CLI_STRING, &out, "FILE", "write the configuration here (default standard output)", NULL, 0},
         {"to", 0, CLI_CHOICE, &to, "FORMAT", "output format (default ildg)", CONF_FORMAT_CHOICES, 0},
-        {"precision", 0, CLI_CHOICE, &prec, "BITS", "file precision (default: the input's)", "32|64", 0},
+        {"file-precision", 0, CLI_CHOICE, &prec, "BITS", "bits per real in the file written (default: the input's)", "32|64", 0},
+        {"precision", 0, CLI_CHOICE, &prec, "BITS", "old spelling of --file-precision (lat-convert does no arithmetic)", "32|64", 0},
         {"3x3", 0, CLI_FLAG, &nersc_3x3, NULL, "NERSC: store all three rows (4D_SU3_GAUGE_3x3)", NULL, 0},
         {"check", 0, CLI_FLAG, &check, NULL, "validate the input and print a summary; write nothing", NULL, 0},
-        {"format", 0, CLI_CHOICE, &format, "FMT", "--check summary format (default text)", "text|tsv|json", 0},
+        {"format", 0, CLI_CHOICE, &format, "FMT", "report: --check's summary, or what a conversion did (text: nothing; tsv/json on stdout, on stderr when stdout carries the configuration)", "text|tsv|json", 0},
         {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE", NULL, 0},
         {0}};
     struct cli_info info = {"lat-convert", "[OPTIONS] [INPUT]",
@@ -72,8 +80,7 @@ int main(int argc, char **argv)
     int to_nersc = strcmp(to, "nersc") == 0;
     if (nersc_3x3 && !to_nersc) cli_usage_error("--3x3 applies to --to nersc only");
     if (check && (out || extract || cli_given(opts, "to") || prec || nersc_3x3))
-        cli_usage_error("--check writes nothing: it takes no -o, --to, --precision, --3x3 or --extract-transform");
-    if (cli_given(opts, "format") && !check) cli_usage_error("--format applies to --check only");
+        cli_usage_error("--check writes nothing: it takes no -o, --to, --file-precision, --3x3 or --extract-transform");
     if (extract && out && strcmp(extract, out) == 0) cli_usage_error("--extract-transform and -o name the same file");
 
     struct conf c;
@@ -85,9 +92,23 @@ int main(int argc, char **argv)
         conf_free(&c);
         return LAT_OK;
     }
+    /* the conversion's report (--format tsv|json) describes the input as
+     * read; the configuration written holds the same links at its precision */
+    const char *dest = out || !extract ? out : ""; /* "": no configuration written */
+    struct report *rep = run_report_begin(format, c.name, &c.u.lat, c.u.nc, dest);
+    if (rep) {
+        report_str(rep, "from", conf_format_name(c.format));
+        report_num(rep, "plaquette", measure_plaquette(&c.u).all);
+        report_num(rep, "link_trace", measure_link_trace(&c.u));
+    }
     if (extract) {
         conf_write_transform(extract, &c);
-        if (!out) { conf_free(&c); return LAT_OK; }
+        if (rep) report_str(rep, "transform", run_report_to_stdout(extract) ? "-" : extract);
+        if (!out) {
+            conf_free(&c);
+            run_report_end(rep, format, run_report_to_stdout(extract) ? NULL : "");
+            return LAT_OK;
+        }
     }
     struct conf_write_opts wo = {conf_format_parse(to), prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3, 0, NULL};
     if (wo.format == CONF_ILDG || wo.format == CONF_SCIDAC) { /* the LIME formats carry the history */
@@ -97,6 +118,11 @@ int main(int argc, char **argv)
         conf_history_add(&c, res);
     }
     conf_write(out, &c, &wo);
+    if (rep) {
+        report_str(rep, "to", to);
+        report_int(rep, "file_precision", wo.prec ? wo.prec : c.file_prec);
+    }
     conf_free(&c);
+    run_report_end(rep, format, out);
     return LAT_OK;
 }
