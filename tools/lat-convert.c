@@ -95,6 +95,10 @@ int main(int argc, char **argv)
     /* the conversion's report (--format tsv|json) describes the input as
      * read; the configuration written holds the same links at its precision */
     const char *dest = out || !extract ? out : ""; /* "": no configuration written */
+    /* the report goes to stderr when the configuration or the transform
+     * takes standard output */
+    int stdout_busy = (out || !extract ? run_report_to_stdout(out) : 0) || (extract && run_report_to_stdout(extract));
+    const char *report_to = stdout_busy ? NULL : "";
     struct report *rep = run_report_begin(format, c.name, &c.u.lat, c.u.nc, dest);
     if (rep) {
         report_str(rep, "from", conf_format_name(c.format));
@@ -106,7 +110,7 @@ int main(int argc, char **argv)
         if (rep) report_str(rep, "transform", run_report_to_stdout(extract) ? "-" : extract);
         if (!out) {
             conf_free(&c);
-            run_report_end(rep, format, run_report_to_stdout(extract) ? NULL : "");
+            run_report_end(rep, format, report_to);
             return LAT_OK;
         }
     }
@@ -123,6 +127,6 @@ int main(int argc, char **argv)
         report_int(rep, "file_precision", wo.prec ? wo.prec : c.file_prec);
     }
     conf_free(&c);
-    run_report_end(rep, format, out);
+    run_report_end(rep, format, report_to);
     return LAT_OK;
 }

@@ -217,6 +217,7 @@ int main(int argc, char **argv)
         lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE, --every, or a pipe)");
     if (logpath && strcmp(logpath, "-") == 0 && (final_to_stdout || (output && strcmp(output, "-") == 0)))
         cli_usage_error("--log - and the configuration cannot both go to standard output");
+    run_report_validate(format, every == 0 || output ? output : "", logpath);
     int L[4] = {0, 0, 0, 0};
     struct lattice lat;
     if (lattice) {

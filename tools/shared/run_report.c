@@ -9,6 +9,14 @@
 
 int run_report_to_stdout(const char *output) { return !output || strcmp(output, "-") == 0; }
 
+void run_report_validate(const char *format, const char *output, const char *log_path)
+{
+    enum report_format f;
+    if (report_format_parse(format, &f) != 0 || f == REPORT_TEXT || !log_path) return;
+    if (strcmp(log_path, "-") == 0 && !run_report_to_stdout(output))
+        cli_usage_error("--log - and the --format %s report cannot both go to standard output", format);
+}
+
 struct report *run_report_begin(const char *format, const char *conf_name, const struct lattice *lat, int nc,
                                 const char *output)
 {

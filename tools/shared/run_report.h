@@ -21,6 +21,9 @@
  *       0 alone prints; a failed write to standard output is exit 1; frees r.
  *       Does nothing for r == NULL.
  *
+ *   run_report_validate(fmt, output, log)   usage error (exit 2) when the
+ *       tsv/json report and a --log - would share standard output
+ *
  * A report asked for with --format json|tsv is printed under -q too (it is
  * the output asked for, not commentary).  Every function may be called on
  * every rank of an MPI run; those that measure (none here) would be
@@ -41,6 +44,7 @@
 
 /* Does the configuration go to standard output? (output NULL or "-") */
 int run_report_to_stdout(const char *output);
+void run_report_validate(const char *format, const char *output, const char *log_path);
 struct report *run_report_begin(const char *format, const char *conf_name, const struct lattice *lat, int nc,
                                 const char *output);
 void run_report_gf(struct report *r, const char *gauge, const char *method, const struct gf_result *res);
