@@ -94,10 +94,11 @@ int main(int argc, char **argv)
     }
     /* the conversion's report (--format tsv|json) describes the input as
      * read; the configuration written holds the same links at its precision */
-    const char *dest = out || !extract ? out : ""; /* "": no configuration written */
+    int writes_conf = out || !extract; /* --extract-transform alone writes no configuration */
+    const char *dest = writes_conf ? out : ""; /* "": no output key */
     /* the report goes to stderr when the configuration or the transform
      * takes standard output */
-    int stdout_busy = (out || !extract ? run_report_to_stdout(out) : 0) || (extract && run_report_to_stdout(extract));
+    int stdout_busy = (writes_conf && run_report_to_stdout(out)) || (extract && run_report_to_stdout(extract));
     const char *report_to = stdout_busy ? NULL : "";
     struct report *rep = run_report_begin(format, c.name, &c.u.lat, c.u.nc, dest);
     if (rep) {

@@ -8,8 +8,9 @@
  * or with --reproject those written).  --reproject
  * writes the configuration with every link projected onto SU(N) (-o FILE,
  * default standard output; then the report goes to standard error; a text
- * report goes there too, and -q silences it), with a history entry; the tolerance then applies to the written links and a
- * failing run writes nothing.  See lat-unitarity(1). */
+ * report goes there too, and -q silences it), with a history entry; the
+ * tolerance then applies to the written links and a failing run writes
+ * nothing.  See lat-unitarity(1). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "io/dist.h"
