@@ -38,8 +38,8 @@
 
 #define RUN_REPORT_OPTION(fmt)                                                                                 \
     {"format", 0, CLI_CHOICE, &(fmt), "FMT",                                                                   \
-     "end-of-run report: text (a line on stderr), or tsv/json (on stdout; on stderr when stdout carries the "  \
-     "configuration)",                                                                                         \
+     "end-of-run report: text (the summary line on stderr, if any), or tsv/json (on stdout; on stderr when "   \
+     "stdout carries the configuration)",                                                                      \
      "text|tsv|json", 0}
 
 /* Does the configuration go to standard output? (output NULL or "-") */
