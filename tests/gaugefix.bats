@@ -255,8 +255,8 @@ setup() {
     done
 }
 
-@test "lat-gaugefix: the default chain converges, every stage in the history; -n shows it; skipping stages" {
-    run "$PIPE/lat-gaugefix" -n --randomize --seed 3 -g mag -o x.lime in.lime
+@test "lat-gaugefix: the default chain converges, every stage in the history; --dry-run shows it; skipping stages" {
+    run "$PIPE/lat-gaugefix" --dry-run --randomize --seed 3 -g mag -o x.lime in.lime
     [ "$status" -eq 0 ]
     [[ "$output" == *lat-randomize-orbit*"-- in.lime"*"|"*lat-anneal*"--gauge mag"*"--tmax 1 --tmin 0.005"*"|"*lat-overrelax*"--stochastic 0.5"*"|"*lat-overrelax*"--omega 1.8"*"-o x.lime"* ]] || false
     "$PIPE/lat-gaugefix" -q --randomize --track-transform --seed 3 --sa-steps 30 --log L -o fix.lime "$T/c4.lime"
@@ -300,7 +300,7 @@ setup() {
 }
 
 @test "lat-gribov-scan: table, best copy, histogram, --compare; the same with -j 2" {
-    "$PIPE/lat-gribov-scan" -q -n 3 --seed 5 --sa-steps 20 -o best.lime --png h.png --tsv sa.tsv "$T/c4.lime"
+    "$PIPE/lat-gribov-scan" -q -c 3 --seed 5 --sa-steps 20 -o best.lime --png h.png --tsv sa.tsv "$T/c4.lime"
     head -n 1 sa.tsv | grep -q $'^copy\tseed\tF\ttheta\titerations\tconverged\tF_rel$'
     [ "$(wc -l < sa.tsv)" -eq 4 ]
     awk -F'\t' 'NR > 1 && ($2 != 5 || $6 != "yes" || $4 >= 1e-12 || $5 < 80 || $1 != NR - 2) { bad++ } END { exit bad }' sa.tsv
@@ -309,11 +309,11 @@ setup() {
     awk -F'\t' 'NR > 1 && $7 == 0 { z++ } END { exit !(z >= 1) }' sa.tsv
     if command -v gnuplot > /dev/null; then [ "$(head -c 4 h.png | od -An -tx1 | tr -d ' ')" = 89504e47 ]; fi
     # overrelaxation only, compared in one picture; table on stdout; parallel copies
-    "$PIPE/lat-gribov-scan" -q -n 3 --seed 5 --no-sa --no-sr --compare sa.tsv --png both.png "$T/c4.lime" > or.tsv
+    "$PIPE/lat-gribov-scan" -q -c 3 --seed 5 --no-sa --no-sr --compare sa.tsv --png both.png "$T/c4.lime" > or.tsv
     [ "$(wc -l < or.tsv)" -eq 4 ]
-    "$PIPE/lat-gribov-scan" -q -j 2 -n 3 --seed 5 --no-sa --no-sr "$T/c4.lime" > or2.tsv
+    "$PIPE/lat-gribov-scan" -q -j 2 -c 3 --seed 5 --no-sa --no-sr "$T/c4.lime" > or2.tsv
     cmp or.tsv or2.tsv
-    run "$PIPE/lat-gribov-scan" -n 0 "$T/c4.lime"
+    run "$PIPE/lat-gribov-scan" -c 0 "$T/c4.lime"
     [ "$status" -eq 2 ]
 }
 

@@ -175,7 +175,7 @@ teardown() { local p; p=$(mine); [ -z "$p" ] || kill -9 $p 2>/dev/null || true; 
 
 @test "c7: lat-gribov-scan acts on SIGTERM at once: no copy left running, --best untouched" {
     "$BIN/lat-heatbath" -q --sweeps 0 --start hot -L 8x8x8x8 --seed 3 -o "$BATS_TEST_TMPDIR/in.lime"
-    env --default-signal=INT,TERM setsid "$PIPE/lat-gribov-scan" -q -n 2 --sa-steps 100000 -o "$W/old.lime" --tsv "$W/t.tsv" "$BATS_TEST_TMPDIR/in.lime" 2>/dev/null &
+    env --default-signal=INT,TERM setsid "$PIPE/lat-gribov-scan" -q -c 2 --sa-steps 100000 -o "$W/old.lime" --tsv "$W/t.tsv" "$BATS_TEST_TMPDIR/in.lime" 2>/dev/null &
     p=$! pg=$!
     sleep 1.5
     [ -n "$(mine)" ] || { echo "the copies did not start"; return 1; }
@@ -207,7 +207,7 @@ teardown() { local p; p=$(mine); [ -z "$p" ] || kill -9 $p 2>/dev/null || true; 
     "$BIN/lat-heatbath" -q --sweeps 0 --start hot -L 4x4x4x4 --seed 3 -o "$BATS_TEST_TMPDIR/in.lime"
     chmod 600 "$W/old.lime"
     : > "$W/t.tsv"; chmod 640 "$W/t.tsv"; ln -s t.tsv "$W/tl.tsv"
-    run "$PIPE/lat-gribov-scan" -q -n 1 --sa-steps 10 --max-iter 50 -o "$W/old.lime" --tsv "$W/tl.tsv" "$BATS_TEST_TMPDIR/in.lime"
+    run "$PIPE/lat-gribov-scan" -q -c 1 --sa-steps 10 --max-iter 50 -o "$W/old.lime" --tsv "$W/tl.tsv" "$BATS_TEST_TMPDIR/in.lime"
     [ "$status" -eq 0 ] || [ "$status" -eq 3 ]
     [ "$(stat -c %a "$W/old.lime")" = 600 ] && [ "$(stat -c %a "$W/t.tsv")" = 640 ] && [ -L "$W/tl.tsv" ] && [ -s "$W/t.tsv" ]
 }

@@ -59,7 +59,14 @@ int main(int argc, char **argv)
              "gauge=%s method=annealing steps=%lld tmax=%g tmin=%g schedule=%s micro=%d seed=%lld copy=%d precision=%s",
              gauge_name, steps, tmax, tmin, schedule, micro, t.seed, t.copy, t.precision);
     gf_tool_describe(results, sizeof results, &res);
-    gf_tool_summary("annealing", gauge, &res);
+    struct report *rep = run_report_begin(t.format, t.x.c.name, &t.x.lat, t.x.nc, t.output);
+    if (rep) {
+        run_report_gf(rep, gauge_name, "annealing", &res);
+        report_int(rep, "steps", steps);
+    } else
+        gf_tool_summary("annealing", gauge, &res);
     gf_result_free(&res);
-    return gf_tool_finish(&t, results, LAT_OK);
+    int status = gf_tool_finish(&t, results, LAT_OK);
+    run_report_end(rep, t.format, t.output);
+    return status;
 }

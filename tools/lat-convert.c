@@ -1,7 +1,10 @@
-/* lat-convert -- convert a gauge configuration between ILDG and NERSC and
- * between 32- and 64-bit precision, validate one (--check), or write out the
- * gauge transformation it carries (--extract-transform).  The work is done
- * by common/conf.c; see lat-convert(1).  --strip-boundary-sign removes the
+/* lat-convert -- convert a gauge configuration between file formats (ILDG,
+ * NERSC, MILC, openQCD, SciDAC, HiRep) and between 32- and 64-bit precision
+ * (--file-precision; --precision is its old
+ * spelling), validate one (--check), or write out the gauge transformation
+ * it carries (--extract-transform).  --format tsv|json: --check's summary,
+ * or the conversion's report (shared/run_report.h).  The work is done by
+ * common/conf.c; see lat-convert(1).  --strip-boundary-sign removes the
  * antiperiodic sign QUDA/SIMULATeQCD bake into the time links at t=LT-1
  * (only when conf_read found it: common/io/bsign.c). */
 #include "base/cli.h"
@@ -11,6 +14,7 @@
 #include "base/log.h"
 #include "lattice/observables.h"
 #include "base/report.h"
+#include "shared/run_report.h"
 #include <stdio.h>
 #include <errno.h>
 #include <string.h>
@@ -51,6 +55,10 @@ static void check_report(const struct conf *c, enum report_format fmt)
     for (const char *p = c->history; p && *p; p++) nh += *p == '\n';
     report_int(r, "history_entries", nh);
     report_int(r, "gauge_transform", c->transform != NULL);
+    /* the keys lat-measure and lat-unitarity give the same quantities
+     * (format and precision above are kept for the scripts that read them) */
+    report_str(r, "file_format", conf_format_name(c->format));
+    report_int(r, "file_precision", c->file_prec);
     report_print(r, stdout, fmt);
     report_free(r);
     if (fflush(stdout) != 0 || ferror(stdout)) lat_die(1, "standard output", "write failed: %s", strerror(errno ? errno : EIO));
@@ -65,12 +73,13 @@ int main(int argc, char **argv)
     struct cli_opt opts[] = {
         {"output", 'o', CLI_STRING, &out, "FILE", "write the configuration here (default standard output)", NULL, 0},
         {"to", 0, CLI_CHOICE, &to, "FORMAT", "output format (default ildg)", CONF_FORMAT_CHOICES, 0},
-        {"precision", 0, CLI_CHOICE, &prec, "BITS", "file precision (default: the input's)", "32|64", 0},
+        {"file-precision", 0, CLI_CHOICE, &prec, "BITS", "bits per real in the file written (default: the input's)", "32|64", 0},
+        {"precision", 0, CLI_CHOICE, &prec, "BITS", "old spelling of --file-precision (lat-convert does no arithmetic)", "32|64", 0},
         {"3x3", 0, CLI_FLAG, &nersc_3x3, NULL, "NERSC: store all three rows (4D_SU3_GAUGE_3x3)", NULL, 0},
         {"sequence-number", 0, CLI_LONG, &nersc_seq, "N", "NERSC SEQUENCE_NUMBER, >= 1 (default: the history's sweep counter, else the input's, else 1)", NULL, 0},
         {"ensemble-label", 0, CLI_STRING, &nersc_label, "TEXT", "NERSC ENSEMBLE_LABEL (default: the input's, else lat)", NULL, 0},
         {"check", 0, CLI_FLAG, &check, NULL, "validate the input and print a summary; write nothing", NULL, 0},
-        {"format", 0, CLI_CHOICE, &format, "FMT", "--check summary format (default text)", "text|tsv|json", 0},
+        {"format", 0, CLI_CHOICE, &format, "FMT", "report: --check's summary, or what a conversion did (text: nothing; tsv/json on stdout, on stderr when stdout carries the configuration)", "text|tsv|json", 0},
         {"extract-transform", 0, CLI_STRING, &extract, "FILE", "write the tracked gauge transformation g(x) to FILE (a SciDAC ColorMatrix file)", NULL, 0},
         {"strip-boundary-sign", 0, CLI_FLAG, &strip_sign, NULL,
          "multiply the time links at t=LT-1 by -1 (only when they carry the antiperiodic sign, det U = -1)", NULL, 0},
@@ -90,8 +99,7 @@ int main(int argc, char **argv)
     const char *why = nersc_label ? conf_nersc_label_problem(nersc_label) : NULL;
     if (why) cli_usage_error("--ensemble-label cannot be written into a NERSC header: %s", why);
     if (check && (out || extract || cli_given(opts, "to") || prec || nersc_3x3))
-        cli_usage_error("--check writes nothing: it takes no -o, --to, --precision, --3x3 or --extract-transform");
-    if (cli_given(opts, "format") && !check) cli_usage_error("--format applies to --check only");
+        cli_usage_error("--check writes nothing: it takes no -o, --to, --file-precision, --3x3 or --extract-transform");
     if (strip_sign && check) cli_usage_error("--check writes nothing: it does not combine with --strip-boundary-sign");
     if (strip_sign && extract && !out)
         cli_usage_error("--strip-boundary-sign changes the configuration written: with --extract-transform it needs -o");
@@ -108,9 +116,28 @@ int main(int argc, char **argv)
     }
     /* before anything is written: exit 1 unless the sign is there */
     long long stripped = strip_sign ? (long long)conf_strip_boundary_sign(&c) : -1;
+    /* the conversion's report (--format tsv|json) describes the input as
+     * read; the configuration written holds the same links at its precision */
+    int writes_conf = out || !extract; /* --extract-transform alone writes no configuration */
+    const char *dest = writes_conf ? out : ""; /* "": no output key */
+    /* the report goes to stderr when the configuration or the transform
+     * takes standard output */
+    int stdout_busy = (writes_conf && run_report_to_stdout(out)) || (extract && run_report_to_stdout(extract));
+    const char *report_to = stdout_busy ? NULL : "";
+    struct report *rep = run_report_begin(format, c.name, &c.u.lat, c.u.nc, dest);
+    if (rep) {
+        report_str(rep, "from", conf_format_name(c.format));
+        report_num(rep, "plaquette", measure_plaquette(&c.u).all);
+        report_num(rep, "link_trace", measure_link_trace(&c.u));
+    }
     if (extract) {
         conf_write_transform(extract, &c);
-        if (!out) { conf_free(&c); return LAT_OK; }
+        if (rep) report_str(rep, "transform", run_report_to_stdout(extract) ? "-" : extract);
+        if (!out) {
+            conf_free(&c);
+            run_report_end(rep, format, report_to);
+            return LAT_OK;
+        }
     }
     struct conf_write_opts wo = {conf_format_parse(to), prec ? (prec[0] == '3' ? 32 : 64) : 0, nersc_3x3, nersc_seq,
                                  nersc_label};
@@ -124,6 +151,11 @@ int main(int argc, char **argv)
         conf_history_add(&c, res);
     }
     conf_write(out, &c, &wo);
+    if (rep) {
+        report_str(rep, "to", to);
+        report_int(rep, "file_precision", wo.prec ? wo.prec : c.file_prec);
+    }
     conf_free(&c);
+    run_report_end(rep, format, report_to);
     return LAT_OK;
 }

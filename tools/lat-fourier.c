@@ -91,8 +91,17 @@ int main(int argc, char **argv)
     char what[64];
     snprintf(what, sizeof what, "Fourier-accelerated %s%s", strcmp(method, "sd") == 0 ? "steepest descent" : "CG",
              made ? " (restarted)" : "");
-    gf_tool_summary_in(what, "iterations", gauge, &res);
+    struct report *rep = run_report_begin(t.format, t.x.c.name, &t.x.lat, t.x.nc, t.output);
+    if (rep) {
+        char m[32];
+        snprintf(m, sizeof m, "fourier-%s", method); /* as the history's method= */
+        run_report_gf(rep, gauge_name, m, &res);
+        report_int(rep, "restarts", made);
+    } else
+        gf_tool_summary_in(what, "iterations", gauge, &res);
     int status = res.converged == 0 ? LAT_ENOCONV : LAT_OK;
     gf_result_free(&res);
-    return gf_tool_finish(&t, results, status);
+    status = gf_tool_finish(&t, results, status);
+    run_report_end(rep, t.format, t.output);
+    return status;
 }

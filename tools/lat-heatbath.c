@@ -20,6 +20,7 @@
 #include "heatbath/chain.h"
 #include "shared/device_opt.h"
 #include "shared/progress.h"
+#include "shared/run_report.h"
 #include "base/lat.h"
 #include "base/log.h"
 #include "lattice/observables.h"
@@ -95,6 +96,37 @@ static void results_of(const struct field *u, long long next, char *buf, size_t 
              p.all, p.spatial, p.temporal, pre, pim);
 }
 
+/* --format tsv|json: the run's report (shared/run_report.h), with the keys
+ * lat-measure gives the same quantities; NULL for text.  Measuring is
+ * collective: every rank calls it. */
+static struct report *heatbath_report(const char *format, const struct run *r, const char *start, const char *output,
+                                      double beta, long long seed, long long first, long long next, int therm,
+                                      double seconds, double rate)
+{
+    /* the final configuration is not written with --every and no -o: then
+     * standard output is free */
+    struct report *rep = run_report_begin(format, start, &r->x.lat, r->x.nc, output);
+    if (!rep) return NULL;
+    struct plaquette p = measure_plaquette(r->x.u);
+    double lt = measure_link_trace(r->x.u), pre, pim;
+    measure_polyakov(r->x.u, &pre, &pim);
+    report_num(rep, "beta", beta);
+    report_int(rep, "seed", seed);
+    report_int(rep, "first_sweep", first);
+    report_int(rep, "next_sweep", next);
+    report_int(rep, "sweeps", next - first);
+    report_int(rep, "therm", therm);
+    report_num(rep, "seconds", seconds);
+    report_num(rep, "link_updates_per_second", rate);
+    report_num(rep, "plaquette", p.all);
+    report_num(rep, "plaquette_spatial", p.spatial);
+    report_num(rep, "plaquette_temporal", p.temporal);
+    report_num(rep, "link_trace", lt);
+    report_num(rep, "polyakov_re", pre);
+    report_num(rep, "polyakov_im", pim);
+    return rep;
+}
+
 /* hb_chain's save: every K sweeps, the file --output-pattern names */
 struct save_ctx {
     struct run *r;
@@ -115,7 +147,7 @@ int main(int argc, char **argv)
 {
     double beta = 0;
     const char *lattice = NULL, *start = "cold", *output = NULL, *pattern = NULL, *logpath = NULL;
-    const char *device = NULL, *precision = "double", *fprec = "64";
+    const char *device = NULL, *precision = "double", *fprec = "64", *format = "text";
     int nc = 3, sweeps = 100, therm = 0, every = 0, nor = 4;
     long long seed = 1, first_sweep = -1;
     struct cli_opt opts[] = {
@@ -135,6 +167,7 @@ int main(int argc, char **argv)
         {"device", 0, CLI_CHOICE, &device, "DEV", "compute backend (default auto; LAT_DEVICE overrides auto)", "cpu|gpu|auto", 0},
         {"precision", 0, CLI_CHOICE, &precision, "P", "arithmetic and storage of the sweeps (default double)", "double|single|mixed", 0},
         {"file-precision", 0, CLI_CHOICE, &fprec, "BITS", "ILDG file precision (default 64)", "32|64", 0},
+        RUN_REPORT_OPTION(format),
         {0}};
     struct cli_info info = {"lat-heatbath", "[OPTIONS]",
                             "Generate SU(N) pure-gauge configurations (Wilson action, Cabibbo-Marinari heatbath + overrelaxation)."};
@@ -162,6 +195,7 @@ int main(int argc, char **argv)
         lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE, --every, or a pipe)");
     if (logpath && strcmp(logpath, "-") == 0 && (final_to_stdout || (output && strcmp(output, "-") == 0)))
         cli_usage_error("--log - and the configuration cannot both go to standard output");
+    run_report_validate(format, every == 0 || output ? output : "", logpath);
     int L[4] = {0, 0, 0, 0};
     struct lattice lat;
     if (lattice) {
@@ -216,10 +250,13 @@ int main(int argc, char **argv)
     r.summary = summary;
 
     char res[512];
+    const char *start_name = is_hot || is_cold ? "-" : start; /* the report's file: the input, if any */
     if (therm + sweeps == 0) { /* a start configuration as it is */
         results_of(r.x.u, first_sweep, res, sizeof res);
         write_conf(&r, output, res);
         lat_debug("wrote a %s SU(%d) %s configuration", is_hot ? "Haar-random" : is_cold ? "unit" : "copied", nc, ext);
+        struct report *rep = heatbath_report(format, &r, start_name, output, beta, seed, first_sweep, first_sweep, 0, 0, 0);
+        run_report_end(rep, format, output);
         dist_free(&r.x);
         free(r.base_history);
         return LAT_OK;
@@ -238,12 +275,18 @@ int main(int argc, char **argv)
     results_of(r.x.u, last, res, sizeof res);
     if (every == 0 || output) write_conf(&r, output, res);
     struct plaquette pl = measure_plaquette(r.x.u);
-    double links = 4.0 * (double)lat.V;
-    /* the summary line, as the gauge-fixing tools end (-q silences it) */
-    lat_info("SU(%d) %s, beta = %g: %lld sweeps (1 heatbath + %d OR each; %d thermalisation) in %.2f s (%.3g link "
-             "updates/s): plaquette = %.12f",
-             nc, ext, beta, last - first_sweep, nor, therm, elapsed,
-             (double)(last - first_sweep) * links * (1 + nor) / elapsed, pl.all);
+    double links = 4.0 * (double)lat.V, rate = (double)(last - first_sweep) * links * (1 + nor) / elapsed;
+    /* the summary line, as the gauge-fixing tools end (-q silences it), or
+     * the report of --format tsv|json */
+    const char *conf_dest = every == 0 || output ? output : "";
+    struct report *rep = heatbath_report(format, &r, start_name, conf_dest, beta, seed, first_sweep, last, therm,
+                                         elapsed, rate);
+    if (rep)
+        run_report_end(rep, format, conf_dest);
+    else
+        lat_info("SU(%d) %s, beta = %g: %lld sweeps (1 heatbath + %d OR each; %d thermalisation) in %.2f s (%.3g link "
+                 "updates/s): plaquette = %.12f",
+                 nc, ext, beta, last - first_sweep, nor, therm, elapsed, rate, pl.all);
     dist_free(&r.x);
     free(r.base_history);
     return LAT_OK;

@@ -76,8 +76,15 @@ int main(int argc, char **argv)
     n += snprintf(results + n, sizeof results - (size_t)n, " precision=%s", t.precision);
     if (strcmp(t.links, "8") == 0 && t.be->set_link_reals) snprintf(results + n, sizeof results - (size_t)n, " links=8");
     gf_tool_describe(results, sizeof results, &res);
-    gf_tool_summary(method[ro.update], gauge, &res);
+    struct report *rep = run_report_begin(t.format, t.x.c.name, &t.x.lat, t.x.nc, t.output);
+    if (rep) {
+        run_report_gf(rep, gauge_name, method[ro.update], &res);
+        if (ro.update == GF_OVERRELAX) report_num(rep, "omega", omega);
+    } else
+        gf_tool_summary(method[ro.update], gauge, &res);
     int status = res.converged == 0 ? LAT_ENOCONV : LAT_OK;
     gf_result_free(&res);
-    return gf_tool_finish(&t, results, status);
+    status = gf_tool_finish(&t, results, status);
+    run_report_end(rep, t.format, t.output);
+    return status;
 }

@@ -5,6 +5,7 @@
  * one (or --track-transform starts it).  Exit 0, 1 data error, 2 usage.
  * See lat-randomize-orbit(1). */
 #include "lattice/gauge_transform.h"
+#include "lattice/observables.h"
 #include "shared/gaugefix_tool.h"
 #include "base/lat.h"
 #include "base/log.h"
@@ -33,5 +34,13 @@ int main(int argc, char **argv)
     char results[256];
     snprintf(results, sizeof results, "seed=%lld copy=%d", t.seed, t.copy);
     lat_debug("random gauge transformation applied (seed %lld, copy %d)", t.seed, t.copy);
-    return gf_tool_finish(&t, results, LAT_OK);
+    struct report *rep = run_report_begin(t.format, t.x.c.name, &t.x.lat, t.x.nc, t.output);
+    if (rep) { /* the plaquette is gauge invariant: the input's, a check */
+        report_int(rep, "seed", t.seed);
+        report_int(rep, "copy", t.copy);
+        report_num(rep, "plaquette", measure_plaquette(u).all);
+    }
+    int status = gf_tool_finish(&t, results, LAT_OK);
+    run_report_end(rep, t.format, t.output);
+    return status;
 }

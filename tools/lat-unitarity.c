@@ -7,11 +7,12 @@
  * (default 1e-5 for 32-bit links, 1e-10 for 64-bit ones: those of the input,
  * or with --reproject those written).  --reproject
  * writes the configuration with every link projected onto SU(N) (-o FILE,
- * default standard output; then the report goes to standard error), with a
- * history entry; the tolerance then applies to the written links and a
- * failing run writes nothing.  --reproject refuses an input whose time links
- * at t=LT-1 carry the antiperiodic sign (dist_read): -U would be projected
- * onto another SU(N) matrix.  See lat-unitarity(1). */
+ * default standard output; then the report goes to standard error; a text
+ * report goes there too, and -q silences it), with a history entry; the
+ * tolerance then applies to the written links and a failing run writes
+ * nothing.  --reproject refuses an input whose time links at t=LT-1 carry
+ * the antiperiodic sign (dist_read): -U would be projected onto another
+ * SU(N) matrix.  See lat-unitarity(1). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "io/dist.h"
@@ -111,10 +112,14 @@ int main(int argc, char **argv)
     int fail = !(w <= tolerance);
     report_str(r, "status", fail ? "fail" : "ok");
 
-    /* the report goes to stdout unless the configuration does */
+    /* Without --reproject the report is the program's output: stdout, -q or
+     * not.  With --reproject (a configuration is written, lat(7) REPORTS):
+     * tsv/json on stdout unless the configuration goes there, text on stderr
+     * as the summary of the run, which -q silences. */
     int conf_to_stdout = reproject && (!output || strcmp(output, "-") == 0);
-    FILE *rf = conf_to_stdout ? stderr : stdout;
-    if (lat_verbosity >= 0 && comm_is_root()) report_print(r, rf, fmt);
+    FILE *rf = conf_to_stdout || (reproject && fmt == REPORT_TEXT) ? stderr : stdout;
+    int show = !(reproject && fmt == REPORT_TEXT && lat_verbosity < 0);
+    if (show && comm_is_root()) report_print(r, rf, fmt);
     report_free(r);
     fflush(rf);
     if (fail)

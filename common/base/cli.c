@@ -42,7 +42,7 @@ static void print_help(const struct cli_info *info, const struct cli_opt *opts)
         if (o->type == CLI_CHOICE && o->choices) printf(" (%s)", o->choices);
         printf("\n");
     }
-    printf("  %-30s %s\n", "-q, --quiet", "print only errors");
+    printf("  %-30s %s\n", "-q, --quiet", "no warnings or notes on stderr: errors only");
     printf("  %-30s %s\n", "-v, --verbose", "print more detail on stderr");
     printf("  %-30s %s\n", "    --progress, --no-progress", "force the progress line on or off");
     printf("  %-30s %s\n", "-h, --help", "show this help");

@@ -98,6 +98,7 @@ void lat_die_all(int status, const char *where, const char *fmt, ...)
 void lat_warn(const char *where, const char *fmt, ...)
 {
     if (!comm_is_root()) return; /* the ranks would repeat each other */
+    if (lat_verbosity < 0) return; /* -q: standard error carries errors only */
     va_list ap;
     va_start(ap, fmt);
     vline("warning: ", where, fmt, ap);

@@ -32,7 +32,7 @@ LAT_NORETURN void lat_die_all(int status, const char *where, const char *fmt, ..
 /* set once lat_die/lat_die_all runs: its error is the one line (the
  * exit-time check of standard output stays silent then) */
 extern int lat_dying;
-void lat_warn(const char *where, const char *fmt, ...) LAT_PRINTF(2, 3);
+void lat_warn(const char *where, const char *fmt, ...) LAT_PRINTF(2, 3); /* unless -q */
 void lat_info(const char *fmt, ...) LAT_PRINTF(1, 2);    /* unless -q */
 void lat_debug(const char *fmt, ...) LAT_PRINTF(1, 2);   /* only with -v */
 

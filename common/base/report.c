@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum rtype { R_STR, R_INT, R_NUM, R_LIST };
+enum rtype { R_STR, R_INT, R_NUM, R_LIST, R_BOOL };
 
 struct entry {
     char *name;
@@ -75,6 +75,7 @@ static struct entry *add(struct report *r, const char *name, enum rtype t)
 void report_str(struct report *r, const char *name, const char *value) { add(r, name, R_STR)->s = dupstr(value ? value : ""); }
 void report_int(struct report *r, const char *name, long long value) { add(r, name, R_INT)->i = value; }
 void report_num(struct report *r, const char *name, double value) { add(r, name, R_NUM)->x = value; }
+void report_bool(struct report *r, const char *name, int value) { add(r, name, R_BOOL)->i = value != 0; }
 
 void report_list(struct report *r, const char *name, const double *values, int n)
 {
@@ -155,6 +156,7 @@ static void print_text(const struct report *r, FILE *f)
         case R_STR: safe_puts(f, e->s); break;
         case R_INT: fprintf(f, "%lld", e->i); break;
         case R_NUM: fprintf(f, "%.15g", e->x); break;
+        case R_BOOL: fputs(e->i ? "yes" : "no", f); break;
         case R_LIST:
             for (int j = 0; j < e->n; j++) fprintf(f, "%s%.15g", j ? " " : "", e->list[j]);
             break;
@@ -188,6 +190,7 @@ static void print_tsv(const struct report *r, FILE *f)
         case R_STR: tsv_string(f, e->s); break;
         case R_INT: fprintf(f, "%lld", e->i); break;
         case R_NUM: fprintf(f, "%.17g", e->x); break;
+        case R_BOOL: fputs(e->i ? "yes" : "no", f); break;
         default: break;
         }
     }
@@ -206,6 +209,7 @@ static void print_json(const struct report *r, FILE *f)
         case R_STR: json_string(f, e->s); break;
         case R_INT: fprintf(f, "%lld", e->i); break;
         case R_NUM: json_num(f, e->x); break;
+        case R_BOOL: fputs(e->i ? "true" : "false", f); break;
         case R_LIST:
             fputc('[', f);
             for (int j = 0; j < e->n; j++) {

@@ -1,17 +1,19 @@
 /* report.h -- the reports of the measuring programs in the three formats of
  * SPEC §2 (--format text|tsv|json).
  *
- * A report is an ordered list of named values: strings, integers, numbers
- * and lists of numbers.  Strings (names and history text come from files)
+ * A report is an ordered list of named values: strings, integers, numbers,
+ * yes/no answers and lists of numbers.  Strings (names and history text come from files)
  * are written through lat_sanitize in text and TSV (control bytes become
  * \xNN), with \u escapes in JSON.  report_print writes it as
  *   text  "name  value" lines, names padded to one column, numbers %.15g,
- *         a list as its values separated by blanks on one line;
+ *         a list as its values separated by blanks on one line, a yes/no
+ *         answer as yes or no (as in history entries and TSV tables);
  *   tsv   a header line of the names and one row of values, numbers %.17g
  *         (round-trip exact); a list of n numbers becomes n columns
  *         name0 .. name{n-1};
  *   json  one object on one line, numbers %.17g (non-finite ones as null),
- *         a list as an array, strings escaped.
+ *         a list as an array, a yes/no answer as true or false, strings
+ *         escaped.
  * report_history prints a lat-history payload (conf.h: one entry per line,
  * "time<TAB>program version<TAB>command line<TAB>results") in the same three
  * formats: text as numbered blocks, tsv as a table (entry, time, program,
@@ -32,6 +34,7 @@ void report_free(struct report *r);
 void report_str(struct report *r, const char *name, const char *value);
 void report_int(struct report *r, const char *name, long long value);
 void report_num(struct report *r, const char *name, double value);
+void report_bool(struct report *r, const char *name, int value); /* nonzero = yes */
 void report_list(struct report *r, const char *name, const double *values, int n);
 void report_print(const struct report *r, FILE *f, enum report_format fmt);
 

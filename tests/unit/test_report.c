@@ -1,6 +1,6 @@
 /* test_report.c -- common/report.c: the three report formats (alignment,
  * TSV header/row and list columns, JSON escaping and null for non-finite
- * numbers, round-trip digits) and the history printer (tab splitting,
+ * numbers, round-trip digits, yes/no answers) and the history printer (tab splitting,
  * missing fields, blank lines). */
 #include "base/report.h"
 #include "unit.h"
@@ -57,6 +57,22 @@ int main(void)
     free(t);
     t = render(r, REPORT_JSON);
     CHECK_STR(t, "{\"file\": \"a\\\"b\\\\c\\td\", \"nc\": 3, \"plaquette\": 0.10000000000000001, \"F_t\": [1, 0.5, null]}\n");
+    free(t);
+    report_free(r);
+
+    /* a yes/no answer: yes/no in text and TSV (as history entries and the
+     * lat-gribov-scan table write it), true/false in JSON */
+    r = report_new();
+    report_bool(r, "converged", 1);
+    report_bool(r, "ok", 0);
+    t = render(r, REPORT_TEXT);
+    CHECK_STR(t, "converged  yes\nok         no\n");
+    free(t);
+    t = render(r, REPORT_TSV);
+    CHECK_STR(t, "converged\tok\nyes\tno\n");
+    free(t);
+    t = render(r, REPORT_JSON);
+    CHECK_STR(t, "{\"converged\": true, \"ok\": false}\n");
     free(t);
     report_free(r);
 

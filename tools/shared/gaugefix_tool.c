@@ -18,6 +18,7 @@ void gf_tool_init(struct gf_tool *t)
     memset(t, 0, sizeof *t);
     t->seed = 1;
     t->precision = "double";
+    t->format = "text";
     t->links = "12";
     t->check_every = 0;
 }
@@ -48,6 +49,7 @@ void gf_tool_validate(struct gf_tool *t, const struct cli_opt *opts)
         if (strcmp(t->log_path, "-") == 0 && is_stdout(t->output))
             cli_usage_error("--log -: standard output already carries the configuration");
     }
+    run_report_validate(t->format, t->output, t->log_path);
     if (is_stdout(t->output) && comm_stdout_is_terminal())
         lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
 }

@@ -40,10 +40,12 @@
 #include "gaugefix/driver.h"
 #include "shared/device_opt.h"
 #include "shared/progress.h"
+#include "shared/run_report.h"
 
 struct gf_tool {
     /* options */
     const char *output, *device, *precision, *log_path;
+    const char *format;   /* --format: the end-of-run report (shared/run_report.h) */
     const char *links;    /* lat-overrelax --links: "12" (default) or "8" */
     long long seed;
     int copy, track, reunitarize_every, check_every;
@@ -57,17 +59,17 @@ struct gf_tool {
     struct progress progress; /* the progress line and --log (progress.h) */
 };
 
-/* the options every program of the family has (randomize-orbit uses the
- * first four and the last) */
+/* the options every program of the family has (lat-randomize-orbit too) */
 #define GF_TOOL_OPTIONS(t)                                                                                     \
     {"output", 'o', CLI_STRING, &(t).output, "FILE", "write the configuration here (default: standard output)", \
      NULL, 0},                                                                                                 \
-    {"seed", 0, CLI_LONG, &(t).seed, "S", "seed of the random streams (default 1)", NULL, 0},                    \
+    {"seed", 's', CLI_LONG, &(t).seed, "S", "seed of the random streams (default 1)", NULL, 0},                  \
     {"copy", 0, CLI_INT, &(t).copy, "K", "copy number, a second key of the random streams (default 0)", NULL, 0}, \
     {"track-transform", 0, CLI_FLAG, &(t).track, NULL,                                                          \
      "carry the accumulated g(x) in the output (lat-gauge-transform record)", NULL, 0},                         \
     {"unitarity-tol", 0, CLI_DOUBLE, &(t).unitarity_tol, "EPS",                                                 \
-     "largest ||U^dag U - 1|| and |det U - 1| accepted (default 1e-5 for 32-bit files, 1e-10 for 64-bit)", NULL, 0}
+     "largest ||U^dag U - 1|| and |det U - 1| accepted (default 1e-5 for 32-bit files, 1e-10 for 64-bit)", NULL, 0}, \
+    RUN_REPORT_OPTION((t).format)
 #define GF_TOOL_FIX_OPTIONS(t)                                                                                 \
     {"device", 0, CLI_CHOICE, &(t).device, "DEV", "backend (default auto; LAT_DEVICE overrides auto)",          \
      "cpu|gpu|auto", 0},                                                                                       \
