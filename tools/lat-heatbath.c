@@ -118,12 +118,7 @@ static struct report *heatbath_report(const char *format, const struct run *r, c
     report_int(rep, "therm", therm);
     report_num(rep, "seconds", seconds);
     report_num(rep, "link_updates_per_second", rate);
-    report_num(rep, "plaquette", p.all);
-    report_num(rep, "plaquette_spatial", p.spatial);
-    report_num(rep, "plaquette_temporal", p.temporal);
-    report_num(rep, "link_trace", lt);
-    report_num(rep, "polyakov_re", pre);
-    report_num(rep, "polyakov_im", pim);
+    run_report_observables(rep, &p, lt, pre, pim);
     return rep;
 }
 

@@ -26,6 +26,7 @@
 #include "gpu/field.h"
 #endif
 #include "base/report.h"
+#include "shared/run_report.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,12 +117,7 @@ int main(int argc, char **argv)
     report_int(r, "file_precision", c->file_prec);
     report_str(r, "lattice", lattice);
     report_int(r, "nc", u->nc);
-    report_num(r, "plaquette", p.all);
-    report_num(r, "plaquette_spatial", p.spatial);
-    report_num(r, "plaquette_temporal", p.temporal);
-    report_num(r, "link_trace", lt);
-    report_num(r, "polyakov_re", pre);
-    report_num(r, "polyakov_im", pim);
+    run_report_observables(r, &p, lt, pre, pim);
     report_num(r, "polyakov_abs", hypot(pre, pim));
     report_num(r, "unitarity_mean", un.mean);
     report_num(r, "unitarity_max", un.max);

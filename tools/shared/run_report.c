@@ -1,6 +1,7 @@
 /* run_report.c -- the end-of-run report of the configuration-writing
  * programs: its destination and shared keys; run_report.h has the contract. */
 #include "shared/run_report.h"
+#include "lattice/observables.h"
 #include "base/comm.h"
 #include "base/log.h"
 #include <errno.h>
@@ -62,4 +63,15 @@ void run_report_end(struct report *r, const char *format, const char *output)
             lat_die(1, "standard output", "write failed: %s", strerror(errno ? errno : EIO));
     }
     report_free(r);
+}
+
+void run_report_observables(struct report *r, const struct plaquette *p, double link_trace, double poly_re,
+                            double poly_im)
+{
+    report_num(r, "plaquette", p->all);
+    report_num(r, "plaquette_spatial", p->spatial);
+    report_num(r, "plaquette_temporal", p->temporal);
+    report_num(r, "link_trace", link_trace);
+    report_num(r, "polyakov_re", poly_re);
+    report_num(r, "polyakov_im", poly_im);
 }

@@ -48,6 +48,12 @@ void run_report_validate(const char *format, const char *output, const char *log
 struct report *run_report_begin(const char *format, const char *conf_name, const struct lattice *lat, int nc,
                                 const char *output);
 void run_report_gf(struct report *r, const char *gauge, const char *method, const struct gf_result *res);
+/* The observables of a configuration under the keys lat-measure prints:
+ * plaquette, plaquette_spatial, plaquette_temporal, link_trace,
+ * polyakov_re, polyakov_im (lat-measure's report and lat-heatbath's). */
+struct plaquette;
+void run_report_observables(struct report *r, const struct plaquette *p, double link_trace, double poly_re,
+                            double poly_im);
 void run_report_end(struct report *r, const char *format, const char *output);
 
 #endif
