@@ -12,7 +12,10 @@
  * so M: 1368 (Wilson) / 1872 (clover) flop and 384 reals; Mhat: 2688 /
  * 3696 flop and 744 reals (2976 bytes in single: the seed's figure for its
  * 3696 flop; the clover matrices are not counted, as there).  Each rate is
- * the best of a run of applications lasting >= 0.2 s after one warm-up.
+ * the mean of a run of applications lasting >= 0.2 s after one warm-up, by
+ * the wall clock; the last column divides by the process's CPU time instead
+ * (GFlop per CPU second: the per-core rate, meaningful also on a shared,
+ * loaded machine where the wall-clock rates are not).
  * The GPU columns come with the CUDA backend. */
 #include "dirac/dirac.h"
 #include "lattice/field.h"
@@ -28,13 +31,16 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* seconds per application (the run's mean, >= 0.2 s in all) */
-static double time_op(struct dirac_op *op, int eo, int single, void *out, const void *in)
+/* seconds per application (the run's mean, >= 0.2 s in all), and the
+ * process's CPU seconds per application in *cpu (all threads) */
+static double time_op(struct dirac_op *op, int eo, int single, void *out, const void *in, double *cpu)
 {
     int reps = 0;
     double t0 = 0, dt = 0;
+    clock_t c0 = 0;
     for (int pass = 0; pass < 2; pass++) {
         t0 = now();
+        c0 = clock();
         reps = 0;
         do {
             if (single) (eo ? dirac_eo_apply_f : dirac_apply_f)(op, (float *)out, (const float *)in);
@@ -43,6 +49,7 @@ static double time_op(struct dirac_op *op, int eo, int single, void *out, const 
             dt = now() - t0;
         } while (pass == 1 && dt < 0.2);
     }
+    *cpu = (double)(clock() - c0) / CLOCKS_PER_SEC / reps;
     return dt / reps;
 }
 
@@ -55,8 +62,8 @@ int main(int argc, char **argv)
     }
     const int maxt = omp_get_max_threads();
     printf("# Dirac operators, SU(3), hot links, kappa 0.12, CPU (GPU columns: later, with the CUDA backend)\n");
-    printf("# %-6s %-7s %-9s %4s %7s %10s %12s %10s %9s %8s\n", "op", "action", "precision", "L", "threads",
-           "Gsite/s", "Gsite/s/core", "GFlop/s", "GB/s", "flop/site");
+    printf("# %-6s %-7s %-9s %4s %7s %10s %12s %10s %9s %8s %12s\n", "op", "action", "precision", "L", "threads",
+           "Gsite/s", "Gsite/s/core", "GFlop/s", "GB/s", "flop/site", "GFlop/cpu-s");
     for (int si = 0; si < nsizes; si++) {
         const int l = sizes[si];
         int L[4] = {l, l, l, l};
@@ -85,11 +92,13 @@ int main(int argc, char **argv)
                     int tc[2] = {1, maxt};
                     for (int ti = 0; ti < (maxt > 1 ? 2 : 1); ti++) {
                         omp_set_num_threads(tc[ti]);
-                        const double t = single ? time_op(op, eo, 1, outf, inf) : time_op(op, eo, 0, out, in);
+                        double cpu;
+                        const double t = single ? time_op(op, eo, 1, outf, inf, &cpu) : time_op(op, eo, 0, out, in, &cpu);
                         const double rate = sites / t;
-                        printf("  %-6s %-7s %-9s %4d %7d %10.5f %12.5f %10.3f %9.3f %8.0f\n", eo ? "Mhat" : "M",
+                        printf("  %-6s %-7s %-9s %4d %7d %10.5f %12.5f %10.3f %9.3f %8.0f %12.3f\n", eo ? "Mhat" : "M",
                                clover ? "clover" : "Wilson", single ? "single" : "double", l, tc[ti], rate * 1e-9,
-                               rate * 1e-9 / tc[ti], rate * flop * 1e-9, rate * reals * (single ? 4 : 8) * 1e-9, flop);
+                               rate * 1e-9 / tc[ti], rate * flop * 1e-9, rate * reals * (single ? 4 : 8) * 1e-9, flop,
+                               sites * flop / cpu * 1e-9);
                     }
                 }
             omp_set_num_threads(maxt);
