@@ -120,7 +120,7 @@ int dirac_clover_build(struct dirac_op *op, const struct field *u, char *why, si
     op->clov_d = (double *)lat_malloc((size_t)V * cr * sizeof(double));
     op->clovinv_d = (double *)lat_malloc((size_t)V * cr * sizeof(double));
     int64_t bad = -1;
-#pragma omp parallel for schedule(static) if (V >= 256)
+#pragma omp parallel for schedule(static) if (V >= 1024)
     for (int64_t x = 0; x < V; x++) {
         lat_complex f[6 * NN], q[NN], blk[4 * NN], inv[4 * NN];
         int p = 0;

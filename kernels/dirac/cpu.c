@@ -17,7 +17,7 @@
 typedef cpu_store store_t;
 
 /* below this many output sites a loop runs on one thread */
-#define DIRAC_OMP_MIN 256
+#define DIRAC_OMP_MIN 1024
 
 #if defined(LAT_VARIANT_D)
 #define OP_LINKS(op) ((const store_t *)(op)->links_d)

@@ -58,10 +58,14 @@ struct dirac_op *dirac_create(const struct field *u, const struct dirac_params *
     op->vh = V / 2;
     op->fwd = (int32_t *)lat_malloc((size_t)V * LAT_ND * sizeof(int32_t));
     op->bwd = (int32_t *)lat_malloc((size_t)V * LAT_ND * sizeof(int32_t));
+    /* the boundary phase goes into U_mu(x) where the forward hop crosses */
+    unsigned char *cross = (unsigned char *)lat_malloc((size_t)V * LAT_ND);
     for (int64_t x = 0; x < V; x++)
         for (int mu = 0; mu < LAT_ND; mu++) {
-            op->fwd[4 * x + mu] = (int32_t)lattice_neighbour(&op->lat, x, mu, +1);
-            op->bwd[4 * x + mu] = (int32_t)lattice_neighbour(&op->lat, x, mu, -1);
+            int cf, cb;
+            op->fwd[4 * x + mu] = (int32_t)dirac_neighbour(&op->lat, x, mu, +1, &cf);
+            op->bwd[4 * x + mu] = (int32_t)dirac_neighbour(&op->lat, x, mu, -1, &cb);
+            cross[4 * x + mu] = (unsigned char)cf;
         }
     /* Lx even: sites 2i and 2i+1 share y, z, t and differ in parity */
     for (int par = 0; par < 2; par++) {
@@ -74,10 +78,8 @@ struct dirac_op *dirac_create(const struct field *u, const struct dirac_params *
     op->links_f = (float *)lat_malloc(nl * sizeof(float));
     memcpy(op->links_d, u->d, nl * sizeof(double));
     for (int64_t x = 0; x < V; x++) {
-        int c[LAT_ND];
-        lattice_coords(&op->lat, x, c);
         for (int mu = 0; mu < LAT_ND; mu++) {
-            if (c[mu] != op->lat.L[mu] - 1) continue;
+            if (!cross[4 * x + mu]) continue;
             const double pr = p->phase[mu][0], pi = p->phase[mu][1];
             double *l = op->links_d + ((size_t)x * LAT_ND + mu) * lr;
             for (size_t k = 0; k < lr; k += 2) {
@@ -87,6 +89,7 @@ struct dirac_op *dirac_create(const struct field *u, const struct dirac_params *
             }
         }
     }
+    free(cross);
     for (size_t k = 0; k < nl; k++) op->links_f[k] = (float)op->links_d[k];
     const size_t hr = (size_t)op->vh * 8 * n;
     op->tmp_d = (double *)lat_malloc(hr * sizeof(double));

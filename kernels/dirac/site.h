@@ -16,6 +16,8 @@
  *        projects psi to its half spinor (2 spins), multiplies the colour
  *        matrix on those 2n numbers only and rebuilds the 4 spins (the seed
  *        paper's spin projection: 1320 flop per site for the 8 hops).
+ *   dirac_neighbour(lat, x, mu, dir, &crosses)   the site x +- mu and whether
+ *        the hop crosses the lattice boundary (carries the boundary phase)
  *   dirac_site_hop(n, s, uf, pf, ub, pb, acc)   all 8 hops of a site,
  *        acc = sum_mu [...]; uf[mu] = U_mu(x), pf[mu] = psi(x+mu),
  *        ub[mu] = U_mu(x-mu), pb[mu] = psi(x-mu) (pointers, mu = x,y,z,t)
@@ -46,12 +48,25 @@
 #define LAT_DIRAC_SITE_H
 
 #include "math/spinor.h"
+#include "lattice/sites.h"
 
 #ifndef DIRAC_NC_MAX
 #define DIRAC_NC_MAX LAT_NC_MAX
 #endif
 #define CLOVER_SITE_REALS(n) (8 * (n) * (n))
 #define CLOVER_BLOCK_REALS(n) (4 * (n) * (n))
+
+/* the neighbour x + dir mu (dir = +1 or -1) of site x on the periodic
+ * lattice, and in *crosses whether the hop crosses the boundary of direction
+ * mu, where it carries the boundary phase (forward) or its conjugate
+ * (backward): the one place a backend with halo faces changes */
+LAT_HD int64_t dirac_neighbour(const struct lattice *lat, int64_t x, int mu, int dir, int *crosses)
+{
+    int c[LAT_ND];
+    lattice_coords(lat, x, c);
+    *crosses = dir > 0 ? c[mu] == lat->L[mu] - 1 : c[mu] == 0;
+    return lattice_neighbour(lat, x, mu, dir);
+}
 
 LAT_HD void dirac_hop_fwd_acc(int n, int mu, int s, const lat_complex *u, const lat_complex *psi, lat_complex *acc)
 {

@@ -614,7 +614,7 @@ static double rel_diff_f(const float *a, const double *b, size_t n)
 static void test_single_threads_adapter(void)
 {
     struct lattice lat;
-    make_lattice(&lat, 4, 4, 4, 8);
+    make_lattice(&lat, 8, 8, 8, 4); /* 1024 sites per parity: the site loops run threaded */
     struct field u;
     hot_field(&u, &lat, 3, 51);
     struct dirac_params p;
