@@ -33,6 +33,9 @@ struct dirac_op *dirac_create(const struct field *u, const struct dirac_params *
         return refuse(why, len, "the Dirac operator needs a double-precision gauge-link field");
     if (u->dom) return refuse(why, len, "the Dirac operator runs on one process only (no MPI slabs yet)");
     if (u->nc < 2 || u->nc > LAT_NC_MAX) return refuse(why, len, "the Dirac operator needs SU(N), 2 <= N <= 8");
+    for (int mu = 0; mu < LAT_ND; mu++)
+        if (u->lat.L[mu] < 2 || u->lat.L[mu] % 2)
+            return refuse(why, len, "the Dirac operator needs even lattice extents (even-odd half fields)");
     if (!(p->kappa > 0) || !isfinite(p->kappa)) {
         snprintf(why, len, "kappa must be a finite number > 0, not %g", p->kappa);
         return NULL;

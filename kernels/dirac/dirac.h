@@ -25,7 +25,12 @@
  * together, but gamma_mu -> -gamma_mu would flip the hopping projectors and
  * not sigma: the sign is tied to "(1 - gamma_mu) forward".  The free field
  * cannot tell the signs apart (F = 0); the kappa_c study of issue 15 (c_sw =
- * 1.769 at beta = 6.0 must give kappa_c ~ 0.1352) decides it.
+ * 1.769 at beta = 6.0 must give kappa_c ~ 0.1352) decides it.  A pre-check
+ * on one 8^4 beta = 6.0 configuration (lat-heatbath --start hot -n 150 -s 3,
+ * plaquette 0.5961), CG on Mhat^dag Mhat to 1e-8: Wilson needs 42, 95, 168
+ * iterations at kappa 0.130, 0.145, 0.152; c_sw = +1.769 (this sign) 95,
+ * 168, 249 at 0.125, 0.130, 0.134, the opposite sign 47, 56, 66 -- this sign
+ * moves kappa_c down from Wilson's (towards 0.135), the other one up.
  *
  * Boundary phases: psi(x + L_mu mu) = e^{i theta_mu} psi(x) -- a hop that
  * crosses the boundary of direction mu forward picks up e^{i theta_mu},
