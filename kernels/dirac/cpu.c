@@ -39,6 +39,15 @@ CPU_INLINE void clover_site(int n, const store_t *c, lat_real *a, const lat_comp
     clover_apply_site(n, ap, psi, out);
 }
 
+/* k complex numbers of storage p as lat_complex: in place when storage is
+ * the compute precision, else widened into buf */
+CPU_INLINE const lat_complex *view(int k, lat_complex *buf, const store_t *p)
+{
+    if (CPU_DIRECT) return (const lat_complex *)(const void *)p;
+    cpu_load(k, buf, p);
+    return buf;
+}
+
 /* One output site x (full index; its storage index xo = x >> shift).  The
  * buffers: u[8] links (n*n each), p[8] spinors (4n each), acc, v (4n), a
  * (clover reals). */
@@ -48,15 +57,15 @@ CPU_INLINE void sweep_site(const struct dirac_op *op, int n, const struct dirac_
 {
     const size_t lr = 2 * (size_t)n * n, sr = 8 * (size_t)n;
     const store_t *links = OP_LINKS(op);
+    const lat_complex *uv[8], *pv[8];
     for (int mu = 0; mu < LAT_ND; mu++) {
         const int64_t xf = op->fwd[4 * x + mu], xb = op->bwd[4 * x + mu];
-        cpu_load(n * n, u[mu], links + ((size_t)x * LAT_ND + mu) * lr);
-        cpu_load(4 * n, p[mu], in + (size_t)(xf >> shift) * sr);
-        cpu_load(n * n, u[4 + mu], links + ((size_t)xb * LAT_ND + mu) * lr);
-        cpu_load(4 * n, p[4 + mu], in + (size_t)(xb >> shift) * sr);
+        uv[mu] = view(n * n, u[mu], links + ((size_t)x * LAT_ND + mu) * lr);
+        pv[mu] = view(4 * n, p[mu], in + (size_t)(xf >> shift) * sr);
+        uv[4 + mu] = view(n * n, u[4 + mu], links + ((size_t)xb * LAT_ND + mu) * lr);
+        pv[4 + mu] = view(4 * n, p[4 + mu], in + (size_t)(xb >> shift) * sr);
     }
-    dirac_site_hop(n, w->sign, (const lat_complex *const *)u, (const lat_complex *const *)p,
-                   (const lat_complex *const *)u + 4, (const lat_complex *const *)p + 4, acc);
+    dirac_site_hop(n, w->sign, uv, pv, uv + 4, pv + 4, acc);
     const lat_real alpha = (lat_real)w->alpha;
     const size_t xo = (size_t)(x >> shift);
     if (w->local == DIRAC_LOCAL_NONE) {
