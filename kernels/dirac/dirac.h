@@ -93,8 +93,8 @@ void dirac_params_default(struct dirac_params *p, double kappa, double csw);
 /* The operator on the double links field u (FIELD_LINKS, prec 64, whole
  * lattice: u->dom NULL).  Returns NULL with a one-line reason in why[len]
  * (kappa not > 0 or not finite, a phase not of modulus 1, a field of
- * another kind or on a slab, a singular clover block).  u is copied: it may
- * change or go afterwards. */
+ * another kind or on a slab, odd extents, a singular clover block).  u is
+ * copied (with the phases folded in): it may change or go afterwards. */
 struct dirac_op *dirac_create(const struct field *u, const struct dirac_params *p, char *why, size_t len);
 void dirac_free(struct dirac_op *op);
 
