@@ -97,7 +97,7 @@ endif
 
 # ---- sources ----------------------------------------------------------------
 # the folders in link order, top of SPEC §10 first
-LIB_DIRS := tools/shared kernels/heatbath kernels/fourier kernels/gaugefix kernels/gpu kernels/fft kernels/cpu \
+LIB_DIRS := tools/shared kernels/heatbath kernels/fourier kernels/gaugefix kernels/dirac kernels/gpu kernels/fft kernels/cpu \
             common/io common/lattice common/base
 lib_name = build/lib$(notdir $(1)).a
 VARIANT_SRC := $(wildcard kernels/*/cpu.c)
