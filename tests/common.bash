@@ -3,11 +3,13 @@
 # in setup; the helpers need $BIN (lat_test_paths exports it).
 #   lat_test_paths [PROGRAM...]   setup_file: ROOT BIN PIPE CONV DATA REAL
 #                                 and SOURCE_DATE_EPOCH, each PROGRAM built
+#   lat_test_dirs                 setup: T (setup_file's folder), W (empty)
 #   mval, cval                    one value of lat-measure's / lat-convert
 #                                 --check's tsv report
 #   close, less, last_results     numbers, the last history entry
 #   expect_error                  one-line failure of a program
 #   expect_clean                  what a failing command may leave in $W
+#   has_help_and_version          a program's --help and --version
 
 # the paths of the tree, exported for the tests, and a fixed time for the
 # files lat writes; fails (the Bats file with it) when a PROGRAM of bin/ is
@@ -22,6 +24,14 @@ lat_test_paths() { # [PROGRAM...]
     for p in "$@"; do
         [ -x "$BIN/$p" ] || { echo "bin/$p missing: run make first" >&2; return 1; }
     done
+}
+
+# T: the file's scratch folder (what setup_file made there); W: a fresh
+# empty folder of the test's own
+lat_test_dirs() {
+    T="$BATS_FILE_TMPDIR"
+    W="$BATS_TEST_TMPDIR/w"
+    mkdir -p "$W"
 }
 
 # one value of a lat-measure tsv report
@@ -66,4 +76,12 @@ expect_clean() { # FILE... that must be in $W
     local left
     left=$(cd "$W" && ls -A | sort | tr '\n' ' ')
     [ "$left" = "$(printf '%s\n' "$@" | sort | tr '\n' ' ' | sed 's/^ *//')" ] || { echo "left in $W: $left"; return 1; }
+}
+
+# --help prints a usage and --version lat's version line, both exit 0
+has_help_and_version() { # PROGRAM-PATH
+    run "$1" --help
+    [ "$status" -eq 0 ] && [[ "$output" == Usage:* ]] || { echo "$1 --help: status $status: $output"; return 1; }
+    run "$1" --version
+    [ "$status" -eq 0 ] && [[ "$output" == *"(lat) "[0-9]* ]] || { echo "$1 --version: status $status: $output"; return 1; }
 }

@@ -40,12 +40,7 @@ setup() {
 
 @test "help and version of every program and pipeline" {
     for p in "$BIN/lat-randomize-orbit" "$BIN/lat-anneal" "$BIN/lat-overrelax" "$PIPE/lat-gaugefix" "$PIPE/lat-gribov-scan"; do
-        run "$p" --help
-        [ "$status" -eq 0 ]
-        [[ "$output" == Usage:* ]]
-        run "$p" --version
-        [ "$status" -eq 0 ]
-        [[ "$output" == *"(lat) "[0-9]* ]]
+        has_help_and_version "$p"
     done
     for m in lat-randomize-orbit lat-anneal lat-overrelax lat-gaugefix lat-gribov-scan; do
         [ -f "$ROOT/man/man1/$m.1" ]

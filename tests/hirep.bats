@@ -121,11 +121,7 @@ EOF
     python3 "$d/enc.py" "$d/su2m.hirep" "$d/su2m.ildgdata" 2 4 2 2 4 matrix 4 > "$d/su2m.plaq"
 }
 
-setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
 # NAME read from FILE (a path, or - with the file on a pipe): lat's ILDG
 # payload equals the encoder's bytes and its plaquette the encoder's

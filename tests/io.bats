@@ -26,11 +26,7 @@ setup_file() {
     else cp "$d/unit.lime" "$d/hot.lime"; fi
 }
 
-setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
 # ---- a byte-level ILDG builder (unit links), independent of lat ----------
 hex_u64() { local v=$1 i; for i in 56 48 40 32 24 16 8 0; do printf "\\x$(printf %02x $(((v >> i) & 255)))"; done; }
@@ -296,14 +292,8 @@ need_data() { [ -d "$DATA" ] || skip "../shared/data is absent: the real files o
     [ -x "$ROOT/bin/lat-randomize-orbit" ] || skip "bin/lat-randomize-orbit not built"
     "$ROOT/bin/lat-randomize-orbit" -q --seed 3 --track-transform -o "$W/o.lime" "$T/unit.lime"
     "$CONV" --extract-transform "$W/g.lime" "$W/o.lime"
-    run -0 lime_list "$W/g.lime"
+    qio_records "$W/g.lime" $((256 * 18 * 8))
     [ "${#lines[@]}" -eq 6 ]
-    [[ "${lines[0]}" == "0 1 0 "*" scidac-private-file-xml" ]]
-    [[ "${lines[1]}" == *" 0 1 "*" scidac-file-xml" ]]
-    [[ "${lines[2]}" == *" 1 0 "*" scidac-private-record-xml" ]]
-    [[ "${lines[3]}" == *" 0 0 "*" scidac-record-xml" ]]
-    [[ "${lines[4]}" == *" 0 0 $((256 * 18 * 8)) scidac-binary-data" ]]
-    [[ "${lines[5]}" == *" 0 1 "*" scidac-checksum" ]]
     lime_payload "$W/g.lime" scidac-private-record-xml |
         grep -a -q '<datatype>USQCD_D3_ColorMatrix</datatype><precision>D</precision><colors>3</colors><typesize>144</typesize><datacount>1</datacount>'
     lime_payload "$W/g.lime" scidac-private-file-xml | grep -a -q '<dims>4 4 4 4 </dims>'

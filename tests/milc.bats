@@ -21,11 +21,7 @@ setup_file() {
     else "$CONV" -q -o "$d/hot32.lime" "$d/be.milc"; fi
 }
 
-setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
 # ---- the independent encoder / decoder -----------------------------------
 # encode OUT big|little LX LY LZ LT SEED: random SU(3) links rounded to

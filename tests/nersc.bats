@@ -23,11 +23,7 @@ setup_file() {
     "$CONV" --to nersc --3x3 --precision 64 -o "$d/cold.nersc" "$d/cold.lime" 2>/dev/null
 }
 
-setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
 # the value of a header key of a NERSC file
 hval() { sed -n '/^END_HEADER$/q; s/^'"$2"' = //p' "$1"; }

@@ -19,11 +19,7 @@ setup_file() {
     python3 "$d/oq.py" encode "$d/hot.lime" "$d/py.oqcd"
 }
 
-setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
 # ---- an independent openQCD encoder/editor (python3, no lat code) ----------
 # Reads a 64-bit ILDG file (LIME records ildg-format, ildg-binary-data:

@@ -29,9 +29,7 @@ setup_file() {
 }
 
 setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
+    lat_test_dirs
     cd "$W"
     HAVE_GNUPLOT=0
     command -v gnuplot > /dev/null && HAVE_GNUPLOT=1
@@ -76,12 +74,7 @@ EOF
 }
 
 @test "help, version and the man page" {
-    run "$PIPE/lat-plot" --help
-    [ "$status" -eq 0 ]
-    [[ "$output" == Usage:* ]]
-    run "$PIPE/lat-plot" --version
-    [ "$status" -eq 0 ]
-    [[ "$output" == *"(lat) "[0-9]* ]]
+    has_help_and_version "$PIPE/lat-plot"
     [ -f "$ROOT/man/man1/lat-plot.1" ]
     grep -q lat-plot "$ROOT/pipelines/README.md"
 }

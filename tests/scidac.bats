@@ -32,11 +32,7 @@ setup_file() {
     "$CONV" -o "$d/ref32.lime" "$d/from64.lime"
 }
 
-setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
 # ---- the independent python3 side ------------------------------------------
 write_python() {
@@ -200,13 +196,7 @@ payload() { python3 "$PY" payload "$@"; }
 
 @test "--to scidac: QIO's record layout, no ILDG records, the checksum and usqcdInfo of the data" {
     "$CONV" --to scidac -o "$W/s.scidac" "$T/hot.lime"
-    run -0 lime_list "$W/s.scidac"
-    [[ "${lines[0]}" == "0 1 0 "*" scidac-private-file-xml" ]]
-    [[ "${lines[1]}" == *" 0 1 "*" scidac-file-xml" ]]
-    [[ "${lines[2]}" == *" 1 0 "*" scidac-private-record-xml" ]]
-    [[ "${lines[3]}" == *" 0 0 "*" scidac-record-xml" ]]
-    [[ "${lines[4]}" == *" 0 0 $((192 * 4 * 18 * 8)) scidac-binary-data" ]]
-    [[ "${lines[5]}" == *" 0 1 "*" scidac-checksum" ]]
+    qio_records "$W/s.scidac" $((192 * 4 * 18 * 8))
     [[ "${lines[6]}" == *" 1 1 "*" lat-history" ]]
     [ "${#lines[@]}" -eq 7 ]
     payload "$W/s.scidac" scidac-private-record-xml |
