@@ -222,7 +222,7 @@ need_data() { [ -d "$DATA" ] || skip "../shared/data is absent: the real files o
     echo "$hdr" | grep -q '^DATATYPE = 4D_SU3_GAUGE$'
     echo "$hdr" | grep -q '^FLOATING_POINT = IEEE64BIG$'
     echo "$hdr" | grep -Eq '^CHECKSUM = [0-9a-f]{1,8}$'
-    ! echo "$hdr" | sed '1d;$d' | grep -v ' = '
+    [ "$(echo "$hdr" | sed '1d;$d' | grep -vc ' = ')" -eq 0 ]
     # binary size: header + V*4*12*8
     V=$(echo "$hdr" | awk -F' = ' '/^DIMENSION_/ {v = (v ? v : 1) * $2} END {print v}')
     [ $(($(stat -c %s "$W/o.nersc") - ${#hdr} - 1)) -eq $((V * 4 * 12 * 8)) ]

@@ -326,7 +326,7 @@ refused() { # PATTERN PRECISION OPTION...
     for p in 64 32; do
         "$CONV" --to scidac --precision $p -o "$W/l$p.scidac" "$T/hot.lime"
         (cd "$W" && glu_run in "l$p.scidac" "g$p.scidac" "glu$p.log")
-        ! grep -q 'Unequal checksums' "$W/glu$p.log"
+        run ! grep -q 'Unequal checksums' "$W/glu$p.log"
         glu_plaq=$(glu_read_value "$W/glu$p.log" plaquette)
         glu_tr=$(glu_read_value "$W/glu$p.log" trace)
         echo "GLU $p-bit: plaquette $glu_plaq trace $glu_tr; lat $(cval "$W/l$p.scidac" plaquette)"
