@@ -9,18 +9,14 @@
 # existing output untouched).
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
+source "$BATS_TEST_DIRNAME/lime.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export BIN="$ROOT/bin" PIPE="$ROOT/pipelines"
-    export DATA="$ROOT/../shared/data"
-    export SOURCE_DATE_EPOCH=1700000000
+    lat_test_paths lat-randomize-orbit lat-anneal lat-overrelax lat-measure lat-heatbath || return 1
     # one thread (a test that is about threads sets its own)
     export OMP_NUM_THREADS=1
     local d="$BATS_FILE_TMPDIR"
-    for p in lat-randomize-orbit lat-anneal lat-overrelax lat-measure lat-heatbath; do
-        [ -x "$BIN/$p" ] || { echo "bin/$p missing: run make first" >&2; return 1; }
-    done
     # non-trivial inputs: short heatbath runs at beta = 6 (double files)
     "$BIN/lat-heatbath" -q --beta 6.0 --lattice 4 --start hot --therm 30 --sweeps 0 --seed 3 -o "$d/c4.lime"
     "$BIN/lat-heatbath" -q --beta 6.0 --lattice 4x4x4x8 --start hot --therm 30 --sweeps 0 --seed 4 -o "$d/c48.lime"
@@ -29,11 +25,7 @@ setup_file() {
 }
 
 setup() {
-    source "$BATS_TEST_DIRNAME/lime.bash"
-    source "$BATS_TEST_DIRNAME/common.bash"
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
+    lat_test_dirs
     cd "$W"
 }
 

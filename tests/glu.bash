@@ -4,7 +4,7 @@
 # $ROOT (common.bash's lat_test_paths).
 #   need_glu                 skip the test without GLU; else $GLU is it
 #   glu_input MODE HEADER STORAGE LX LY LZ LT [KEY=VALUE...]
-#   glu_run IN CONF OUT LOG  GLU -i IN -c CONF -o OUT, its output in LOG
+#   glu_run IN CONF OUT LOG  GLU -i IN -c CONF [-o OUT], its output in LOG
 #   glu_read_value LOG plaquette|trace
 
 # GLU is $LAT_TEST_GLU, else $GLU, else ../glu/bin/GLU beside the tree
@@ -71,9 +71,10 @@ BETA = 6.0
 }
 
 # GLU on CONF, writing OUT (names relative to the current folder, as GLU
-# takes them); everything it prints goes to LOG, shown when it fails
+# takes them; OUT "": GLU writes no configuration); everything it prints
+# goes to LOG, shown when it fails
 glu_run() { # IN CONF OUT LOG
-    "$GLU" -i "$1" -c "$2" -o "$3" > "$4" 2>&1 || { echo "GLU failed (status $?):"; cat "$4"; return 1; }
+    "$GLU" -i "$1" -c "$2" ${3:+-o "$3"} > "$4" 2>&1 || { echo "GLU failed (status $?):"; cat "$4"; return 1; }
 }
 
 # the plaquette or the link trace GLU computed of the field it read: its
