@@ -15,10 +15,10 @@ need_glu() {
 
 # An input file on stdout: read a HEADER file (its extents LX LY LZ LT;
 # GLU takes them from the file's header for the formats tested here), run
-# MODE (REWRITE, or SMEARING with SMITERS = 0: the field it read, after its
-# reunitarisation) and write STORAGE.  GLU wants every tag present, whatever
-# the mode; KEY=VALUE replaces the value of the tag KEY (SMITERS=1: one APE
-# smearing step).
+# MODE (REWRITE, SMEARING with SMITERS = 0 or GAUGE_FIXING with MAX_ITERS =
+# 0: the field it read, after its reunitarisation) and write STORAGE.  GLU
+# wants every tag present, whatever the mode; KEY=VALUE replaces the value
+# of the tag KEY (SMITERS=1: one APE smearing step).
 glu_input() { # MODE HEADER STORAGE LX LY LZ LT [KEY=VALUE...]
     local text kv
     text="MODE = $1
@@ -80,6 +80,7 @@ glu_run() { # IN CONF OUT LOG
 # the plaquette or the link trace GLU computed of the field it read: its
 # first line "[IO] Calculated Trace :: TRACE  || Plaq :: PLAQUETTE"
 glu_read_value() { # LOG plaquette|trace
+    case $2 in plaquette | trace) ;; *) echo "glu_read_value: '$2' is not plaquette or trace" >&2; return 1 ;; esac
     awk -v w="$2" '/^\[IO\] Calculated Trace :: / { print (w == "trace" ? $5 : $9); found = 1; exit } END { exit !found }' "$1" ||
         { echo "no '[IO] Calculated Trace' line in $1:" >&2; cat "$1" >&2; return 1; }
 }

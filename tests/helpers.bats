@@ -48,10 +48,11 @@ fails() { if "$@" > /dev/null 2>&1; then echo "passed, should have failed: $*"; 
     fails glu_input SMEARING NERSC MILC 4 2 6 8 NO_SUCH_TAG=1
 }
 
-@test "glu_read_value: the first '[IO] Calculated Trace' line, and a failure without one" {
+@test "glu_read_value: the first '[IO] Calculated Trace' line; a failure without one, or asked for another value" {
     printf '[IO] other\n[IO] Calculated Trace :: -0.000774184637600  || Plaq :: 0.598545559082642 \n[IO] Calculated Trace :: 1  || Plaq :: 1 \n' > log
     [ "$(glu_read_value log plaquette)" = 0.598545559082642 ]
     [ "$(glu_read_value log trace)" = -0.000774184637600 ]
+    fails glu_read_value log plaq
     echo '[IO] nothing read' > empty.log
     fails glu_read_value empty.log plaquette
 }
