@@ -140,7 +140,7 @@ setup() {
     run ! cmp -s a/out.lime c/out.lime
     "$BIN/lat-randomize-orbit" --seed 9 --copy 0 "$T/c8.lime" > r0.lime
     "$BIN/lat-randomize-orbit" --seed 9 --copy 1 "$T/c8.lime" > r1.lime
-    ! cmp -s r0.lime r1.lime
+    ! cmp -s r0.lime r1.lime || false
 }
 
 @test "the tracked transformation: extracted g(x) applied to the original gives the fixed field (1e-12)" {
