@@ -24,6 +24,7 @@ k_link(kgeo g, typename U::store_type *__restrict__ links, int p, int mu_arg, do
        uint32_t k)
 {
     constexpr int NC = U::nc, NN = NC * NC;
+    constexpr int NU_UNROLL = NC <= HB_UNROLL_MAX_NC ? 4 : 1; /* a macro is not expanded inside the pragma */
     const int mu = MU >= 0 ? MU : mu_arg;
     int h = g.h0 + blockIdx.x * BS + threadIdx.x;
     if (h >= g.h1) return;
@@ -32,7 +33,7 @@ k_link(kgeo g, typename U::store_type *__restrict__ links, int p, int mu_arg, do
     int xpm = neighbour(g, site, x, mu, +1);
     lat_complex A[NN];
     sun_zero(NC, A);
-#pragma unroll(NC <= HB_UNROLL_MAX_NC ? 4 : 1)
+#pragma unroll(NU_UNROLL)
     for (int nu = 0; nu < 4; nu++) {
         if (nu == mu) continue;
         int xpn = neighbour(g, site, x, nu, +1), xmn = neighbour(g, site, x, nu, -1);
