@@ -87,7 +87,7 @@ static void run_link(const kgeo &g, double *links, int p, double bn, uint64_t se
         for (int t = 0; t < 128; t++) {
             blockIdx.x = (unsigned)b;
             threadIdx.x = (unsigned)t;
-            k_link<links3, MU, HB, true, 128>(g, links, p, bn, seed, k);
+            k_link<links3, MU, HB, true, 128, 1>(g, links, p, MU, bn, seed, k);
         }
 }
 template <bool HB>

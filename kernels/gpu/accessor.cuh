@@ -225,8 +225,10 @@ template <typename S, int NC> struct matrix_accessor {
 template <typename S, int NC, int RECON> struct gauge_accessor {
     typedef S store_type;
     typedef matrix_accessor<S, NC> transform;
-    enum { nc = NC, recon = RECON, vec = 16 / sizeof(S), ncomp = link_layout<NC, RECON>::ncomp,
-           nrows = link_layout<NC, RECON>::nrows };
+    /* ncomp: the reals of RECON rounded up to whole 16-byte groups (LINK_FULL
+     * of SU(5), SU(7) in float: 52, 100), as gpu_field_create stores them */
+    enum { nc = NC, recon = RECON, vec = 16 / sizeof(S),
+           ncomp = (link_layout<NC, RECON>::ncomp + vec - 1) / vec * vec, nrows = link_layout<NC, RECON>::nrows };
     static __device__ __forceinline__ S *at(S *links, const kgeo &g, int p, int mu, int h)
     {
         return group_ptr<S, ncomp>(links, g, p * 4 + mu, h);

@@ -84,7 +84,7 @@ static void unpack_links(const struct gpu_field *f, const void *buf, struct fiel
                 for (int c = 0; c < 8; c++) w[c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1));
                 su3_unpack8(w, m);
             } else {
-                for (int c = 0; c < f->ncomp; c++)
+                for (int c = 0; c < f->ncomp && c < nr; c++)
                     d[c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1));
                 if (n == 3) su3_rebuild_row3(m);
             }
@@ -123,8 +123,8 @@ void gpu_field_create_recon(struct gpu_field *f, const struct field *u, char pre
 {
     if (prec != 'd' && prec != 's' && prec != 'm')
         lat_die(2, NULL, "--precision: '%c' is not one of double|single|mixed", prec);
-    if (u->nc != 2 && u->nc != 3)
-        lat_die(1, "GPU", "the CUDA backend has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", u->nc);
+    if (u->nc < 2 || u->nc > LAT_NC_MAX) /* the storage takes every N; which N a backend has kernels for is its max_nc */
+        lat_die(1, "GPU", "internal error: a device field of SU(%d) (N = 2 .. %d)", u->nc, LAT_NC_MAX);
     /* the parity-split layout needs an even local extent: lt + 2 slices */
     if (u->dom && u->dom->lt % 2)
         lat_die_all(1, "GPU", "%d ranks leave %d timeslices per rank; the GPU backend needs an even number (Lt/R even)",
@@ -139,7 +139,8 @@ void gpu_field_create_recon(struct gpu_field *f, const struct field *u, char pre
     f->prec = prec;
     f->vec = (int)(16 / store_size(prec));
     f->recon = recon;
-    f->ncomp = recon == GPU_RECON_FULL ? 2 * u->nc * u->nc : recon;
+    /* whole links: 2N^2 reals rounded up to whole 16-byte groups (SU(5), SU(7) in float) */
+    f->ncomp = recon == GPU_RECON_FULL ? (2 * u->nc * u->nc + f->vec - 1) / f->vec * f->vec : recon;
     f->ncomp_t = (2 * u->nc * u->nc + f->vec - 1) / f->vec * f->vec;
     f->V = u->lat.V;
     f->Vh = u->lat.V / 2;

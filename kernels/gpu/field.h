@@ -49,7 +49,7 @@ struct gpu_field {
     int L[4];          /* extents x, y, z, t (all even) */
     int nc;            /* N of SU(N); the kernels exist for N = 2 and 3 */
     int recon;         /* link compression: GPU_RECON_12 or _8 (N = 3), _FULL (N != 3) */
-    int ncomp;         /* stored reals per link: recon for N = 3, else 2N^2 */
+    int ncomp;         /* stored reals per link: recon for N = 3, else 2N^2 rounded up to vec */
     int ncomp_t;       /* stored reals per transform matrix */
     int vec;           /* reals per 16 bytes: 2 (double storage) or 4 */
     int64_t V, Vh;     /* sites, sites per parity */
@@ -119,8 +119,8 @@ void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct
 /* ---- field.c: a device field from and to a host field --------------------
  * create: the device storage for the (local) lattice of u -- links, the
  *   transform when with_transform, the Lt-byte timeslice mask -- in storage
- *   precision prec ('d', 's', 'm'); N = 2 or 3 (else exit 1, "use --device
- *   cpu"); a slab field (u->dom) needs an even local extent lt (else exit 1
+ *   precision prec ('d', 's', 'm'); N = 2 .. LAT_NC_MAX (which N a
+ *   backend has kernels for is its max_nc); a slab field (u->dom) needs an even local extent lt (else exit 1
  *   on every rank).  h0 = h1 = site0 = 0; gpu_slab_init sets site0.
  *   recon: GPU_RECON_12 for SU(3), GPU_RECON_FULL otherwise.
  * create_recon: the same with the link compression chosen: recon 0 (the
