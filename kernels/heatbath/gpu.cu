@@ -124,5 +124,5 @@ static void gpu_destroy(struct hb_state *s)
 }
 
 extern "C" const struct hb_backend hb_backend_gpu = {
-    "gpu", 2, 3, gpu_create, gpu_heatbath, gpu_overrelax, gpu_measure, gpu_download, gpu_destroy,
+    "gpu", GPU_MIN_NC, GPU_MAX_NC, gpu_create, gpu_heatbath, gpu_overrelax, gpu_measure, gpu_download, gpu_destroy,
 };
