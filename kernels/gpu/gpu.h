@@ -20,6 +20,10 @@
 #define GPU_MIN_NC 2
 #define GPU_MAX_NC LAT_NC_MAX
 
+#ifdef __cplusplus
+extern "C" { /* C declarations, also where CUDA or C++ code includes them (gpu/launch.cuh) */
+#endif
+
 int gpu_available(char *why, int whylen); /* 1 yes; 0 no, with a reason */
 
 enum backend { BACKEND_CPU = 0, BACKEND_GPU = 1 };
@@ -32,5 +36,9 @@ enum backend backend_choose(const char *device);
  * reported by the next CUDA call -- so the error path of a run can be
  * tried on a real GPU.  No-op without CUDA. */
 void gpu_inject_fault(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
