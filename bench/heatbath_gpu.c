@@ -95,8 +95,8 @@ static int take_nc(int *argc, char **argv, int *ncs)
         if (strcmp(argv[i], "--nc") != 0 || i + 1 >= *argc) continue;
         for (char *t = strtok(argv[i + 1], ","); t && n < 8; t = strtok(NULL, ",")) {
             ncs[n] = atoi(t);
-            if (ncs[n] < 2 || ncs[n] > HB_GPU_MAX_NC) {
-                fprintf(stderr, "heatbath_gpu: --nc %s: N from 2 to %d\n", t, HB_GPU_MAX_NC);
+            if (ncs[n] < GPU_MIN_NC || ncs[n] > GPU_MAX_NC) {
+                fprintf(stderr, "heatbath_gpu: --nc %s: N from %d to %d\n", t, GPU_MIN_NC, GPU_MAX_NC);
                 exit(2);
             }
             n++;

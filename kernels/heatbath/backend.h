@@ -56,14 +56,8 @@ struct hb_backend {
     void (*destroy)(struct hb_state *s);
 };
 
-/* The largest N the CUDA heatbath has kernels for (heatbath/gpu_sweep.cuh:
- * one instantiation per N = 2 .. 8, the core's LAT_NC_MAX); its max_nc.
- * To be merged with gpu.h's limit (issue 17: one place that knows the N
- * of every GPU backend). */
-#define HB_GPU_MAX_NC 8
-
 extern const struct hb_backend hb_backend_cpu;
-/* heatbath/gpu.cu: SU(2) .. SU(HB_GPU_MAX_NC); only when built with CUDA
+/* heatbath/gpu.cu: SU(GPU_MIN_NC) .. SU(GPU_MAX_NC) (gpu/gpu.h); only when built with CUDA
  * (LAT_HAVE_CUDA) */
 extern const struct hb_backend hb_backend_gpu;
 

@@ -4,7 +4,7 @@
  * Exported: hb_backend_gpu (create, heatbath, overrelax, measure, download,
  * destroy), hb_gpu_candidate_name (heatbath/gpu.h).
  * Contract: precisions 'd' (double), 's' (single) and 'm' (single storage,
- * double arithmetic), SU(N) for N = 2 .. HB_GPU_MAX_NC (heatbath/backend.h;
+ * double arithmetic), SU(N) for N = 2 .. GPU_MAX_NC (gpu/gpu.h;
  * tools/shared/device_opt.c refuses other N before create is called).  The field is the GPU layer's device
  * field (gpu/field.h: gpu_field_create/upload/download/free), and so are
  * the slab step of MPI runs (gpu_slab_step) and the measurements (plaquette
@@ -138,5 +138,5 @@ static void gpu_destroy(struct hb_state *s)
 }
 
 extern "C" const struct hb_backend hb_backend_gpu = {
-    "gpu", 2, HB_GPU_MAX_NC, gpu_create, gpu_heatbath, gpu_overrelax, gpu_measure, gpu_download, gpu_destroy,
+    "gpu", GPU_MIN_NC, GPU_MAX_NC, gpu_create, gpu_heatbath, gpu_overrelax, gpu_measure, gpu_download, gpu_destroy,
 };

@@ -9,7 +9,7 @@
  * SU(3) link, all 2N^2 for every other N); upload, download, the slab step
  * of MPI runs and the deterministic plaquette and Polyakov-loop reductions
  * are the GPU layer's (gpu_field_*, gpu_slab_*, gpu_field_observables).
- * Kernels exist for SU(N), N = 2 .. HB_GPU_MAX_NC (heatbath/backend.h).
+ * Kernels exist for SU(N), N = 2 .. GPU_MAX_NC (gpu/gpu.h).
  * Every CUDA error ends the program with one line, exit 1.
  * Exported: gpu_hb_sweep_{d,s,m}, HB_CANDIDATES, HB_GPU_NCAND,
  * hb_gpu_candidate_name. */

@@ -18,7 +18,7 @@
  * calls -- then stores it back.  A sweep is 8 launches: parity 0, 1, and
  * for each mu = 0..3 (a template parameter for N <= 4, a kernel argument
  * for N >= 5), all sites of that parity; the order of heatbath/backend.h.
- * One instantiation per N = 2 .. HB_GPU_MAX_NC (8): SU(2), SU(3), the tuned
+ * One instantiation per N = 2 .. GPU_MAX_NC (8): SU(2), SU(3), the tuned
  * SU(4) and the generic N >= 5 (hb_shape below).  Within one launch no thread reads a link
  * another thread writes (the staple of U_mu(x) holds no U_mu of x's
  * parity), so the staple links may be read through the non-coherent L1
@@ -170,7 +170,7 @@ extern "C" void HB_ENTRY(gpu_hb_sweep)(const struct gpu_field *f, int heatbath, 
     a.beta_n = heatbath ? beta / f->nc : 0; /* as the CPU: beta/N in double */
     a.seed = seed;
     a.k = k;
-    switch (f->nc) { /* one instantiation per N = 2 .. HB_GPU_MAX_NC */
+    switch (f->nc) { /* one instantiation per N = 2 .. GPU_MAX_NC */
     case 2: sweep_nc<2>(a, heatbath, parity, mu); break;
     case 3: sweep_nc<3>(a, heatbath, parity, mu); break;
     case 4: sweep_nc<4>(a, heatbath, parity, mu); break;
