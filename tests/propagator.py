@@ -7,6 +7,7 @@ space, written here from the formulas (no code shared with lat).
   propagator.py read FILE                 check the file, print lattice, source, nc, prec
   propagator.py free FILE KAPPA BC        max |S_file - S_free| (BC: p,p,p,a style)
   propagator.py freepion LAT KAPPA BC SRC analytic free pion C(t), t from the source
+  propagator.py diff A B                  max |S_A - S_B| / max |S_A|
   propagator.py covariance FILE FILE2 G   max |S2(x) - g(x) S(x) g(x0)^dag| (G: SciDAC g(x) file)
 Exit 1 with a message on any problem."""
 import cmath, math, struct, sys, zlib, re
@@ -235,6 +236,14 @@ def main():
         src = sorted(k for k, v in enumerate(p["srcs"][(0, 0)]) if abs(v[0]) > 0)
         print("lattice=%s nc=%d prec=%d sources=%d first=%s" % ("x".join(map(str, p["L"])), p["nc"], p["prec"] * 8,
                                                             len(src), ",".join(map(str, coords(p["L"], src[0])))))
+    elif a[0] == "diff":  # max |A - B| / max |A| over every solution value
+        p, q = read_prop(a[1]), read_prop(a[2])
+        d = m = 0.0
+        for k in p["cols"]:
+            for x in range(p["V"]):
+                for u, v in zip(p["cols"][k][x], q["cols"][k][x]):
+                    d = max(d, abs(u - v)); m = max(m, abs(u))
+        print("%.3e" % (d / m))
     elif a[0] == "free":
         cmd_free(a[1], float(a[2]), a[3])
     elif a[0] == "freepion":
