@@ -137,10 +137,30 @@ assert max(abs(a - b) / a for a, b in zip(w, g)) < 1e-12' "$want" "$got"
     run python3 "$PY" read "$T/w.lime"
     [ "$output" = "lattice=4x4x4x8 nc=3 prec=64 sources=64 first=0,0,0,2" ]
     run "$BIN/lat-meson" --format json "$T/w.lime"
-    [[ "$output" == *'"source":"wall:2"'* ]]
+    [[ "$output" == *'"source": "wall:2"'* ]]
     expect_error 1 lat-propagator -- "$BIN/lat-propagator" --kappa 0.12 --source wall:2 "$G/hot.lime" -o "$T/x.lime"
     [[ "$stderr" == *"Coulomb"* ]]
     [ ! -e "$T/x.lime" ]
+}
+
+@test "lat-meson on a propagator file encoded by tests/propagator.py (the free field): pion C(t) = the analytic one; truncated or corrupted copies refused" {
+    python3 "$PY" writefree "$T/py.lime" 4x4x4x8 0.12 p,p,p,a 0,1,0,3
+    want=$(python3 "$PY" freepion 4x4x4x8 0.12 p,p,p,a 0,1,0,3)
+    got=$("$BIN/lat-meson" --format tsv "$T/py.lime" | awk -F'\t' '$1 == "pi" && $3 == 0 { printf "%s ", $5 }')
+    echo "analytic: $want"
+    echo "lat-meson: $got"
+    python3 -c '
+import sys
+w = [float(v) for v in sys.argv[1].split()]; g = [float(v) for v in sys.argv[2].split()]
+assert len(w) == len(g) == 8
+assert max(abs(a - b) / a for a, b in zip(w, g)) < 1e-12' "$want" "$got"
+    run "$BIN/lat-meson" --format json "$T/py.lime"
+    [[ "$output" == *'"source": "point:0,1,0,3"'* ]]
+    head -c 1500000 "$T/py.lime" > "$T/cut.prop"
+    expect_error 1 lat-meson -- "$BIN/lat-meson" "$T/cut.prop"
+    python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[len(b) // 2] ^= 1; open(sys.argv[2], "wb").write(b)' "$T/py.lime" "$T/flip.prop"
+    expect_error 1 lat-meson -- "$BIN/lat-meson" "$T/flip.prop"
+    [[ "$stderr" == *"checksum mismatch"* ]]
 }
 
 @test "bad input: one line, the right exit status, no partial output" {

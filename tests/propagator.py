@@ -7,6 +7,7 @@ space, written here from the formulas (no code shared with lat).
   propagator.py read FILE                 check the file, print lattice, source, nc, prec
   propagator.py free FILE KAPPA BC        max |S_file - S_free| (BC: p,p,p,a style)
   propagator.py freepion LAT KAPPA BC SRC analytic free pion C(t), t from the source
+  propagator.py writefree OUT LAT KAPPA BC SRC   the free propagator as a file, encoded here
   propagator.py diff A B                  max |S_A - S_B| / max |S_A|
   propagator.py covariance FILE FILE2 G   max |S2(x) - g(x) S(x) g(x0)^dag| (G: SciDAC g(x) file)
 Exit 1 with a message on any problem."""
@@ -227,6 +228,47 @@ def cmd_covariance(path1, path2, gpath):
                         scale = max(scale, abs(want))
     print("%.3e %.3e" % (err, scale))
 
+def lime_record(typ, body, mb, me):
+    h = struct.pack(">IHHQ", 0x456789AB, 1, (0x8000 if mb else 0) | (0x4000 if me else 0), len(body))
+    return h + typ.encode().ljust(128, b"\0") + body + b"\0" * ((-len(body)) % 8)
+
+def cmd_writefree(out, lattice, kappa, bc, srcs):
+    """the analytic free propagator as a DD-pairs file, encoded here (64-bit)"""
+    L = [int(v) for v in lattice.split("x")]
+    x0 = [int(v) for v in srcs.split(",")]
+    S = free_prop(L, kappa, bc, x0)
+    V, nc = len(S), 3
+    head = '<?xml version="1.0" encoding="UTF-8"?>'
+    recs = [lime_record("scidac-private-file-xml", (head + "<scidacFile><version>1.1</version><spacetime>4</spacetime>"
+                        "<dims>%d %d %d %d</dims><volfmt>0</volfmt></scidacFile>" % tuple(L)).encode() + b"\0", 1, 0),
+            lime_record("scidac-file-xml", (head + "<usqcdPropFile><version>1.0</version><type>"
+                        "USQCD_DiracFermion_Source_Sink_Pairs</type><info>python</info></usqcdPropFile>").encode() + b"\0", 0, 1)]
+    s0 = site(L, x0)
+    for beta in range(4):
+        for b in range(nc):
+            for kind in ("usqcdSourceInfo", "usqcdPropInfo"):
+                sites = []
+                for x in range(V):
+                    vals = []
+                    for r in range(4):
+                        for a in range(nc):
+                            if kind == "usqcdSourceInfo":
+                                z = 1 if (x == s0 and r == beta and a == b) else 0
+                            else:
+                                z = S[x][r][beta] if a == b else 0
+                            vals += [complex(z).real, complex(z).imag]
+                    sites.append(struct.pack(">24d", *vals))
+                ca, cb = checksum(sites)
+                recs.append(lime_record("scidac-private-record-xml", (head + "<scidacRecord><version>1.1</version>"
+                    "<recordtype>0</recordtype><datatype>USQCD_D3_DiracFermion</datatype><precision>D</precision>"
+                    "<colors>3</colors><spins>4</spins><typesize>192</typesize><datacount>1</datacount></scidacRecord>").encode() + b"\0", 1, 0))
+                recs.append(lime_record("scidac-record-xml", (head + "<%s><version>1.0</version><spin>%d</spin><color>%d</color>"
+                    "<info>python</info></%s>" % (kind, beta, b, kind)).encode() + b"\0", 0, 0))
+                recs.append(lime_record("scidac-binary-data", b"".join(sites), 0, 0))
+                recs.append(lime_record("scidac-checksum", (head + "<scidacChecksum><version>1.0</version><suma>%x</suma>"
+                    "<sumb>%x</sumb></scidacChecksum>" % (ca, cb)).encode() + b"\0", 0, 1))
+    open(out, "wb").write(b"".join(recs))
+
 def main():
     a = sys.argv[1:]
     if not a:
@@ -244,6 +286,8 @@ def main():
                 for u, v in zip(p["cols"][k][x], q["cols"][k][x]):
                     d = max(d, abs(u - v)); m = max(m, abs(u))
         print("%.3e" % (d / m))
+    elif a[0] == "writefree":
+        cmd_writefree(a[1], a[2], float(a[3]), a[4], a[5])
     elif a[0] == "free":
         cmd_free(a[1], float(a[2]), a[3])
     elif a[0] == "freepion":
