@@ -143,7 +143,7 @@ assert max(abs(a - b) / a for a, b in zip(w, g)) < 1e-12' "$want" "$got"
     [ ! -e "$T/x.lime" ]
 }
 
-@test "lat-meson on a propagator file encoded by tests/propagator.py (the free field): pion C(t) = the analytic one; truncated or corrupted copies refused" {
+@test "lat-meson on propagator files encoded by tests/propagator.py (free field): pion = analytic C(t), every channel and momentum = propagator.py's contraction; truncated or corrupted copies refused" {
     python3 "$PY" writefree "$T/py.lime" 4x4x4x8 0.12 p,p,p,a 0,1,0,3
     want=$(python3 "$PY" freepion 4x4x4x8 0.12 p,p,p,a 0,1,0,3)
     got=$("$BIN/lat-meson" --format tsv "$T/py.lime" | awk -F'\t' '$1 == "pi" && $3 == 0 { printf "%s ", $5 }')
@@ -156,6 +156,19 @@ assert len(w) == len(g) == 8
 assert max(abs(a - b) / a for a, b in zip(w, g)) < 1e-12' "$want" "$got"
     run "$BIN/lat-meson" --format json "$T/py.lime"
     [[ "$output" == *'"source": "point:0,1,0,3"'* ]]
+    # every channel, p = 0 and |p|^2 = 1, against the 12x12 matrix products of propagator.py (4x2x2x4, source 1,0,1,2)
+    python3 "$PY" writefree "$T/small.lime" 4x2x2x4 0.12 p,p,p,a 1,0,1,2
+    python3 "$PY" mesons "$T/small.lime" | sort > "$T/py.tsv"
+    "$BIN/lat-meson" --format tsv "$T/small.lime" | awk -F'\t' 'NR > 1 { k = $1 "\t" $3; a[k] = a[k] (a[k] == "" ? "" : " ") $5 }
+        END { for (k in a) print k "\t" a[k] }' | sort > "$T/lat.tsv"
+    python3 -c '
+import sys
+rows = lambda f: {tuple(l.split("\t")[:2]): [float(v) for v in l.split("\t")[2].split()] for l in open(f)}
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+assert sorted(a) == sorted(b) and len(a) == 12, (sorted(a), sorted(b))
+err = max(abs(x - y) / max(abs(x), 1e-300) for k in a for x, y in zip(a[k], b[k]))
+print("12 correlators x 4 t, largest relative difference %.2e" % err)
+assert err < 1e-12' "$T/lat.tsv" "$T/py.tsv"
     head -c 1500000 "$T/py.lime" > "$T/cut.prop"
     expect_error 1 lat-meson -- "$BIN/lat-meson" "$T/cut.prop"
     python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[len(b) // 2] ^= 1; open(sys.argv[2], "wb").write(b)' "$T/py.lime" "$T/flip.prop"

@@ -8,6 +8,7 @@ space, written here from the formulas (no code shared with lat).
   propagator.py free FILE KAPPA BC        max |S_file - S_free| (BC: p,p,p,a style)
   propagator.py freepion LAT KAPPA BC SRC analytic free pion C(t), t from the source
   propagator.py writefree OUT LAT KAPPA BC SRC   the free propagator as a file, encoded here
+  propagator.py mesons FILE               every channel's C(t), p = 0 and |p|^2 = 1 (12x12 matrices)
   propagator.py diff A B                  max |S_A - S_B| / max |S_A|
   propagator.py covariance FILE FILE2 G   max |S2(x) - g(x) S(x) g(x0)^dag| (G: SciDAC g(x) file)
 Exit 1 with a message on any problem."""
@@ -228,6 +229,49 @@ def cmd_covariance(path1, path2, gpath):
                         scale = max(scale, abs(want))
     print("%.3e %.3e" % (err, scale))
 
+def mm(a, b):
+    return [[sum(a[i][k] * b[k][j] for k in range(4)) for j in range(4)] for i in range(4)]
+
+def dag(a):
+    return [[a[j][i].conjugate() if isinstance(a[j][i], complex) else a[j][i] for j in range(4)] for i in range(4)]
+
+G5 = mm(mm(G[0], G[1]), mm(G[2], G[3]))
+ONE = [[1 if i == j else 0 for j in range(4)] for i in range(4)]
+CHANNELS = [("pi", [G5]), ("pi_t", [mm(G[3], G5)]), ("rho", [G[0], G[1], G[2]]), ("a0", [ONE]),
+            ("a1", [mm(G[i], G5) for i in range(3)]), ("b1", [mm(G[0], G[1]), mm(G[1], G[2]), mm(G[2], G[0])])]
+
+def cmd_mesons(path):
+    """C(t) per channel at p = 0 and |p|^2 = 1: -tr[G S Gbar g5 S^dag g5], Gbar = gt G^dag gt"""
+    p = read_prop(path)
+    L, nc, V = p["L"], p["nc"], p["V"]
+    src = [k for k, v in enumerate(p["srcs"][(0, 0)]) if abs(v[0]) > 0]
+    x0 = coords(L, src[0])
+    T = L[3]
+    out = {}
+    for name, gams in CHANNELS:
+        C = [[0j] * T, [0j] * T]
+        for g in gams:
+            gbar = mm(mm(G[3], dag(g)), G[3])
+            for x in range(V):
+                c = coords(L, x)
+                t = (c[3] - x0[3]) % T
+                # S as 12x12: row (r, a), column (beta, b)
+                S = [[p["cols"][(beta, b)][x][r * nc + a] for beta in range(4) for b in range(nc)] for r in range(4) for a in range(nc)]
+                Sd = [[S[j][i].conjugate() for j in range(12)] for i in range(12)]
+                def spin(m):  # 4x4 spin matrix to 12x12
+                    return [[m[i // nc][j // nc] if i % nc == j % nc else 0 for j in range(12)] for i in range(12)]
+                def mul(a, b):
+                    return [[sum(a[i][k] * b[k][j] for k in range(12) if a[i][k] != 0) for j in range(12)] for i in range(12)]
+                M = mul(mul(mul(mul(mul(spin(g), S), spin(gbar)), spin(G5)), Sd), spin(G5))
+                tr = -sum(M[i][i] for i in range(12)) / len(gams)
+                ph = sum(math.cos(2 * math.pi * (c[i] - x0[i]) / L[i]) for i in range(3)) / 3
+                C[0][t] += tr
+                C[1][t] += tr * ph
+        out[name] = C
+    for name, _ in CHANNELS:
+        for pp in (0, 1):
+            print("%s\t%d\t%s" % (name, pp, " ".join("%.17g" % v.real for v in out[name][pp])))
+
 def lime_record(typ, body, mb, me):
     h = struct.pack(">IHHQ", 0x456789AB, 1, (0x8000 if mb else 0) | (0x4000 if me else 0), len(body))
     return h + typ.encode().ljust(128, b"\0") + body + b"\0" * ((-len(body)) % 8)
@@ -286,6 +330,8 @@ def main():
                 for u, v in zip(p["cols"][k][x], q["cols"][k][x]):
                     d = max(d, abs(u - v)); m = max(m, abs(u))
         print("%.3e" % (d / m))
+    elif a[0] == "mesons":
+        cmd_mesons(a[1])
     elif a[0] == "writefree":
         cmd_writefree(a[1], a[2], float(a[3]), a[4], a[5])
     elif a[0] == "free":
