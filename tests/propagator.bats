@@ -176,6 +176,15 @@ assert err < 1e-12' "$T/lat.tsv" "$T/py.tsv"
     [[ "$stderr" == *"checksum mismatch"* ]]
 }
 
+@test "a file lat writes (io/propagator.c through build/tests/test_propagator) reads back with propagator.py: framing, checksums, values" {
+    [ -x "$ROOT/build/tests/test_propagator" ] || skip "build/tests/test_propagator is not built (make)"
+    "$ROOT/build/tests/test_propagator" "$T/c.lime"
+    run python3 "$PY" pattern "$T/c.lime"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == "[4, 2, 2, 4] [1, 0, 1, 2] 0.000e+00 <latPropagator><test>pattern</test></latPropagator>" ]]
+}
+
 @test "bad input: one line, the right exit status, no partial output" {
     echo keep > "$T/old.lime"
     expect_error 2 lat-propagator -- "$BIN/lat-propagator" --kappa 0 "$G/hot.lime" -o "$T/old.lime"

@@ -330,6 +330,17 @@ def main():
                 for u, v in zip(p["cols"][k][x], q["cols"][k][x]):
                     d = max(d, abs(u - v)); m = max(m, abs(u))
         print("%.3e" % (d / m))
+    elif a[0] == "pattern":  # the file test_propagator writes: value sin(k + 0.1 j + 0.01 x)
+        p = read_prop(a[1])
+        src = [k for k, v in enumerate(p["srcs"][(0, 0)]) if abs(v[0]) > 0]
+        err = 0.0
+        for (s_, c_), f in p["cols"].items():
+            k = s_ * 3 + c_
+            for x in range(p["V"]):
+                for j in range(12):
+                    want = complex(math.sin(k + 0.1 * (2 * j) + 0.01 * x), math.sin(k + 0.1 * (2 * j + 1) + 0.01 * x))
+                    err = max(err, abs(f[x][j] - want))
+        print("%s %s %.3e %s" % (p["L"], coords(p["L"], src[0]), err, p["info"]))
     elif a[0] == "mesons":
         cmd_mesons(a[1])
     elif a[0] == "writefree":

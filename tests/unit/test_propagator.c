@@ -148,8 +148,24 @@ static void test_effective_mass(void)
     CHECK(fabs(ml[3] - 0.9) < 1e-13, "log mass of an exponential %g", ml[3]);
 }
 
-int main(void)
+/* argv[1]: also write a 4x2x2x4 propagator whose value k, x, j is
+ * sin(k + 0.1 j + 0.01 x), point source 1,0,1,2, for tests/propagator.bats
+ * to read with its own reader */
+static void write_pattern(const char *path)
 {
+    int L[4] = {4, 2, 2, 4};
+    struct propagator p;
+    random_prop(&p, L, 1);
+    for (int k = 0; k < 12; k++)
+        for (size_t i = 0; i < prop_column_reals(&p); i++) p.col[k][i] = sin(k + 0.1 * (double)(i % 24) + 0.01 * (double)(i / 24));
+    p.src.x[0] = 1; p.src.x[2] = 1; p.src.x[3] = 2;
+    prop_write(path, &p, "<latPropagator><test>pattern</test></latPropagator>", 64);
+    prop_free(&p);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) { write_pattern(argv[1]); return 0; }
     snprintf(dir, sizeof dir, "/tmp/lat-test-prop.XXXXXX");
     if (!mkdtemp(dir)) return 1;
     test_sources();
