@@ -2,14 +2,14 @@
  * slabs (kernels/gaugefix_gpu.c, gpu_halo.cu's logic), run without a GPU.
  * scripts/gpu-slab-emulation builds it and runs the checks.
  *
- * This file gives the CUDA entry points the backend calls: device memory is
- * host memory, gpu_gf_sweep_d runs k_sweep (the one-thread kernel,
- * kernels/gaugefix/gpu_sweep1.cuh; the kernel files are device code only and
- * compiled here whole, scripts/cuda-on-host.h) thread by thread over the
- * launch's half-index range, the halo packs with k_pack (kernels/gpu/pack.cuh)
- * and exchanges with real MPI, gpu_hb_sweep_d runs k_link
- * (kernels/heatbath/gpu_link.cuh)
- * (halo_post), and gpu_gf_quality_d sums per timeslice on the host.  Linked
+ * This file gives the CUDA entry points the backends call: device memory is
+ * host memory, the halo packs with k_pack (kernels/gpu/pack.cuh; the kernel
+ * files are device code only and compiled here whole,
+ * scripts/cuda-on-host.h) and exchanges with real MPI (halo_post),
+ * gpu_hb_sweep_d runs k_link (kernels/heatbath/gpu_link.cuh).  The
+ * gauge-fixing entry points gpu_gf_{sweep,quality,reunitarize}_{d,s,m},
+ * every N, are scripts/gf-kernel-emulation.cpp's (one object per
+ * precision).  Linked
  * with the real lat-overrelax, it runs as `lat-overrelax --device gpu` under
  * mpirun, so the slab logic of gaugefix_gpu.c (timeslice ranges, parity
  * flip, global random streams, halo parts, the Coulomb mask) is what runs;
@@ -19,11 +19,12 @@
  * kernels/gpu/observables.cuh, included whole) for every thread of its
  * fixed grid and adds the threads as the kernel's block tree does, so the
  * real lat-measure --device gpu (and the heatbath's measurements) run here.
- * Double precision only; it checks indices and the order of work, not the
- * CUDA compiler's code or the streams' overlap.
+ * The observables: every N of gpu/gpu.h, float or double storage; the
+ * heatbath: SU(3), double.  It checks indices and the order of work, not
+ * the CUDA compiler's code or the streams' overlap.
  * Exported: the extern "C" GPU entry points named above (gpu_alloc ...
  * gpu_halo_finish), host versions with the contracts of kernels/gpu/field.h,
- * kernels/gaugefix/gpu.h and kernels/heatbath/gpu.h. */
+ * kernels/heatbath/gpu.h. */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,15 +37,12 @@ extern "C" {
 #include "heatbath/backend.h"
 #include "base/log.h"
 }
-#include "gaugefix/gpu.h"
+#include "gpu/field.h"
 #include "lattice/observables_site.h"
 #include "gpu/reduce.cuh"
+#include "gpu/launch.cuh"
 namespace emu {
 #include "gpu/accessor.cuh"
-#include "gaugefix/gpu_site.cuh"
-#include "gaugefix/gpu_sweep1.cuh"
-#include "gaugefix/gpu_sweep4.cuh"
-#include "gaugefix/gpu_reduce.cuh"
 #include "gpu/pack.cuh"
 #include "heatbath/gpu_link.cuh"
 #include "gpu/observables.cuh"
@@ -67,13 +65,9 @@ extern "C" void gpu_mem_info(size_t *f, size_t *t) { *f = *t = 0; }
 extern "C" double gpu_copy_bandwidth(size_t b, int r) { (void)b; (void)r; return 0; }
 extern "C" void gpu_timer_start(void) {}
 extern "C" double gpu_timer_stop(void) { return 0; }
-static void only_double(void) { lat_die(1, "emulation", "double precision only"); }
-#define NOT_EMULATED(sfx)                                                                                      \
-    extern "C" void gpu_gf_sweep_##sfx(const struct gpu_field *, const struct gf_params *, uint64_t, uint32_t, \
-                                       uint32_t, int, int) { only_double(); }                                 \
-    extern "C" void gpu_gf_quality_##sfx(const struct gpu_field *, enum gauge_kind, double *) { only_double(); } \
-    extern "C" void gpu_gf_reunitarize_##sfx(const struct gpu_field *) { only_double(); }                     \
-    extern "C" void gpu_hb_sweep_##sfx(const struct gpu_field *, int, double, uint64_t, uint32_t, int, int)      \
+static void only_double(void) { lat_die(1, "emulation", "the heatbath: double precision only"); }
+#define NOT_EMULATED(sfx)                                                                                 \
+    extern "C" void gpu_hb_sweep_##sfx(const struct gpu_field *, int, double, uint64_t, uint32_t, int, int) \
     { only_double(); }
 NOT_EMULATED(s)
 NOT_EMULATED(m)
@@ -87,7 +81,7 @@ static void run_link(const kgeo &g, double *links, int p, double bn, uint64_t se
         for (int t = 0; t < 128; t++) {
             blockIdx.x = (unsigned)b;
             threadIdx.x = (unsigned)t;
-            k_link<links3, MU, HB, true, 128>(g, links, p, bn, seed, k);
+            k_link<links3, MU, HB, true, 128, 1>(g, links, p, MU, bn, seed, k);
         }
 }
 template <bool HB>
@@ -112,47 +106,25 @@ extern "C" void gpu_hb_sweep_d(const struct gpu_field *f, int heatbath, double b
             else run_step<false>(g, (double *)f->links, p, m, bn, seed, k);
         }
 }
-/* k_reunitarize's body (gaugefix_gpu_impl.cuh), site by site */
-extern "C" void gpu_gf_reunitarize_d(const struct gpu_field *f)
-{
-    if (f->nc != 3) lat_die(1, "emulation", "SU(3) only");
-    kgeo g = make_geo(f);
-    lat_complex m[9];
-    for (int p = 0; p < 2; p++)
-        for (int h = 0; h < g.Vh; h++) {
-            for (int mu = 0; mu < 4; mu++) {
-                double *b = links3::at((double *)f->links, g, p, mu, h);
-                links3::load(b, m);
-                sun_reunitarize(3, m);
-                links3::store(b, m);
-            }
-            if (f->transform) {
-                double *b = links3::transform::at((double *)f->transform, g, p, h);
-                links3::transform::load(b, m);
-                sun_reunitarize(3, m);
-                links3::transform::store(b, m);
-            }
-        }
-}
 /* ---- the observables: observables.cu's grid, thread by thread ---- */
 static void tree(double *a, int max) /* red_block_sum/max's tree over GPU_RED_BS values */
 {
     for (int w = GPU_RED_BS / 2; w > 0; w >>= 1)
         for (int t = 0; t < w; t++) a[t] = max ? obs_max_nan(a[t], a[t + w]) : a[t] + a[t + w];
 }
-extern "C" void gpu_observables_sums(const struct gpu_field *f, double out[10])
+template <class S, int NC>
+static void observables_sums(const struct gpu_field *f, double out[10])
 {
-    if (f->nc != 3) lat_die(1, "emulation", "SU(3) only");
-    if (f->prec != 'd') only_double();
+    typedef typename default_links<S, NC>::type U;
     kgeo g = make_geo(f);
-    const double *l = (const double *)f->links;
+    const S *l = (const S *)f->links;
     static double a[9][GPU_RED_BS];
     for (int k = 0; k < 10; k++) out[k] = 0;
     for (int b = 0; b < OBS_NB; b++) {
         for (int t = 0; t < GPU_RED_BS; t++) {
             double v[5] = {0, 0, 0, 0, 0}, m[2] = {0, 0}, pv[2] = {0, 0};
-            obs_thread<links3>(g, l, b * GPU_RED_BS + t, v, m);
-            obs_poly_thread<links3>(g, l, b * GPU_RED_BS + t, pv);
+            obs_thread<U>(g, l, b * GPU_RED_BS + t, v, m);
+            obs_poly_thread<U>(g, l, b * GPU_RED_BS + t, pv);
             for (int k = 0; k < 5; k++) a[k][t] = v[k];
             a[5][t] = m[0];
             a[6][t] = m[1];
@@ -172,70 +144,13 @@ extern "C" void gpu_observables_sums(const struct gpu_field *f, double out[10])
     }
     out[0] = out[1] + out[2];
 }
-
-/* ---- the sweep: k_sweep thread by thread over [h0, h1) ---- */
-template <int G, int UPD, bool TRACK>
-static void run_sweep(const struct gpu_field *f, const struct gf_params *p, uint64_t seed, uint32_t copy, uint32_t sweep,
-                      int active, int parity)
+/* every N (with_nc, as observables.cu), float or double storage */
+extern "C" void gpu_observables_sums(const struct gpu_field *f, double out[10])
 {
-    kgeo g = make_geo(f);
-    for (int par = parity < 0 ? 0 : parity; par < (parity < 0 ? 2 : parity + 1); par++) {
-        int nb = (g.h1 - g.h0 + 127) / 128;
-        for (int b = 0; b < nb; b++)
-            for (int t = 0; t < 128; t++) {
-                blockIdx.x = (unsigned)b;
-                threadIdx.x = (unsigned)t;
-                k_sweep<links3, G, UPD, TRACK, 128, 2>(g, (double *)f->links, (double *)f->transform,
-                                                  active ? f->active : NULL, par, p->omega, p->p, p->temperature, seed,
-                                                  copy, sweep);
-            }
-    }
-}
-template <int G, bool TRACK>
-static void by_update(const struct gpu_field *f, const struct gf_params *p, uint64_t s, uint32_t c, uint32_t k, int a, int par)
-{
-    switch (p->update) {
-    case GF_RELAX: run_sweep<G, GF_RELAX, TRACK>(f, p, s, c, k, a, par); break;
-    case GF_OVERRELAX: run_sweep<G, GF_OVERRELAX, TRACK>(f, p, s, c, k, a, par); break;
-    case GF_MICRO: run_sweep<G, GF_MICRO, TRACK>(f, p, s, c, k, a, par); break;
-    case GF_STOCHASTIC: run_sweep<G, GF_STOCHASTIC, TRACK>(f, p, s, c, k, a, par); break;
-    default: run_sweep<G, GF_ANNEAL, TRACK>(f, p, s, c, k, a, par); break;
-    }
-}
-template <bool TRACK>
-static void by_gauge(const struct gpu_field *f, const struct gf_params *p, uint64_t s, uint32_t c, uint32_t k, int a, int par)
-{
-    if (p->gauge == GAUGE_LANDAU) by_update<GAUGE_LANDAU, TRACK>(f, p, s, c, k, a, par);
-    else if (p->gauge == GAUGE_COULOMB) by_update<GAUGE_COULOMB, TRACK>(f, p, s, c, k, a, par);
-    else by_update<GAUGE_MAG, TRACK>(f, p, s, c, k, a, par);
-}
-extern "C" void gpu_gf_sweep_d(const struct gpu_field *f, const struct gf_params *p, uint64_t seed, uint32_t copy,
-                               uint32_t sweep, int active, int parity)
-{
-    if (f->nc != 3) lat_die(1, "emulation", "SU(3) only");
-    if (f->transform) by_gauge<true>(f, p, seed, copy, sweep, active, parity);
-    else by_gauge<false>(f, p, seed, copy, sweep, active, parity);
-}
-
-/* ---- per-timeslice sums on the host (site order within a slice) ---- */
-extern "C" void gpu_gf_quality_d(const struct gpu_field *f, enum gauge_kind gauge, double *out)
-{
-    kgeo g = make_geo(f);
-    int v3 = (int)(f->V / f->L[3]);
-    for (int t = 0; t < f->L[3]; t++) {
-        double fs = 0, ts = 0;
-        for (int s = t * v3; s < (t + 1) * v3; s++) {
-            int x[4], r = s;
-            for (int mu = 0; mu < 4; mu++) { x[mu] = r % f->L[mu]; r /= f->L[mu]; }
-            int p = (x[0] + x[1] + x[2] + x[3]) & 1, hb[4];
-            lat_complex up[36], dn[36];
-            load_site<links3, 4>((const double *)f->links, g, p, s / 2, s, x, up, dn, hb);
-            fs += gf_site_functional(3, gauge, up);
-            ts += gf_site_theta(3, gauge, up, dn);
-        }
-        out[2 * t] = fs;
-        out[2 * t + 1] = ts;
-    }
+    with_nc(f->nc, [&](auto n) {
+        if (f->prec == 'd') observables_sums<double, decltype(n)::value>(f, out);
+        else observables_sums<float, decltype(n)::value>(f, out);
+    });
 }
 
 /* ---- the halo: gpu_halo.cu's steps with k_pack's text and real MPI ---- */
@@ -270,8 +185,12 @@ static void pack(const struct gpu_field *f, struct gpu_halo *x, int i, int unpac
         for (unsigned t = 0; t < 256; t++) {
             blockIdx.x = b;
             threadIdx.x = t;
-            k_pack<double>((const double *)f->links, x->buf[2 * i + unpack], f->nblk, f->ncomp, f->vec, slot,
-                           slice * v3h, v3h, unpack);
+            if (f->prec == 'd')
+                k_pack<double>((const double *)f->links, x->buf[2 * i + unpack], f->nblk, f->ncomp, f->vec, slot,
+                               slice * v3h, v3h, unpack);
+            else
+                k_pack<float>((const float *)f->links, (float *)x->buf[2 * i + unpack], f->nblk, f->ncomp, f->vec, slot,
+                              slice * v3h, v3h, unpack);
         }
 }
 extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct geometry *d,
@@ -291,7 +210,7 @@ extern "C" void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, c
     for (int i = 0; i < x->nparts; i++) {
         s[i] = x->buf[2 * i];
         r[i] = x->buf[2 * i + 1];
-        bytes[i] = x->n * sizeof(double);
+        bytes[i] = x->n * (f->prec == 'd' ? sizeof(double) : sizeof(float));
     }
     struct comm_reqs q;
     q.n = 0;

@@ -15,11 +15,13 @@
 # the project, reads the sign file to the same plaquette and link trace.
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
+source "$BATS_TEST_DIRNAME/glu.bash"
+source "$BATS_TEST_DIRNAME/lime.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export BIN="$ROOT/bin" FLIP="$BATS_TEST_DIRNAME/bsign_flip.py"
-    export SOURCE_DATE_EPOCH=1700000000 OMP_NUM_THREADS=1 LAT_DEVICE=cpu
+    lat_test_paths lat-heatbath lat-convert lat-randomize-orbit || return 1
+    export FLIP="$BATS_TEST_DIRNAME/bsign_flip.py" OMP_NUM_THREADS=1 LAT_DEVICE=cpu
     local d="$BATS_FILE_TMPDIR"
     cd "$d" || return 1
     "$BIN/lat-heatbath" -q -N 3 -b 5.7 -L 4x4x4x6 --start hot --therm 3 --sweeps 0 -s 5 -o c64.lime
@@ -42,8 +44,6 @@ setup_file() {
 }
 
 setup() {
-    source "$BATS_TEST_DIRNAME/common.bash"
-    source "$BATS_TEST_DIRNAME/lime.bash"
     T="$BATS_FILE_TMPDIR"
     cd "$BATS_TEST_TMPDIR" || return 1
 }
@@ -80,7 +80,7 @@ jval() { "$BIN/lat-convert" --check --format json "$1" | sed -E "s/.*\"$2\": \"?
         done
         close "$(mval "$T/s$p.lime" plaquette)" "$(flipped s$p plaq)" 1e-12
         close "$(mval "$T/s$p.lime" link_trace)" "$(flipped s$p linktr)" 1e-12
-        ! close "$(mval "$T/s$p.lime" link_trace)" "$(mval "$T/c$p.lime" link_trace)" 1e-6
+        ! close "$(mval "$T/s$p.lime" link_trace)" "$(mval "$T/c$p.lime" link_trace)" 1e-6 || false
         # each Polyakov line holds exactly one: P -> -P
         for k in polyakov_re polyakov_im; do
             [ "$(mval "$T/s$p.lime" $k)" = "$(neg "$(mval "$T/c$p.lime" $k)")" ]
@@ -218,17 +218,15 @@ jval() { "$BIN/lat-convert" --check --format json "$1" | sed -E "s/.*\"$2\": \"?
 }
 
 @test "GLU (when present) reads the sign file and measures what lat-measure does: the same plaquette, the link trace with the sign" {
-    local glu="$ROOT/../glu/bin/GLU"
-    [ -x "$glu" ] && [ -f "$ROOT/../glu/bin/input_file" ] || skip "GLU not built at ../glu/bin (the flipper's own numbers check lat above)"
-    # GLU's sample input, made to read a 4x4x4x6 ILDG file and fix nothing
-    sed -e 's/^HEADER = .*/HEADER = ILDG_SCIDAC/' -e 's/DIM_3 = .*/DIM_3 = 6/' -e 's/MAX_ITERS = .*/MAX_ITERS = 0/' \
-        -e 's/^GFTYPE = .*/GFTYPE = LANDAU/' "$ROOT/../glu/bin/input_file" > glu.in
+    need_glu
+    # GLU reads the 4x4x4x6 ILDG file and fixes nothing (no iterations,
+    # nothing written)
+    glu_input GAUGE_FIXING ILDG_SCIDAC NERSC_GAUGE 4 4 4 6 > glu.in
     for f in s64 c64; do
-        run -0 bash -c "'$glu' -i glu.in -c '$T/$f.lime' 2>&1 | grep -m1 'Calculated Trace'"
-        # [IO] Calculated Trace :: 0.008824675043228  || Plaq :: 0.444952538945978
+        glu_run glu.in "$T/$f.lime" "" "$f.log"
         local tr pl
-        tr=$(printf '%s\n' "$output" | awk '{ print $5 }')
-        pl=$(printf '%s\n' "$output" | awk '{ print $9 }')
+        tr=$(glu_read_value "$f.log" trace)
+        pl=$(glu_read_value "$f.log" plaquette)
         close "$tr" "$(mval "$T/$f.lime" link_trace)" 1e-14
         close "$pl" "$(mval "$T/$f.lime" plaquette)" 1e-14
     done

@@ -1,7 +1,10 @@
 #!/usr/bin/env bats
 # emulation.bats -- host checks of GPU device code that need neither a GPU
 # nor nvcc, only g++ (run on any build, CUDA=0 included): the link storage
-# of gpu_field with 12 and 8 reals (scripts/link8-emulation).
+# of gpu_field with 12 and 8 reals (scripts/link8-emulation); the heatbath
+# kernel of every SU(N) against the CPU backend (scripts/hb-kernel-emulation);
+# the GPU gauge-fixing backend of SU(N), N = 2..8, against the CPU backend
+# (scripts/sun-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -10,4 +13,33 @@
     [ "$status" -eq 0 ]
     echo "$output" | grep -q '^link8-emulation: [0-9]* passed, 0 failed$'
     [ "$(echo "$output" | grep -c 'as the reference')" -eq 5 ]
+}
+
+@test "CUDA heatbath kernel on the host, SU(2)..SU(8), double/single/mixed: the CPU backend's links bit for bit" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/hb-kernel-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/hb-kernel-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    for p in d s m; do
+        echo "$output" | grep -q "^hb-kernel-emulation $p: [0-9]* passed, 0 failed$"
+    done
+    # every N in every precision ran its 6 sweeps; bit for bit everywhere but mixed SU(3) (see the .cpp)
+    for n in 2 3 4 5 6 7 8; do
+        for p in d s m; do
+            echo "$output" | grep -q "^SU($n) $p 4^4 .* OR3 .*; links moved"
+        done
+    done
+    [ "$(echo "$output" | grep -c 'HB1 identical OR1 identical HB2 identical OR2 identical HB3 identical OR3 identical')" -eq 20 ]
+}
+
+@test "SU(N) on the emulated GPU, N = 2,3,4,5,6,8: gauge-fixing sweeps = CPU (double bit for bit), observables, the one refusal" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/sun-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/sun-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^sun-emulation: [0-9]* passed, 0 failed$'
+    # every N ran, double bit-identical where the links are stored whole
+    for n in 2 4 5 6 8; do echo "$output" | grep -q "^SU($n): 11 cases: double bit-identical yes"; done
+    echo "$output" | grep -q '^SU(3): 11 cases: double within'
+    echo "$output" | grep -q 'kernels for SU(2)..SU(8), not SU(9)'
 }

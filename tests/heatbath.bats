@@ -42,7 +42,7 @@ doubles() { lime_payload "$1" ildg-binary-data | od -An -v -t "${2:-f8}" --endia
     "$HB" --sweeps 0 --start hot --nc 2 --lattice 4x2x2x2 --seed 9 > b.lime
     "$HB" --sweeps 0 --start hot --nc 2 --lattice 4x2x2x2 --seed 10 > c.lime
     cmp a.lime b.lime
-    ! cmp -s a.lime c.lime
+    ! cmp -s a.lime c.lime || false
     lime_payload a.lime ildg-format | grep -q '<field>su2gauge</field>'
     [ "$(lime_list a.lime | awk '$5 == "ildg-binary-data" {print $4}')" -eq $((32 * 4 * 8 * 8)) ]
     # each SU(2) link: |row 0|^2 = 1 and U11 = conj(U00); not the unit matrix
@@ -88,7 +88,7 @@ col() { awk -F'\t' -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c
     OMP_NUM_THREADS=2 "$HB" --beta 5.7 --lattice 8x8x4x4 --sweeps 2 --or 1 --seed 5 > t2.lime
     OMP_NUM_THREADS=2 "$HB" --beta 5.7 --lattice 8x8x4x4 --sweeps 2 --or 1 --seed 6 > t3.lime
     cmp t1.lime t2.lime
-    ! cmp -s t1.lime t3.lime
+    ! cmp -s t1.lime t3.lime || false
     # single precision chains are reproducible too
     OMP_NUM_THREADS=1 "$HB" --beta 2.3 --nc 2 --lattice 8x8x4x4 --sweeps 2 --precision single --seed 5 > s1.lime
     OMP_NUM_THREADS=2 "$HB" --beta 2.3 --nc 2 --lattice 8x8x4x4 --sweeps 2 --precision single --seed 5 > s2.lime
@@ -110,7 +110,7 @@ col() { awk -F'\t' -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c
     grep -q 'first_sweep=3 next_sweep=7' h
     # --first-sweep 0 restarts the counter: another chain
     "$HB" --beta 6.0 --start part1.lime --sweeps 4 --or 2 --seed 4 --first-sweep 0 -o other.lime
-    ! cmp -s <(doubles whole.lime) <(doubles other.lime)
+    ! cmp -s <(doubles whole.lime) <(doubles other.lime) || false
 }
 
 @test "--every writes the configurations after thermalisation, named by sweep" {

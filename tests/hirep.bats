@@ -10,14 +10,12 @@
 # lat's file with the same plaquette and lat reads GLU's HIREP output.
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
+source "$BATS_TEST_DIRNAME/glu.bash"
+source "$BATS_TEST_DIRNAME/lime.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export CONV="$ROOT/bin/lat-convert"
-    export BIN="$ROOT/bin"
-    export GLU="${LAT_TEST_GLU:-$ROOT/../glu/bin/GLU}"
-    export SOURCE_DATE_EPOCH=1700000000
-    [ -x "$CONV" ] || { echo "bin/lat-convert missing: run make first" >&2; return 1; }
+    lat_test_paths lat-convert || return 1
     command -v python3 >/dev/null || { echo "python3 is needed for the independent encoder" >&2; return 1; }
     local d="$BATS_FILE_TMPDIR"
     # The independent encoder: random SU(N) links, written in HiRep's
@@ -123,28 +121,7 @@ EOF
     python3 "$d/enc.py" "$d/su2m.hirep" "$d/su2m.ildgdata" 2 4 2 2 4 matrix 4 > "$d/su2m.plaq"
 }
 
-setup() {
-    source "$BATS_TEST_DIRNAME/lime.bash"
-    source "$BATS_TEST_DIRNAME/common.bash"
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
-
-# status, exactly one line on stderr "lat-convert: ...", matching a pattern
-expect_error_like() { # STATUS PATTERN -- command...
-    local want=$1 pat=$2
-    shift 3
-    expect_error "$want" lat-convert -- "$@" || return 1
-    [[ "$stderr" =~ $pat ]] || { echo "'$stderr' does not match '$pat'"; return 1; }
-}
-
-# the failing command may not leave anything in $W (only what was there)
-expect_clean() { # FILE... that must be in $W
-    local left
-    left=$(cd "$W" && ls -A | sort | tr '\n' ' ')
-    [ "$left" = "$(printf '%s\n' "$@" | sort | tr '\n' ' ' | sed 's/^ *//')" ] || { echo "left in $W: $left"; return 1; }
-}
+setup() { lat_test_dirs; }
 
 # NAME read from FILE (a path, or - with the file on a pipe): lat's ILDG
 # payload equals the encoder's bytes and its plaquette the encoder's
@@ -223,7 +200,7 @@ reads_as_encoded() { # NAME [pipe]
 
 @test "bad input: a header plaquette off by 1e-8 is refused in one line" {
     python3 "$T/enc.py" "$W/p.hirep" "$W/p.data" 3 2 2 2 2 matrix 5 1e-8 > /dev/null
-    expect_error_like 1 "HiRep header plaquette mismatch: the header says" -- "$CONV" --check "$W/p.hirep"
+    expect_error 1 lat-convert "HiRep header plaquette mismatch: the header says" -- "$CONV" --check "$W/p.hirep"
     python3 "$T/enc.py" "$W/q.hirep" "$W/q.data" 3 2 2 2 2 matrix 5 1e-12 > /dev/null
     run -0 "$CONV" --check "$W/q.hirep"
 }
@@ -231,16 +208,16 @@ reads_as_encoded() { # NAME [pipe]
 @test "bad input: truncated (header, data; file and pipe) and trailing bytes, one line each" {
     cd "$W"
     head -c 20 "$T/su3.hirep" > h.hirep
-    expect_error_like 1 "truncated: the HiRep header \\(28 bytes\\) ends after 20 bytes" -- "$CONV" --check h.hirep
+    expect_error 1 lat-convert "truncated: the HiRep header \\(28 bytes\\) ends after 20 bytes" -- "$CONV" --check h.hirep
     head -c -8 "$T/su3.hirep" > t.hirep
-    expect_error_like 1 "t.hirep: truncated: HiRep data ends after 110584 of 110592 bytes \\(SU\\(3\\) 2x4x6x4\\)" -- "$CONV" --check t.hirep
-    expect_error_like 1 "standard input: truncated: HiRep data ends after 110584 of 110592 bytes" -- sh -c "cat t.hirep | '$CONV' -o new -"
+    expect_error 1 lat-convert "t.hirep: truncated: HiRep data ends after 110584 of 110592 bytes \\(SU\\(3\\) 2x4x6x4\\)" -- "$CONV" --check t.hirep
+    expect_error 1 lat-convert "standard input: truncated: HiRep data ends after 110584 of 110592 bytes" -- sh -c "cat t.hirep | '$CONV' -o new -"
     head -c -8 "$T/su2q.hirep" > tq.hirep
-    expect_error_like 1 "truncated: HiRep SU\\(2\\) data of 2x4x6x4 is 24576 bytes \\(quaternions\\) or 49152 \\(matrices\\), the file holds 24568" -- "$CONV" --check tq.hirep
-    expect_error_like 1 "standard input: truncated: HiRep SU\\(2\\) data .* the input holds 24568" -- sh -c "cat tq.hirep | '$CONV' -o new -"
+    expect_error 1 lat-convert "truncated: HiRep SU\\(2\\) data of 2x4x6x4 is 24576 bytes \\(quaternions\\) or 49152 \\(matrices\\), the file holds 24568" -- "$CONV" --check tq.hirep
+    expect_error 1 lat-convert "standard input: truncated: HiRep SU\\(2\\) data .* the input holds 24568" -- sh -c "cat tq.hirep | '$CONV' -o new -"
     { cat "$T/su3.hirep"; printf 'x'; } > x.hirep
-    expect_error_like 1 "x.hirep: HiRep data is 1 bytes longer than the 110592 that SU\\(3\\) 2x4x6x4 needs" -- "$CONV" --check x.hirep
-    expect_error_like 1 "standard input: HiRep data is 1 bytes longer" -- sh -c "cat x.hirep | '$CONV' -o new -"
+    expect_error 1 lat-convert "x.hirep: HiRep data is 1 bytes longer than the 110592 that SU\\(3\\) 2x4x6x4 needs" -- "$CONV" --check x.hirep
+    expect_error 1 lat-convert "standard input: HiRep data is 1 bytes longer" -- sh -c "cat x.hirep | '$CONV' -o new -"
     expect_clean h.hirep t.hirep tq.hirep x.hirep
 }
 
@@ -252,18 +229,18 @@ open("ng9.hirep", "wb").write(struct.pack(">5id", 9, 4, 4, 4, 4, 1.0) + b"\0" * 
 open("ng1.hirep", "wb").write(struct.pack(">5id", 1, 4, 4, 4, 4, 1.0) + b"\0" * 64)
 open("odd.hirep", "wb").write(struct.pack(">5id", 3, 4, 4, 3, 4, 1.0) + b"\0" * 64)
 EOF
-    expect_error_like 1 "ng9.hirep: HiRep NG = 9: lat reads SU\\(N\\) for N = 2\\.\\.8" -- "$CONV" --check ng9.hirep
-    expect_error_like 1 "ng1.hirep: HiRep NG = 1: lat reads SU\\(N\\) for N = 2\\.\\.8" -- "$CONV" --check ng1.hirep
-    expect_error_like 1 "odd.hirep: lattice 4x3x4x4 \\(x y z t\\) from the HiRep header: lattice extents must be even" -- "$CONV" --check odd.hirep
+    expect_error 1 lat-convert "ng9.hirep: HiRep NG = 9: lat reads SU\\(N\\) for N = 2\\.\\.8" -- "$CONV" --check ng9.hirep
+    expect_error 1 lat-convert "ng1.hirep: HiRep NG = 1: lat reads SU\\(N\\) for N = 2\\.\\.8" -- "$CONV" --check ng1.hirep
+    expect_error 1 lat-convert "odd.hirep: lattice 4x3x4x4 \\(x y z t\\) from the HiRep header: lattice extents must be even" -- "$CONV" --check odd.hirep
     python3 "$T/enc.py" nan.hirep nan.data 3 2 2 2 2 matrix 6 0 3 19 > /dev/null
-    expect_error_like 1 "nan.hirep: HiRep data: non-finite number \\(nan\\) in the link U_x at site x=0 y=0 z=0 t=0, element \\[0\\]\\[0\\] imaginary part" -- "$CONV" --check nan.hirep
+    expect_error 1 lat-convert "nan.hirep: HiRep data: non-finite number \\(nan\\) in the link U_x at site x=0 y=0 z=0 t=0, element \\[0\\]\\[0\\] imaginary part" -- "$CONV" --check nan.hirep
 }
 
 @test "--precision 32 is refused in one line; the existing output stays untouched" {
     cd "$W"
     echo precious > keep.hirep
     cp keep.hirep keep.orig
-    expect_error_like 1 "keep.hirep: HiRep files hold 64-bit doubles only" -- "$CONV" --to hirep --precision 32 -o keep.hirep "$T/su3.hirep"
+    expect_error 1 lat-convert "keep.hirep: HiRep files hold 64-bit doubles only" -- "$CONV" --to hirep --precision 32 -o keep.hirep "$T/su3.hirep"
     cmp keep.hirep keep.orig
     expect_clean keep.hirep keep.orig
 }
@@ -280,63 +257,14 @@ EOF
 
 # ---- GLU (R. Hudspith), an SU(3) build, when it is there ----------------------
 
-need_glu() { [ -x "$GLU" ] || skip "GLU is absent ($GLU): the peer-program checks cannot run"; }
-
-glu_input() { # MODE: an input file that reads HIREP and writes HIREP
-    # (GLU wants every tag present; SMEARING with SMITERS = 0 writes the
-    # field it read, after its reunitarisation)
-    cat <<EOF
-MODE = $1
-HEADER = HIREP
-	DIM_0 = 4
-	DIM_1 = 4
-	DIM_2 = 4
-	DIM_3 = 4
-CONFNO = 0
-RANDOM_TRANSFORM = NO
-SEED = 1
-GFTYPE = COULOMB
-	GF_TUNE = 0.09
-	ACCURACY = 14
-	MAX_ITERS = 0
-CUTTYPE = GLUON_PROPS
-	FIELD_DEFINITION = LINEAR
-	MOM_CUT = CYLINDER_CUT
-	MAX_T = 7
-	MAXMOM = 4
-	CYL_WIDTH = 2.0
-	ANGLE = 60
-	OUTPUT = ./
-SMEARTYPE = APE
-	DIRECTION = ALL
-	SMITERS = 0
-	ALPHA1 = 0.6
-	ALPHA2 = 0.4
-	ALPHA3 = 0.2
-U1_MEAS = U1_RECTANGLE
-	U1_ALPHA = 0.07957753876221914
-	U1_CHARGE = -1.0
-CONFIG_INFO = lat_hirep_test
-	STORAGE = HIREP
-BETA = 6.0
-	ITERS = 1500
-	MEASURE = 1
-	OVER_ITERS = 4
-	SAVE = 25
-	THERM = 100
-EOF
-}
-
 @test "GLU reads lat's HiRep file with the same plaquette and link trace" {
     need_glu
     cd "$W"
-    glu_input SMEARING > in
+    glu_input SMEARING HIREP HIREP 2 4 6 4 > in
     "$CONV" -q --to hirep -o a.hirep "$T/su3.hirep"
-    run -0 "$GLU" -i in -c a.hirep -o b.hirep
-    line=$(printf '%s\n' "$output" | grep 'Calculated Trace' | head -n 1)
-    [ -n "$line" ] || { echo "$output"; return 1; }
-    glu_trace=$(echo "$line" | awk '{print $5}')
-    glu_plaq=$(echo "$line" | awk '{print $9}')
+    glu_run in a.hirep b.hirep glu.log
+    glu_trace=$(glu_read_value glu.log trace)
+    glu_plaq=$(glu_read_value glu.log plaquette)
     close "$glu_plaq" "$(cat "$T/su3.plaq")" 1e-13
     close "$glu_trace" "$(mval a.hirep link_trace)" 1e-13
 }
@@ -344,8 +272,8 @@ EOF
 @test "lat reads GLU's HIREP output: the links within 1e-14 of what GLU read, same plaquette" {
     need_glu
     cd "$W"
-    glu_input SMEARING > in
-    "$GLU" -i in -c "$T/su3.hirep" -o glu.hirep > glu.log
+    glu_input SMEARING HIREP HIREP 2 4 6 4 > in
+    glu_run in "$T/su3.hirep" glu.hirep glu.log
     run -0 "$CONV" --check glu.hirep
     [[ "$output" == *"HiRep SU(3) SU(3) 2x4x6x4 64-bit"*"(matches file)"* ]]
     "$CONV" -q --to ildg -o glu.lime glu.hirep
@@ -357,16 +285,16 @@ EOF
 
 @test "shared data + GLU: GLU's HIREP copy of the CPS NERSC file has the producer's plaquette and lat's links" {
     need_glu
-    [ -f "$ROOT/../shared/data/cps-l4448.nersc" ] || skip "../shared/data is absent: the CPS file cannot be tested"
+    [ -f "$DATA/cps-l4448.nersc" ] || skip "../shared/data is absent: the CPS file cannot be tested"
     cd "$W"
-    glu_input SMEARING | sed 's/^HEADER = HIREP/HEADER = NERSC/' > in
-    "$GLU" -i in -c "$ROOT/../shared/data/cps-l4448.nersc" -o cps.hirep > glu.log
+    glu_input SMEARING NERSC HIREP 4 4 4 8 > in
+    glu_run in "$DATA/cps-l4448.nersc" cps.hirep glu.log
     [ "$(od -An -td4 --endian=big -w20 -N20 cps.hirep | tr -s ' ')" = " 3 8 4 4 4" ] # NG, then T first
     run -0 "$CONV" --check cps.hirep
     # CPS recorded PLAQUETTE 0.5985455591, LINK_TRACE -0.0007741846376
     [[ "$output" == *"HiRep SU(3) SU(3) 4x4x4x8 64-bit"*"plaquette 0.5985455591 (matches file), link trace -0.0007741846"* ]]
     "$CONV" -q --to ildg -o cps.lime cps.hirep
-    "$CONV" -q --to ildg -o ref.lime "$ROOT/../shared/data/cps-l4448.nersc"
+    "$CONV" -q --to ildg -o ref.lime "$DATA/cps-l4448.nersc"
     paste <(lime_payload ref.lime ildg-binary-data | od -An -v -tf8 --endian=big -w8) <(lime_payload cps.lime ildg-binary-data | od -An -v -tf8 --endian=big -w8) |
         awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d } END { print m; exit !(NR == 4 * 4 * 4 * 8 * 4 * 18 && m < 1e-14) }'
 }

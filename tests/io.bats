@@ -7,14 +7,11 @@
 # left behind, an existing output untouched).
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
+source "$BATS_TEST_DIRNAME/lime.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export CONV="$ROOT/bin/lat-convert"
-    export DATA="$ROOT/../shared/data"
-    export SOURCE_DATE_EPOCH=1700000000
-    [ -x "$CONV" ] || { echo "bin/lat-convert missing: run make first" >&2; return 1; }
-    source "$BATS_TEST_DIRNAME/lime.bash"
+    lat_test_paths lat-convert || return 1
     local d="$BATS_FILE_TMPDIR"
     # independent inputs, built byte by byte here (no lat code involved)
     make_unit_ildg "$d/unit.lime" 4 4 4 4 64 35b49a1b b49a1b35
@@ -29,12 +26,7 @@ setup_file() {
     else cp "$d/unit.lime" "$d/hot.lime"; fi
 }
 
-setup() {
-    source "$BATS_TEST_DIRNAME/lime.bash"
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
 # ---- a byte-level ILDG builder (unit links), independent of lat ----------
 hex_u64() { local v=$1 i; for i in 56 48 40 32 24 16 8 0; do printf "\\x$(printf %02x $(((v >> i) & 255)))"; done; }
@@ -86,25 +78,6 @@ make_unit_ildg() { # OUT LX LY LZ LT PREC [SUMA SUMB]
         fi
     } > "$out"
     rm -rf "$tmp"
-}
-
-# status, exactly one line on stderr "lat-convert: WHERE: ...", matching a pattern
-expect_error() { # STATUS PATTERN -- command...
-    local want=$1 pat=$2
-    shift 3
-    run --separate-stderr "$@"
-    [ "$status" -eq "$want" ] || { echo "status $status, expected $want; stderr: $stderr"; return 1; }
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || { echo "not one line: $stderr"; return 1; }
-    [[ "$stderr" == lat-convert:\ * ]] || { echo "no program name: $stderr"; return 1; }
-    [[ "$stderr" =~ $pat ]] || { echo "'$stderr' does not match '$pat'"; return 1; }
-    [ -z "$output" ] || { echo "stdout not empty: $output"; return 1; }
-}
-
-# the failing command may not leave anything in $W (only what was there)
-expect_clean() { # FILE... that must be in $W
-    local left
-    left=$(cd "$W" && ls -A | sort | tr '\n' ' ')
-    [ "$left" = "$(printf '%s\n' "$@" | sort | tr '\n' ' ' | sed 's/^ *//')" ] || { echo "left in $W: $left"; return 1; }
 }
 
 need_data() { [ -d "$DATA" ] || skip "../shared/data is absent: the real files of other programs cannot be tested"; }
@@ -249,7 +222,7 @@ need_data() { [ -d "$DATA" ] || skip "../shared/data is absent: the real files o
     echo "$hdr" | grep -q '^DATATYPE = 4D_SU3_GAUGE$'
     echo "$hdr" | grep -q '^FLOATING_POINT = IEEE64BIG$'
     echo "$hdr" | grep -Eq '^CHECKSUM = [0-9a-f]{1,8}$'
-    ! echo "$hdr" | sed '1d;$d' | grep -v ' = '
+    [ "$(echo "$hdr" | sed '1d;$d' | grep -vc ' = ')" -eq 0 ]
     # binary size: header + V*4*12*8
     V=$(echo "$hdr" | awk -F' = ' '/^DIMENSION_/ {v = (v ? v : 1) * $2} END {print v}')
     [ $(($(stat -c %s "$W/o.nersc") - ${#hdr} - 1)) -eq $((V * 4 * 12 * 8)) ]
@@ -319,14 +292,8 @@ need_data() { [ -d "$DATA" ] || skip "../shared/data is absent: the real files o
     [ -x "$ROOT/bin/lat-randomize-orbit" ] || skip "bin/lat-randomize-orbit not built"
     "$ROOT/bin/lat-randomize-orbit" -q --seed 3 --track-transform -o "$W/o.lime" "$T/unit.lime"
     "$CONV" --extract-transform "$W/g.lime" "$W/o.lime"
-    run -0 lime_list "$W/g.lime"
+    qio_records "$W/g.lime" $((256 * 18 * 8))
     [ "${#lines[@]}" -eq 6 ]
-    [[ "${lines[0]}" == "0 1 0 "*" scidac-private-file-xml" ]]
-    [[ "${lines[1]}" == *" 0 1 "*" scidac-file-xml" ]]
-    [[ "${lines[2]}" == *" 1 0 "*" scidac-private-record-xml" ]]
-    [[ "${lines[3]}" == *" 0 0 "*" scidac-record-xml" ]]
-    [[ "${lines[4]}" == *" 0 0 $((256 * 18 * 8)) scidac-binary-data" ]]
-    [[ "${lines[5]}" == *" 0 1 "*" scidac-checksum" ]]
     lime_payload "$W/g.lime" scidac-private-record-xml |
         grep -a -q '<datatype>USQCD_D3_ColorMatrix</datatype><precision>D</precision><colors>3</colors><typesize>144</typesize><datacount>1</datacount>'
     lime_payload "$W/g.lime" scidac-private-file-xml | grep -a -q '<dims>4 4 4 4 </dims>'
@@ -340,7 +307,7 @@ need_data() { [ -d "$DATA" ] || skip "../shared/data is absent: the real files o
 }
 
 @test "--extract-transform without a tracked transform: error, no file" {
-    expect_error 1 "unit.lime: no tracked gauge transformation" -- "$CONV" --extract-transform "$W/g.lime" "$T/unit.lime"
+    expect_error 1 lat-convert "unit.lime: no tracked gauge transformation" -- "$CONV" --extract-transform "$W/g.lime" "$T/unit.lime"
     expect_clean
 }
 
@@ -378,9 +345,9 @@ bad_input_case() { # NAME STATUS PATTERN: runs lat-convert -o $W/out on $W/NAME,
     local in=$1 st=$2 pat=$3
     echo original > "$W/out"
     cp "$W/out" "$W/out.orig"
-    expect_error "$st" "^lat-convert: $in: $pat" -- "$CONV" -o "$W/out" "$in"
+    expect_error "$st" lat-convert "^lat-convert: $in: $pat" -- "$CONV" -o "$W/out" "$in"
     cmp "$W/out" "$W/out.orig"
-    expect_error "$st" "^lat-convert: $in: $pat" -- "$CONV" --check "$in"
+    expect_error "$st" lat-convert "^lat-convert: $in: $pat" -- "$CONV" --check "$in"
 }
 
 @test "bad input: truncated inside a record header" {
@@ -394,7 +361,7 @@ bad_input_case() { # NAME STATUS PATTERN: runs lat-convert -o $W/out on $W/NAME,
     head -c 20000 "$T/unit.lime" > "$BATS_TEST_TMPDIR/t.lime"
     cd "$BATS_TEST_TMPDIR"
     bad_input_case t.lime 1 "truncated: payload of LIME record 'ildg-binary-data' .*ends after [0-9]+ of 147456 bytes"
-    expect_error 1 "^lat-convert: standard input: truncated: payload" -- sh -c "cat t.lime | '$CONV' -o '$W/new'"
+    expect_error 1 lat-convert "^lat-convert: standard input: truncated: payload" -- sh -c "cat t.lime | '$CONV' -o '$W/new'"
     expect_clean out out.orig
 }
 
@@ -463,8 +430,8 @@ bad_input_case() { # NAME STATUS PATTERN: runs lat-convert -o $W/out on $W/NAME,
 @test "bad input: empty input, garbage, unknown LIME version, not a gauge field" {
     cd "$BATS_TEST_TMPDIR"
     # (run --separate-stderr of bats 1.8 does not pass a redirected stdin on: use sh)
-    expect_error 1 "^lat-convert: standard input: empty input$" -- sh -c "'$CONV' --check < /dev/null"
-    expect_error 1 "^lat-convert: standard input: empty input$" -- sh -c "'$CONV' -o '$W/x.lime' - < /dev/null"
+    expect_error 1 lat-convert "^lat-convert: standard input: empty input$" -- sh -c "'$CONV' --check < /dev/null"
+    expect_error 1 lat-convert "^lat-convert: standard input: empty input$" -- sh -c "'$CONV' -o '$W/x.lime' - < /dev/null"
     : > empty
     bad_input_case empty 1 "empty input"
     echo "hello world, this is text" > text
@@ -474,14 +441,14 @@ bad_input_case() { # NAME STATUS PATTERN: runs lat-convert -o $W/out on $W/NAME,
     pos=$(grep -boa 'su3gauge' "$T/unit.lime" | cut -d: -f1)
     patch_copy g.lime "$pos" 'su3propa'
     bad_input_case g.lime 1 "ildg-format field 'su3propa' is not a gauge field lat reads"
-    expect_error 1 "^lat-convert: nonexistent.lime: cannot open: No such file or directory$" -- "$CONV" --check nonexistent.lime
+    expect_error 1 lat-convert "^lat-convert: nonexistent.lime: cannot open: No such file or directory$" -- "$CONV" --check nonexistent.lime
 }
 
 @test "bad input through a pipe leaves no output file and keeps an existing one" {
     cd "$W"
     echo precious > keep.lime
     cp keep.lime keep.orig
-    expect_error 1 "^lat-convert: standard input: truncated" -- sh -c "head -c 3000 '$T/unit.lime' | '$CONV' --to nersc -o keep.lime"
+    expect_error 1 lat-convert "^lat-convert: standard input: truncated" -- sh -c "head -c 3000 '$T/unit.lime' | '$CONV' --to nersc -o keep.lime"
     cmp keep.lime keep.orig
     expect_clean keep.lime keep.orig
 }
@@ -504,12 +471,12 @@ bad_input_case() { # NAME STATUS PATTERN: runs lat-convert -o $W/out on $W/NAME,
 }
 
 @test "usage errors exit 2 with one line" {
-    expect_error 2 "unknown option '--bogus'" -- "$CONV" --bogus
-    expect_error 2 "--to: 'vax' is not one of ildg\\|nersc" -- "$CONV" --to vax "$T/unit.lime"
-    expect_error 2 "--precision: '16' is not one of 32\\|64" -- "$CONV" --precision 16 "$T/unit.lime"
-    expect_error 2 "--3x3 applies to --to nersc only" -- "$CONV" --3x3 "$T/unit.lime"
-    expect_error 2 "--check writes nothing" -- "$CONV" --check -o x "$T/unit.lime"
-    expect_error 2 "one INPUT at most" -- "$CONV" a b
+    expect_error 2 lat-convert "unknown option '--bogus'" -- "$CONV" --bogus
+    expect_error 2 lat-convert "--to: 'vax' is not one of ildg\\|nersc" -- "$CONV" --to vax "$T/unit.lime"
+    expect_error 2 lat-convert "--precision: '16' is not one of 32\\|64" -- "$CONV" --precision 16 "$T/unit.lime"
+    expect_error 2 lat-convert "--3x3 applies to --to nersc only" -- "$CONV" --3x3 "$T/unit.lime"
+    expect_error 2 lat-convert "--check writes nothing" -- "$CONV" --check -o x "$T/unit.lime"
+    expect_error 2 lat-convert "one INPUT at most" -- "$CONV" a b
     expect_clean
 }
 
@@ -519,7 +486,7 @@ bad_input_case() { # NAME STATUS PATTERN: runs lat-convert -o $W/out on $W/NAME,
     run -0 "$CONV" --check "$W/su2.lime"
     [[ "$output" == *"SU(2)"* ]]
     lime_payload "$W/su2.lime" ildg-format | grep -a -q '<field>su2gauge</field>'
-    expect_error 1 "a NERSC file holds SU\\(3\\) only; this configuration is SU\\(2\\)" -- "$CONV" --to nersc -o "$W/x.nersc" "$W/su2.lime"
+    expect_error 1 lat-convert "a NERSC file holds SU\\(3\\) only; this configuration is SU\\(2\\)" -- "$CONV" --to nersc -o "$W/x.nersc" "$W/su2.lime"
     expect_clean su2.lime
 }
 

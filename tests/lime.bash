@@ -5,6 +5,8 @@
 # magic or version, header or payload cut short, a header not on an 8-byte
 # boundary, or bytes after the last record beyond its padding.
 # lime_payload FILE TYPE writes the payload of the first record of that type.
+# qio_records FILE DATA_BYTES (in a Bats test) checks that FILE begins with
+# the six records of a QIO/SciDAC file.
 
 lime_list() {
     local f=$1 size off=0 h magic ver flags len type pad i b
@@ -34,6 +36,20 @@ lime_list() {
     done
     if [ "$off" -ne "$size" ] && [ $((off - size)) -ge 8 ]; then echo "lime_list: size mismatch" >&2; return 1; fi
     return 0
+}
+
+# FILE begins with QIO's two messages, records and MB/ME flags in QIO's
+# order: scidac-private-file-xml, scidac-file-xml | scidac-private-record-
+# xml, scidac-record-xml, DATA_BYTES of scidac-binary-data, scidac-checksum.
+# Leaves lime_list's lines in ${lines[@]} for what the caller checks after.
+qio_records() { # FILE DATA_BYTES
+    run -0 lime_list "$1" || return 1
+    [[ "${lines[0]}" == "0 1 0 "*" scidac-private-file-xml" &&
+        "${lines[1]}" == *" 0 1 "*" scidac-file-xml" &&
+        "${lines[2]}" == *" 1 0 "*" scidac-private-record-xml" &&
+        "${lines[3]}" == *" 0 0 "*" scidac-record-xml" &&
+        "${lines[4]}" == *" 0 0 $2 scidac-binary-data" &&
+        "${lines[5]}" == *" 0 1 "*" scidac-checksum" ]] || { echo "not QIO's records of $2 data bytes:"; printf '%s\n' "${lines[@]}"; return 1; }
 }
 
 lime_payload() {

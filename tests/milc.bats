@@ -6,14 +6,11 @@
 # SU(N) refusals; MILC's own sample files (../realdata) and GLU when present.
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
+source "$BATS_TEST_DIRNAME/glu.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export CONV="$ROOT/bin/lat-convert"
-    export REAL="$ROOT/../realdata"
-    export DATA="$ROOT/../shared/data"
-    export SOURCE_DATE_EPOCH=1700000000
-    [ -x "$CONV" ] || { echo "bin/lat-convert missing: run make first" >&2; return 1; }
+    lat_test_paths lat-convert || return 1
     local d="$BATS_FILE_TMPDIR"
     # random SU(3) links, written by the python encoder in both byte orders
     milc_py encode "$d/be.milc" big 4 2 2 4 7 > "$d/be.txt"
@@ -24,11 +21,7 @@ setup_file() {
     else "$CONV" -q -o "$d/hot32.lime" "$d/be.milc"; fi
 }
 
-setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
 # ---- the independent encoder / decoder -----------------------------------
 # encode OUT big|little LX LY LZ LT SEED: random SU(3) links rounded to
@@ -126,23 +119,8 @@ elif cmd in ('decode', 'words', 'resum'):
 EOF
 }
 
-# status, exactly one line on stderr "lat-convert: ...", matching a pattern
-expect_error() { # STATUS PATTERN -- command...
-    local want=$1 pat=$2
-    shift 3
-    run --separate-stderr "$@"
-    [ "$status" -eq "$want" ] || { echo "status $status, expected $want; stderr: $stderr"; return 1; }
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || { echo "not one line: $stderr"; return 1; }
-    [[ "$stderr" == lat-convert:\ * ]] || { echo "no program name: $stderr"; return 1; }
-    [[ "$stderr" =~ $pat ]] || { echo "'$stderr' does not match '$pat'"; return 1; }
-    [ -z "$output" ] || { echo "stdout not empty: $output"; return 1; }
-}
-
-# a field of the --check tsv report
-jfield() { "$CONV" --check --format tsv "$1" | awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }'; }
 # overwrite bytes of FILE at OFFSET with HEX
 patch() { printf "$(printf %s "$3" | sed 's/../\\x&/g')" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
-close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }'; }
 
 # ---- reading what the independent encoder wrote ------------------------------
 
@@ -152,9 +130,9 @@ close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -
         run -0 "$CONV" --check "$T/$o.milc"
         [[ "$output" == *"MILC v5 $([ $o = be ] && echo big || echo little)-endian (Mon Jan  1 00:00:00 2024) SU(3) 4x2x2x4 32-bit"* ]]
         [[ "$output" == *"checksum milc 29/31 $a $b ok"* ]]
-        close "$(jfield "$T/$o.milc" plaquette)" "$p" 1e-12
-        close "$(jfield "$T/$o.milc" link_trace)" "$lt" 1e-12
-        [ "$(jfield "$T/$o.milc" precision)" = 32 ]
+        close "$(cval "$T/$o.milc" plaquette)" "$p" 1e-12
+        close "$(cval "$T/$o.milc" link_trace)" "$lt" 1e-12
+        [ "$(cval "$T/$o.milc" precision)" = 32 ]
     done
 }
 
@@ -202,9 +180,9 @@ close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 @test "round trip ILDG 32-bit -> MILC -> ILDG keeps the SciDAC checksum; MILC -> ILDG -> MILC is byte-identical" {
     "$CONV" --to milc -o "$W/a.milc" "$T/hot32.lime" 2>/dev/null
     "$CONV" -o "$W/b.lime" "$W/a.milc"
-    [ "$(jfield "$T/hot32.lime" checksum)" = "$(jfield "$W/b.lime" checksum)" ]
-    [ "$(jfield "$W/b.lime" precision)" = 32 ]
-    close "$(jfield "$T/hot32.lime" plaquette)" "$(jfield "$W/a.milc" plaquette)" 1e-15
+    [ "$(cval "$T/hot32.lime" checksum)" = "$(cval "$W/b.lime" checksum)" ]
+    [ "$(cval "$W/b.lime" precision)" = 32 ]
+    close "$(cval "$T/hot32.lime" plaquette)" "$(cval "$W/a.milc" plaquette)" 1e-15
     "$CONV" --to milc -o "$W/c.milc" "$W/b.lime"
     cmp "$W/a.milc" "$W/c.milc"
 }
@@ -214,13 +192,13 @@ close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -
     "$ROOT/bin/lat-heatbath" -q --sweeps 1 --beta 6 --start hot -L 4 --seed 9 -o "$W/h64.lime"
     "$CONV" --to milc -o "$W/h.milc" "$W/h64.lime" 2>/dev/null
     run -0 milc_py decode "$W/h.milc"
-    [ "$(jfield "$W/h.milc" precision)" = 32 ]
-    close "$(jfield "$W/h64.lime" plaquette)" "$(jfield "$W/h.milc" plaquette)" 1e-6
+    [ "$(cval "$W/h.milc" precision)" = 32 ]
+    close "$(cval "$W/h64.lime" plaquette)" "$(cval "$W/h.milc" plaquette)" 1e-6
 }
 
 @test "--to milc --precision 64 is refused in one line; an existing output stays untouched" {
     echo "precious" > "$W/out.milc"
-    expect_error 1 'out.milc: MILC v5 files are single precision' -- "$CONV" --to milc --precision 64 -o "$W/out.milc" "$T/be.milc"
+    expect_error 1 lat-convert 'out.milc: MILC v5 files are single precision' -- "$CONV" --to milc --precision 64 -o "$W/out.milc" "$T/be.milc"
     [ "$(cat "$W/out.milc")" = precious ]
     [ "$(ls -A "$W")" = out.milc ]
 }
@@ -228,7 +206,7 @@ close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 @test "SU(2) is refused for MILC output in one line, nothing left behind" {
     [ -x "$ROOT/bin/lat-heatbath" ] || skip "bin/lat-heatbath not built"
     "$ROOT/bin/lat-heatbath" -q --sweeps 0 --start hot --nc 2 -L 4 -o "$T/su2.lime"
-    expect_error 1 'a MILC file holds SU\(3\) only; this configuration is SU\(2\)' -- "$CONV" --to milc -o "$W/x.milc" "$T/su2.lime"
+    expect_error 1 lat-convert 'a MILC file holds SU\(3\) only; this configuration is SU\(2\)' -- "$CONV" --to milc -o "$W/x.milc" "$T/su2.lime"
     [ -z "$(ls -A "$W")" ]
 }
 
@@ -238,47 +216,47 @@ close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -
     cp "$T/le.milc" "$W/c.milc"
     patch "$W/c.milc" 500 7f
     read -r a b rest < "$T/le.txt"
-    expect_error 1 "c.milc: MILC checksum mismatch: the header says sum29 $a sum31 $b, the data gives [0-9a-f]+ [0-9a-f]+$" -- "$CONV" --check "$W/c.milc"
+    expect_error 1 lat-convert "c.milc: MILC checksum mismatch: the header says sum29 $a sum31 $b, the data gives [0-9a-f]+ [0-9a-f]+$" -- "$CONV" --check "$W/c.milc"
     # the header's checksum changed instead
     cp "$T/be.milc" "$W/d.milc"
     patch "$W/d.milc" 88 00000000
-    expect_error 1 'd.milc: MILC checksum mismatch: the header says sum29 0 sum31' -- "$CONV" --to milc -o "$W/out" "$W/d.milc"
+    expect_error 1 lat-convert 'd.milc: MILC checksum mismatch: the header says sum29 0 sum31' -- "$CONV" --to milc -o "$W/out" "$W/d.milc"
     [ ! -e "$W/out" ]
 }
 
 @test "truncated and overlong files, from a file and from a pipe" {
     head -c 4000 "$T/be.milc" > "$W/t.milc"
-    expect_error 1 'truncated: MILC data ends after 3904 of 18432 bytes \(4x2x2x4 SU\(3\) single precision\)' -- "$CONV" --check "$W/t.milc"
-    expect_error 1 'standard input: truncated: MILC data ends after 3904 of 18432 bytes' -- bash -c "cat '$W/t.milc' | '$CONV' --check"
+    expect_error 1 lat-convert 'truncated: MILC data ends after 3904 of 18432 bytes \(4x2x2x4 SU\(3\) single precision\)' -- "$CONV" --check "$W/t.milc"
+    expect_error 1 lat-convert 'standard input: truncated: MILC data ends after 3904 of 18432 bytes' -- bash -c "cat '$W/t.milc' | '$CONV' --check"
     head -c 50 "$T/be.milc" > "$W/h.milc"
-    expect_error 1 'truncated: the MILC header ends after 50 of 96 bytes' -- "$CONV" --check "$W/h.milc"
+    expect_error 1 lat-convert 'truncated: the MILC header ends after 50 of 96 bytes' -- "$CONV" --check "$W/h.milc"
     { cat "$T/be.milc"; printf 'x'; } > "$W/long.milc"
-    expect_error 1 'MILC data is 1 bytes longer than the 18432 that 4x2x2x4 SU\(3\) single precision needs' -- "$CONV" --check "$W/long.milc"
-    expect_error 1 'standard input: MILC data is 1 bytes longer' -- bash -c "cat '$W/long.milc' | '$CONV' --check"
+    expect_error 1 lat-convert 'MILC data is 1 bytes longer than the 18432 that 4x2x2x4 SU\(3\) single precision needs' -- "$CONV" --check "$W/long.milc"
+    expect_error 1 lat-convert 'standard input: MILC data is 1 bytes longer' -- bash -c "cat '$W/long.milc' | '$CONV' --check"
 }
 
 @test "bad magic, site-list order, bad extents: one line each, before any allocation" {
     cp "$T/be.milc" "$W/m.milc"
     patch "$W/m.milc" 0 00004e89
-    expect_error 1 'not a gauge configuration lat reads' -- "$CONV" --check "$W/m.milc"
+    expect_error 1 lat-convert 'not a gauge configuration lat reads' -- "$CONV" --check "$W/m.milc"
     cp "$T/be.milc" "$W/o.milc"
     patch "$W/o.milc" 84 00000001
-    expect_error 1 'o.milc: MILC checkpoint/site-list order \(order 1\) not supported' -- "$CONV" --check "$W/o.milc"
+    expect_error 1 lat-convert 'o.milc: MILC checkpoint/site-list order \(order 1\) not supported' -- "$CONV" --check "$W/o.milc"
     cp "$T/le.milc" "$W/z.milc"
     patch "$W/z.milc" 8 00000000
-    expect_error 1 'MILC header \(little-endian\): y extent 0 is not a positive lattice extent' -- "$CONV" --check "$W/z.milc"
+    expect_error 1 lat-convert 'MILC header \(little-endian\): y extent 0 is not a positive lattice extent' -- "$CONV" --check "$W/z.milc"
     patch "$W/z.milc" 8 03000000
-    expect_error 1 'lattice 4x3x2x4 from the MILC header: lattice extents must be even' -- "$CONV" --check "$W/z.milc"
+    expect_error 1 lat-convert 'lattice 4x3x2x4 from the MILC header: lattice extents must be even' -- "$CONV" --check "$W/z.milc"
     # a header claiming 2^31 sites over 18 kB of data: refused from the size, at once
     patch "$W/z.milc" 4 00010000000100000001000080000000
-    expect_error 1 'truncated: MILC data ends after 18432 of 618475290624 bytes' -- "$CONV" --check "$W/z.milc"
+    expect_error 1 lat-convert 'truncated: MILC data ends after 18432 of 618475290624 bytes' -- "$CONV" --check "$W/z.milc"
 }
 
 @test "a non-finite number with a valid checksum is refused, naming the link" {
     cp "$T/be.milc" "$W/n.milc"
     patch "$W/n.milc" $((96 + 288 + 72 + 4)) 7fc00000 # site 1, U_y, [0][0] imaginary
     milc_py resum "$W/n.milc"
-    expect_error 1 'MILC data: non-finite number \(nan\) in the link U_y at site x=1 y=0 z=0 t=0, element \[0\]\[0\] imaginary part' -- "$CONV" --check "$W/n.milc"
+    expect_error 1 lat-convert 'MILC data: non-finite number \(nan\) in the link U_y at site x=1 y=0 z=0 t=0, element \[0\]\[0\] imaginary part' -- "$CONV" --check "$W/n.milc"
 }
 
 @test "the time stamp is shown sanitised" {
@@ -309,7 +287,7 @@ need_real() { [ -f "$REAL/$1" ] || skip "$REAL/$1 is absent: MILC's binary_sampl
         local sums
         sums=$(sed -n 's/^checksums[ =]*"\(.*\)"/\1/p' "$REAL/lat.sample.$f.info")
         [ "$f" = 5p7 ] && continue # its checksums do not match its data (below)
-        [[ "$(jfield "$REAL/lat.sample.$f" checksum)" == "milc 29/31 $sums" ]]
+        [[ "$(cval "$REAL/lat.sample.$f" checksum)" == "milc 29/31 $sums" ]]
     done
 }
 
@@ -319,15 +297,15 @@ need_real() { [ -f "$REAL/$1" ] || skip "$REAL/$1 is absent: MILC's binary_sampl
     ss=$(sed -n 's/^gauge.ssplaq = //p' "$REAL/lat.sample.l8888.info")
     st=$(sed -n 's/^gauge.stplaq = //p' "$REAL/lat.sample.l8888.info")
     lt=$(sed -n 's/^gauge.nersc_linktr = //p' "$REAL/lat.sample.l8888.info")
-    close "$(jfield "$REAL/lat.sample.l8888" plaquette)" "$(awk -v a="$ss" -v b="$st" 'BEGIN { print (a + b) / 6 }')" 2e-6
-    close "$(jfield "$REAL/lat.sample.l8888" link_trace)" "$lt" 2e-6
+    close "$(cval "$REAL/lat.sample.l8888" plaquette)" "$(awk -v a="$ss" -v b="$st" 'BEGIN { print (a + b) / 6 }')" 2e-6
+    close "$(cval "$REAL/lat.sample.l8888" link_trace)" "$lt" 2e-6
     run -0 "$CONV" --check "$REAL/lat.sample.l8888"
     [[ "$output" == *"plaquette 0.5935602404 (matches file), link trace -0.0006456386 (matches file)"* ]]
 }
 
 @test "realdata: lat.sample.5p7's header checksums do not match its data: refused in one line (GLU with a corrected reader computes the same 72d77a0a)" {
     need_real lat.sample.5p7
-    expect_error 1 'MILC checksum mismatch: the header says sum29 2e218ab1 sum31 2d188e6b, the data gives 72d77a0a 19447b24' -- "$CONV" --check "$REAL/lat.sample.5p7"
+    expect_error 1 lat-convert 'MILC checksum mismatch: the header says sum29 2e218ab1 sum31 2d188e6b, the data gives 72d77a0a 19447b24' -- "$CONV" --check "$REAL/lat.sample.5p7"
 }
 
 @test "realdata: MILC's ILDG file written as MILC gives MILC's own v5 file, data byte for byte" {
@@ -336,52 +314,16 @@ need_real() { [ -f "$REAL/$1" ] || skip "$REAL/$1 is absent: MILC's binary_sampl
     "$CONV" --to milc -o "$W/l4444.milc" "$REAL/lat.sample.l4444.ildg" 2>/dev/null
     cmp <(tail -c +89 "$W/l4444.milc") <(tail -c +89 "$REAL/lat.sample.l4444")
     "$CONV" -o "$W/back.lime" "$W/l4444.milc"
-    [ "$(jfield "$W/back.lime" checksum)" = "scidac 37affb9c 2fc07bbf" ]
+    [ "$(cval "$W/back.lime" checksum)" = "scidac 37affb9c 2fc07bbf" ]
 }
 
 @test "GLU: a MILC file GLU writes (its 64-bit variant, magic 20104) reads with GLU's plaquette and link trace" {
-    local glu=${GLU:-$ROOT/../glu/bin/GLU}
-    [ -x "$glu" ] || skip "GLU is not at $glu (set GLU=...)"
+    need_glu
     "$CONV" --to nersc -o "$W/in.nersc" "$T/be.milc"
     sed -i '1,30s/^SEQUENCE_NUMBER = 0$/SEQUENCE_NUMBER = 1/' "$W/in.nersc" # GLU wants one > 0
     # one APE smearing step (so that GLU's own numbers are checked), written as MILC
-    cat > "$W/input" <<'EOF'
-MODE = SMEARING
-HEADER = NERSC
-CONFNO = 1
-RANDOM_TRANSFORM = NO
-SEED = 0
-GFTYPE = LANDAU
-    GF_TUNE = 0.09
-    ACCURACY = 14
-    MAX_ITERS = 0
-CUTTYPE = GLUON_PROPS
-    FIELD_DEFINITION = LINEAR
-    MOM_CUT = CYLINDER_CUT
-    MAX_T = 3
-    MAXMOM = 4
-    CYL_WIDTH = 2.0
-    ANGLE = 60
-    OUTPUT = ./
-SMEARTYPE = APE
-    DIRECTION = ALL
-    SMITERS = 1
-    ALPHA1 = 0.6
-    ALPHA2 = 0.4
-    ALPHA3 = 0.2
-U1_MEAS = U1_RECTANGLE
-    U1_ALPHA = 0.07957753876221914
-    U1_CHARGE = -1.0
-CONFIG_INFO = lat_milc_test
-    STORAGE = MILC
-BETA = 6.0
-    ITERS = 1
-    MEASURE = 1
-    OVER_ITERS = 4
-    SAVE = 25
-    THERM = 100
-EOF
-    (cd "$W" && "$glu" -i input -c in.nersc -o glu.milc > glu.log 2>&1)
+    glu_input SMEARING NERSC MILC 4 2 2 4 SMITERS=1 > "$W/input"
+    (cd "$W" && glu_run input in.nersc glu.milc glu.log)
     [ -s "$W/glu.milc" ] || { cat "$W/glu.log"; return 1; }
     run -0 "$CONV" --check "$W/glu.milc"
     [[ "$output" == *"GLU MILC 64-bit big-endian"*"SU(3) 4x2x2x4 64-bit, checksum milc 29/31"*" ok"* ]]
@@ -390,6 +332,6 @@ EOF
     gp=$(sed -n 's/.*{Plaquette} *\([0-9.eE+-]*\).*/\1/p' "$W/glu.log" | tail -n 1)
     gl=$(sed -n 's/.*{Link trace} *\([0-9.eE+-]*\).*/\1/p' "$W/glu.log" | tail -n 1)
     [ -n "$gp" ] && [ -n "$gl" ] || { cat "$W/glu.log"; return 1; }
-    close "$(jfield "$W/glu.milc" plaquette)" "$gp" 1e-12
-    close "$(jfield "$W/glu.milc" link_trace)" "$gl" 1e-12
+    close "$(cval "$W/glu.milc" plaquette)" "$gp" 1e-12
+    close "$(cval "$W/glu.milc" link_trace)" "$gl" 1e-12
 }

@@ -7,14 +7,12 @@
 # --ensemble-label and their defaults); bad SMALL input.
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
+source "$BATS_TEST_DIRNAME/glu.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export CONV="$ROOT/bin/lat-convert" HB="$ROOT/bin/lat-heatbath"
-    export DATA="$ROOT/../shared/data"
-    export GLU="${GLU:-$ROOT/../glu/bin/GLU}"
-    export SOURCE_DATE_EPOCH=1700000000
-    [ -x "$CONV" ] && [ -x "$HB" ] || { echo "bin/lat-convert or bin/lat-heatbath missing: run make first" >&2; return 1; }
+    lat_test_paths lat-convert lat-heatbath || return 1
+    export HB="$BIN/lat-heatbath"
     local d="$BATS_FILE_TMPDIR"
     # a Haar-random field, a unit field, and three sweeps of a chain (its
     # history says next_sweep=3)
@@ -25,29 +23,8 @@ setup_file() {
     "$CONV" --to nersc --3x3 --precision 64 -o "$d/cold.nersc" "$d/cold.lime" 2>/dev/null
 }
 
-setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
-expect_error() { # STATUS PATTERN -- command...
-    local want=$1 pat=$2
-    shift 3
-    run --separate-stderr "$@"
-    [ "$status" -eq "$want" ] || { echo "status $status, expected $want; stderr: $stderr"; return 1; }
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || { echo "not one line: $stderr"; return 1; }
-    [[ "$stderr" == lat-convert:\ * ]] || { echo "no program name: $stderr"; return 1; }
-    [[ "$stderr" =~ $pat ]] || { echo "'$stderr' does not match '$pat'"; return 1; }
-    [ -z "$output" ] || { echo "stdout not empty: $output"; return 1; }
-}
-
-# one value of lat-convert --check --format tsv, by column name
-cval() { # FILE NAME
-    "$CONV" --check --format tsv "$1" | awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }'
-}
-# |a - b| < tol
-close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }'; }
 # the value of a header key of a NERSC file
 hval() { sed -n '/^END_HEADER$/q; s/^'"$2"' = //p' "$1"; }
 
@@ -104,7 +81,6 @@ EOF
     [[ "$output" == *"plaquette"*"(matches file)"*"link trace"*"(matches file)"* ]]
     close "$(cval "$W/s.nersc" plaquette)" "$(cval "$T/hot.nersc" plaquette)" 1e-14
     close "$(cval "$W/s.nersc" link_trace)" "$(cval "$T/hot.nersc" link_trace)" 1e-14
-    less() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
     less "$(cval "$W/s.nersc" unitarity_max)" 1e-13
     # every element of every link, written back as 3x3 and compared here
     "$CONV" --to nersc --3x3 --precision 64 -o "$W/back.nersc" "$W/s.nersc"
@@ -127,7 +103,7 @@ EOF
     # the same data read as big-endian is refused (byte-swapped floats are
     # not finite or fail the checksum)
     sed '0,/^FLOATING_POINT = IEEE32LITTLE$/s//FLOATING_POINT = IEEE32BIG/' "$W/s.nersc" > "$W/be.nersc"
-    expect_error 1 "NERSC (CHECKSUM mismatch: the header says|data: non-finite number)" -- "$CONV" --check "$W/be.nersc"
+    expect_error 1 lat-convert "NERSC (CHECKSUM mismatch: the header says|data: non-finite number)" -- "$CONV" --check "$W/be.nersc"
 }
 
 @test "SMALL of the unit field (all 8 reals zero, as GLU writes it) reads as exactly the unit field" {
@@ -144,79 +120,37 @@ EOF
     small_from_3x3 "$T/hot.nersc" "$W/s.nersc" IEEE64BIG
     cd "$W"
     sed 's/^CHECKSUM = .*/CHECKSUM = 1234abcd/' s.nersc > c.nersc
-    expect_error 1 "^lat-convert: c.nersc: NERSC CHECKSUM mismatch: the header says 1234abcd, the data gives $(hval s.nersc CHECKSUM)\$" -- "$CONV" -o out.lime c.nersc
+    expect_error 1 lat-convert "^lat-convert: c.nersc: NERSC CHECKSUM mismatch: the header says 1234abcd, the data gives $(hval s.nersc CHECKSUM)\$" -- "$CONV" -o out.lime c.nersc
     [ ! -e out.lime ]
     # one data byte changed (an angle's last mantissa byte): the sum sees it
     python3 -c 'import sys; b = bytearray(open("s.nersc", "rb").read()); b[-1] ^= 1; open("d.nersc", "wb").write(b)'
-    expect_error 1 "^lat-convert: d.nersc: NERSC CHECKSUM mismatch" -- "$CONV" --check d.nersc
+    expect_error 1 lat-convert "^lat-convert: d.nersc: NERSC CHECKSUM mismatch" -- "$CONV" --check d.nersc
     sed 's/^PLAQUETTE = .*/PLAQUETTE = 0.25/' s.nersc > p.nersc
-    expect_error 1 "^lat-convert: p.nersc: NERSC PLAQUETTE mismatch: the header says 0.25, the data gives" -- "$CONV" --check p.nersc
+    expect_error 1 lat-convert "^lat-convert: p.nersc: NERSC PLAQUETTE mismatch: the header says 0.25, the data gives" -- "$CONV" --check p.nersc
     # 8 reals per link: 4x4x2x6 sites x 4 links x 8 doubles = 49152 bytes
     head -c -8 s.nersc > t.nersc
-    expect_error 1 "^lat-convert: t.nersc: truncated: NERSC data ends after 49144 of 49152 bytes \(4D_SU3_GAUGE_SMALL 4x4x2x6 IEEE64BIG\)" -- "$CONV" --check t.nersc
+    expect_error 1 lat-convert "^lat-convert: t.nersc: truncated: NERSC data ends after 49144 of 49152 bytes \(4D_SU3_GAUGE_SMALL 4x4x2x6 IEEE64BIG\)" -- "$CONV" --check t.nersc
     { cat s.nersc; printf '\0\0\0\0'; } > l.nersc
-    expect_error 1 "^lat-convert: l.nersc: NERSC data is 4 bytes longer than the 49152 that 4D_SU3_GAUGE_SMALL" -- "$CONV" --check l.nersc
+    expect_error 1 lat-convert "^lat-convert: l.nersc: NERSC data is 4 bytes longer than the 49152 that 4D_SU3_GAUGE_SMALL" -- "$CONV" --check l.nersc
     sed 's/^DATATYPE = .*/DATATYPE = 4D_SU3_GAUGE_TINY/' s.nersc > y.nersc
-    expect_error 1 "NERSC DATATYPE 4D_SU3_GAUGE_TINY is not 4D_SU3_GAUGE, 4D_SU3_GAUGE_3x3 or 4D_SU3_GAUGE_SMALL" -- "$CONV" --check y.nersc
+    expect_error 1 lat-convert "NERSC DATATYPE 4D_SU3_GAUGE_TINY is not 4D_SU3_GAUGE, 4D_SU3_GAUGE_3x3 or 4D_SU3_GAUGE_SMALL" -- "$CONV" --check y.nersc
 }
 
 @test "GLU: its NERSC_SMALL of the CPS file and of a lat file read with GLU's plaquette; GLU reads lat's SEQUENCE_NUMBER" {
-    [ -x "$GLU" ] || skip "GLU is not installed at $GLU (set GLU=...): the files of the peer program cannot be made"
+    need_glu
     cd "$W"
-    glu_input() { # STORAGE LX LY LZ LT
-        cat <<EOF
-MODE = SMEARING
-HEADER = NERSC
-	DIM_0 = $2
-	DIM_1 = $3
-	DIM_2 = $4
-	DIM_3 = $5
-CONFNO = 0
-RANDOM_TRANSFORM = NO
-SEED = 0
-GFTYPE = LANDAU
-	GF_TUNE = 0.09
-	ACCURACY = 14
-	MAX_ITERS = 0
-CUTTYPE = GLUON_PROPS
-	FIELD_DEFINITION = LINEAR
-	MOM_CUT = CYLINDER_CUT
-	MAX_T = 7
-	MAXMOM = 4
-	CYL_WIDTH = 2.0
-	ANGLE = 60
-	OUTPUT = ./
-SMEARTYPE = APE
-	DIRECTION = ALL
-	SMITERS = 0
-	ALPHA1 = 0.6
-	ALPHA2 = 0.4
-	ALPHA3 = 0.2
-U1_MEAS = U1_RECTANGLE
-	U1_ALPHA = 0.07957753876221914
-	U1_CHARGE = -1.0
-CONFIG_INFO = lat_test
-	STORAGE = $1
-BETA = 6.0
-	ITERS = 1
-	MEASURE = 1
-	OVER_ITERS = 4
-	SAVE = 25
-	THERM = 100
-EOF
-    }
     # lat's NERSC of a random field, sequence number 42: GLU reads it (it
     # refuses SEQUENCE_NUMBER = 0) and writes it as SMALL and as 3x3
     "$CONV" --to nersc --precision 64 --sequence-number 42 -o lat.nersc "$T/hot.lime" 2>/dev/null
-    glu_input NERSC_SMALL 4 4 2 6 > in.small
-    glu_input NERSC_NCxNC 4 4 2 6 > in.3x3
-    "$GLU" -i in.small -c lat.nersc -o glu-small.nersc > glu.log 2>&1 || { cat glu.log; return 1; }
-    "$GLU" -i in.3x3 -c lat.nersc -o glu-3x3.nersc > /dev/null 2>&1
+    glu_input SMEARING NERSC NERSC_SMALL 4 4 2 6 > in.small
+    glu_input SMEARING NERSC NERSC_NCxNC 4 4 2 6 > in.3x3
+    glu_run in.small lat.nersc glu-small.nersc glu.log
+    glu_run in.3x3 lat.nersc glu-3x3.nersc glu-3x3.log
     grep -q 'Configuration number :: 42' glu.log
     [ "$(hval glu-small.nersc DATATYPE)" = 4D_SU3_GAUGE_SMALL ]
     [ "$(hval glu-small.nersc SEQUENCE_NUMBER)" = 42 ]
     # GLU's own plaquette of what it read (printed to 15 digits) = lat's
-    gp=$(sed -n 's/^\[IO\] Calculated Trace :: .*Plaq :: *\([-0-9.e]*\).*/\1/p' glu.log | head -1)
+    gp=$(glu_read_value glu.log plaquette)
     echo "GLU plaquette $gp, lat $(cval lat.nersc plaquette)"
     close "$gp" "$(cval lat.nersc plaquette)" 1e-14
     run -0 "$CONV" --check glu-small.nersc
@@ -230,8 +164,8 @@ EOF
     awk -v d="$d" 'BEGIN { exit !(d < 1e-13) }'
     # the CPS file of the shared data, through GLU's SMALL
     [ -f "$DATA/cps-l4448.nersc" ] || skip "../shared/data is absent: the CPS file cannot be tried"
-    glu_input NERSC_SMALL 4 4 4 8 > in.cps
-    "$GLU" -i in.cps -c "$DATA/cps-l4448.nersc" -o cps-small.nersc > /dev/null 2>&1
+    glu_input SMEARING NERSC NERSC_SMALL 4 4 4 8 > in.cps
+    glu_run in.cps "$DATA/cps-l4448.nersc" cps-small.nersc cps.log
     run -0 "$CONV" --check cps-small.nersc
     [[ "$output" == *"plaquette 0.5985455591 (matches file), link trace -0.0007741846 (matches file)"* ]]
     close "$(cval cps-small.nersc plaquette)" 0.598545559082642 1e-14
@@ -270,12 +204,12 @@ EOF
     "$CONV" --to nersc --sequence-number=5 -o "$W/b.nersc" "$W/a.nersc"
     [ "$(hval "$W/b.nersc" SEQUENCE_NUMBER)" = 5 ]
     cd "$W"
-    expect_error 2 "^lat-convert: --sequence-number must be >= 1 \(NERSC sequence numbers count from 1\), got 0 \\(try --help\\)$" -- "$CONV" --to nersc --sequence-number 0 -o o.nersc "$T/hot.lime"
-    expect_error 2 "got -4" -- "$CONV" --to nersc --sequence-number -4 -o o.nersc "$T/hot.lime"
-    expect_error 2 "sequence-number" -- "$CONV" --to nersc --sequence-number 1x -o o.nersc "$T/hot.lime"
-    expect_error 2 "^lat-convert: --sequence-number applies to --to nersc only \\(try --help\\)$" -- "$CONV" --sequence-number 3 -o o.lime "$T/hot.lime"
-    expect_error 2 "applies to --to nersc only" -- "$CONV" --to milc --sequence-number 3 -o o.milc "$T/hot.lime"
-    expect_error 2 "applies to --to nersc only" -- "$CONV" --check --sequence-number 3 "$T/hot.lime"
+    expect_error 2 lat-convert "^lat-convert: --sequence-number must be >= 1 \(NERSC sequence numbers count from 1\), got 0 \\(try --help\\)$" -- "$CONV" --to nersc --sequence-number 0 -o o.nersc "$T/hot.lime"
+    expect_error 2 lat-convert "got -4" -- "$CONV" --to nersc --sequence-number -4 -o o.nersc "$T/hot.lime"
+    expect_error 2 lat-convert "sequence-number" -- "$CONV" --to nersc --sequence-number 1x -o o.nersc "$T/hot.lime"
+    expect_error 2 lat-convert "^lat-convert: --sequence-number applies to --to nersc only \\(try --help\\)$" -- "$CONV" --sequence-number 3 -o o.lime "$T/hot.lime"
+    expect_error 2 lat-convert "applies to --to nersc only" -- "$CONV" --to milc --sequence-number 3 -o o.milc "$T/hot.lime"
+    expect_error 2 lat-convert "applies to --to nersc only" -- "$CONV" --check --sequence-number 3 "$T/hot.lime"
     [ "$(ls -d o.* 2>/dev/null)" = "" ]
 }
 
@@ -304,13 +238,13 @@ EOF
 
 @test "--ensemble-label that a header cannot hold, or with another format: usage error, nothing written" {
     cd "$W"
-    expect_error 2 "^lat-convert: --ensemble-label cannot be written into a NERSC header: it holds a character that is not printable ASCII" -- "$CONV" --to nersc --ensemble-label $'two\nlines' -o o.nersc "$T/hot.lime"
-    expect_error 2 "not printable ASCII" -- "$CONV" --to nersc --ensemble-label $'tab\there' -o o.nersc "$T/hot.lime"
-    expect_error 2 "not printable ASCII" -- "$CONV" --to nersc --ensemble-label $'caf\xc3\xa9' -o o.nersc "$T/hot.lime"
-    expect_error 2 "it is empty" -- "$CONV" --to nersc --ensemble-label '' -o o.nersc "$T/hot.lime"
-    expect_error 2 "begins or ends with a blank" -- "$CONV" --to nersc --ensemble-label ' x' -o o.nersc "$T/hot.lime"
-    expect_error 2 "longer than 256 characters" -- "$CONV" --to nersc --ensemble-label "$(printf 'x%.0s' {1..257})" -o o.nersc "$T/hot.lime"
-    expect_error 2 "^lat-convert: --ensemble-label applies to --to nersc only \\(try --help\\)$" -- "$CONV" --to ildg --ensemble-label x -o o.lime "$T/hot.lime"
+    expect_error 2 lat-convert "^lat-convert: --ensemble-label cannot be written into a NERSC header: it holds a character that is not printable ASCII" -- "$CONV" --to nersc --ensemble-label $'two\nlines' -o o.nersc "$T/hot.lime"
+    expect_error 2 lat-convert "not printable ASCII" -- "$CONV" --to nersc --ensemble-label $'tab\there' -o o.nersc "$T/hot.lime"
+    expect_error 2 lat-convert "not printable ASCII" -- "$CONV" --to nersc --ensemble-label $'caf\xc3\xa9' -o o.nersc "$T/hot.lime"
+    expect_error 2 lat-convert "it is empty" -- "$CONV" --to nersc --ensemble-label '' -o o.nersc "$T/hot.lime"
+    expect_error 2 lat-convert "begins or ends with a blank" -- "$CONV" --to nersc --ensemble-label ' x' -o o.nersc "$T/hot.lime"
+    expect_error 2 lat-convert "longer than 256 characters" -- "$CONV" --to nersc --ensemble-label "$(printf 'x%.0s' {1..257})" -o o.nersc "$T/hot.lime"
+    expect_error 2 lat-convert "^lat-convert: --ensemble-label applies to --to nersc only \\(try --help\\)$" -- "$CONV" --to ildg --ensemble-label x -o o.lime "$T/hot.lime"
     [ -z "$(ls -A)" ]
     "$CONV" --to nersc --ensemble-label "$(printf 'x%.0s' {1..256})" -o o.nersc "$T/hot.lime" 2>/dev/null
     [ "$(hval o.nersc ENSEMBLE_LABEL | wc -c)" -eq 257 ]

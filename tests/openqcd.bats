@@ -7,12 +7,11 @@
 # (R. Hudspith's code, its CERN format) both ways when it is installed.
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
+source "$BATS_TEST_DIRNAME/glu.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export CONV="$ROOT/bin/lat-convert"
-    export SOURCE_DATE_EPOCH=1700000000
-    [ -x "$CONV" ] && [ -x "$ROOT/bin/lat-heatbath" ] || { echo "bin/ missing: run make first" >&2; return 1; }
+    lat_test_paths lat-convert lat-heatbath || return 1
     local d="$BATS_FILE_TMPDIR"
     # four different extents, so that a mixed-up x/y/z/t order cannot pass
     "$ROOT/bin/lat-heatbath" -q --beta 5.8 --sweeps 2 --start hot -L 4x6x2x8 --seed 11 -o "$d/hot.lime"
@@ -20,17 +19,7 @@ setup_file() {
     python3 "$d/oq.py" encode "$d/hot.lime" "$d/py.oqcd"
 }
 
-setup() {
-    source "$BATS_TEST_DIRNAME/common.bash"
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
-
-# one value of lat-convert --check --format tsv
-cval() { # FILE NAME
-    "$CONV" --check --format tsv "$1" | awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }'
-}
+setup() { lat_test_dirs; }
 
 # ---- an independent openQCD encoder/editor (python3, no lat code) ----------
 # Reads a 64-bit ILDG file (LIME records ildg-format, ildg-binary-data:
@@ -270,13 +259,12 @@ oq() { python3 "$T/oq.py" "$@"; }
 }
 
 @test "openqcd: GLU reads lat's file with the same plaquette, and lat reads GLU's (skipped without GLU)" {
-    GLU=${GLU:-$ROOT/../glu/bin/GLU}
-    [ -x "$GLU" ] || skip "GLU not installed (set GLU=/path/to/GLU)"
+    need_glu
     # GLU's CERN reader indexes z by Lx (CERN.c CLS_to_GLU): cubic space only
     "$ROOT/bin/lat-heatbath" -q --beta 5.8 --sweeps 2 --start hot -L 6x6x6x4 --seed 4 -o "$W/g.lime"
     "$CONV" --to openqcd -o "$W/g.oqcd" "$W/g.lime" 2>/dev/null
-    printf 'MODE = REWRITE\nHEADER = CERN\n DIM_0 = 6\n DIM_1 = 6\n DIM_2 = 6\n DIM_3 = 4\nCONFNO = 1\nRANDOM_TRANSFORM = NO\nSEED = 0\nGFTYPE = LANDAU\n GF_TUNE = 0.09\n ACCURACY = 14\n MAX_ITERS = 0\nCUTTYPE = GLUON_PROPS\n FIELD_DEFINITION = LINEAR\n MOM_CUT = CYLINDER_CUT\n MAX_T = 3\n MAXMOM = 4\n CYL_WIDTH = 2.0\n ANGLE = 60\n OUTPUT = ./\nSMEARTYPE = APE\n DIRECTION = ALL\n SMITERS = 0\n ALPHA1 = 0.6\n ALPHA2 = 0.4\n ALPHA3 = 0.2\nU1_MEAS = U1_RECTANGLE\n U1_ALPHA = 0.07957753876221914\n U1_CHARGE = -1.0\nCONFIG_INFO = lat\n STORAGE = CERN\nBETA = 6.0\n ITERS = 1\n MEASURE = 1\n OVER_ITERS = 4\n SAVE = 25\n THERM = 100\n' > "$W/glu.in"
-    (cd "$W" && "$GLU" -i glu.in -c g.oqcd -o glu.oqcd > glu.log 2>&1)
+    glu_input REWRITE CERN CERN 6 6 6 4 > "$W/glu.in"
+    (cd "$W" && glu_run glu.in g.oqcd glu.oqcd glu.log)
     p=$(cval "$W/g.lime" plaquette)
     gp=$(awk '/^\[PLAQS SU\(3\)\] / { print $NF }' "$W/glu.log")
     close "$gp" "$p" 1e-14

@@ -12,15 +12,12 @@
 # (the --table tests need none).
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export BIN="$ROOT/bin" PIPE="$ROOT/pipelines"
+    lat_test_paths lat-heatbath lat-overrelax lat-fourier lat-anneal || return 1
     export OMP_NUM_THREADS=1
     local d="$BATS_FILE_TMPDIR"
-    for p in lat-heatbath lat-overrelax lat-fourier lat-anneal; do
-        [ -x "$BIN/$p" ] || { echo "bin/$p missing: run make first" >&2; return 1; }
-    done
     # real logs on a 4^4 lattice: a heatbath history from a hot start (10
     # sweeps of thermalisation), gauge fixing of its last configuration
     "$BIN/lat-heatbath" -q --beta 6.0 --lattice 4 --start hot --therm 10 --sweeps 60 --seed 3 --log "$d/hb.tsv" -o "$d/c4.lime"
@@ -32,9 +29,7 @@ setup_file() {
 }
 
 setup() {
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
+    lat_test_dirs
     cd "$W"
     HAVE_GNUPLOT=0
     command -v gnuplot > /dev/null && HAVE_GNUPLOT=1
@@ -58,20 +53,11 @@ quiet_ok() {
     [ "$status" -eq 0 ] || { echo "status $status: $stderr"; return 1; }
     [ -z "$stderr" ] || { echo "stderr: $stderr"; return 1; }
 }
-# status, one line on stderr naming lat-plot, nothing on stdout
-expect_error() { # STATUS -- command...
-    local want=$1
-    shift 2
-    run --separate-stderr "$@"
-    [ "$status" -eq "$want" ] || { echo "status $status, expected $want; stderr: $stderr"; return 1; }
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || { echo "not one line: $stderr"; return 1; }
-    [[ "$stderr" == "lat-plot: "* ]] || { echo "no program name: $stderr"; return 1; }
-    [ -z "$output" ] || { echo "stdout not empty: $output"; return 1; }
-}
 col() { # TSV NAME: the column NAME of the rows after the header
     awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"
 }
-close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+# |a - b| <= tol (common.bash's close is strict)
+within() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 # an AR(1) series x' = rho x + sqrt(1 - rho^2) eps (stationary, variance
 # 1), shifted and scaled like a plaquette: 0.6 + 0.01 x
 ar1() { # RHO N SEED
@@ -88,12 +74,7 @@ EOF
 }
 
 @test "help, version and the man page" {
-    run "$PIPE/lat-plot" --help
-    [ "$status" -eq 0 ]
-    [[ "$output" == Usage:* ]]
-    run "$PIPE/lat-plot" --version
-    [ "$status" -eq 0 ]
-    [[ "$output" == *"(lat) "[0-9]* ]]
+    has_help_and_version "$PIPE/lat-plot"
     [ -f "$ROOT/man/man1/lat-plot.1" ]
     grep -q lat-plot "$ROOT/pipelines/README.md"
 }
@@ -116,7 +97,7 @@ EOF
         [ "$(echo "$row" | cut -f 3)" = "$(($(wc -l < "$T/$f.tsv") - 1))" ]
     done
     # the relaxation runs reached lat-overrelax's default 1e-12
-    close "$(sed -n 2p t.tsv | cut -f 7)" 0 1e-12
+    within "$(sed -n 2p t.tsv | cut -f 7)" 0 1e-12
 }
 
 @test "convergence: PNG and SVG, several runs overlaid, no gnuplot warning" {
@@ -133,7 +114,7 @@ EOF
     printf 'step\tfunctional\ttheta\tseconds\n0\t1\t0\t0\n10\t1\t0\t0.1\n' > zero.tsv
     quiet_ok "$PIPE/lat-plot" convergence -o z.png zero.tsv "$T/or10.tsv"
     is_png z.png 800 720
-    expect_error 1 -- "$PIPE/lat-plot" convergence -o z.png zero.tsv
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" convergence -o z.png zero.tsv
     [[ "$stderr" == *"no positive theta"* ]]
 }
 
@@ -147,13 +128,13 @@ EOF
     [ "$(col t.tsv first_sweep)" = 11 ]
     [ "$(col t.tsv last_sweep)" = 70 ]
     m=$(awk -F'\t' 'NR > 1 && $1 > 10 { s += $2; n++ } END { printf "%.15g", s / n }' "$T/hb.tsv")
-    close "$(col t.tsv mean)" "$m" 1e-13
+    within "$(col t.tsv mean)" "$m" 1e-13
     # the error is at least the naive one (tau_int >= 1/2 up to noise)
     awk -F'\t' 'NR == 2 { exit !($8 > 0 && $10 > 0.3 && $12 >= 1) }' t.tsv
     # another column
     run "$PIPE/lat-plot" history --table --column temporal --therm 10 "$T/hb.tsv"
     m=$(awk -F'\t' 'NR > 1 && $1 > 10 { s += $4; n++ } END { printf "%.15g", s / n }' "$T/hb.tsv")
-    close "$(echo "$output" | tail -n 1 | cut -f 7)" "$m" 1e-13
+    within "$(echo "$output" | tail -n 1 | cut -f 7)" "$m" 1e-13
     need_gnuplot
     quiet_ok "$PIPE/lat-plot" history --therm 10 -o h.png "$T/hb.tsv"
     is_png h.png 800 560
@@ -174,13 +155,13 @@ EOF
         exact=$(awk -v r="$1" 'BEGIN { printf "%.6g", (1 + r) / (2 * (1 - r)) }')
         echo "rho $1: tau_int $tau +- $dtau (exact $exact), mean $mean +- $err"
         # within 2.5 of its error (and the error itself sensible: 3 to 15 %)
-        close "$tau" "$exact" "$(awk -v d="$dtau" 'BEGIN { print 2.5 * d }')"
+        within "$tau" "$exact" "$(awk -v d="$dtau" 'BEGIN { print 2.5 * d }')"
         awk -v t="$exact" -v d="$dtau" 'BEGIN { exit !(d > 0.01 * t && d < 0.15 * t) }'
         # error of the mean: 0.01 sqrt(2 tau_int / N) for the exact tau_int,
         # to the accuracy of the estimated tau (about half its relative error)
         e=$(awk -v t="$exact" 'BEGIN { printf "%.6g", 0.01 * sqrt(2 * t / 20000) }')
-        close "$err" "$e" "$(awk -v e="$e" -v t="$exact" -v d="$dtau" 'BEGIN { print e * 1.5 * d / t + 1e-7 }')"
-        close "$mean" 0.6 "$(awk -v e="$err" 'BEGIN { print 3 * e }')"
+        within "$err" "$e" "$(awk -v e="$e" -v t="$exact" -v d="$dtau" 'BEGIN { print e * 1.5 * d / t + 1e-7 }')"
+        within "$mean" 0.6 "$(awk -v e="$err" 'BEGIN { print 3 * e }')"
     done
 }
 
@@ -190,7 +171,7 @@ EOF
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
     [ "$(echo "$output" | tail -n 1 | cut -f 4,7,8,13)" = "$(printf '5\t1\t0\tconstant')" ]
-    expect_error 1 -- "$PIPE/lat-plot" history --table --therm 2 const.tsv
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" history --table --therm 2 const.tsv
     [[ "$stderr" == *"2 sweeps left after --therm 2"* ]]
     if [ "$HAVE_GNUPLOT" -eq 1 ]; then quiet_ok "$PIPE/lat-plot" history -o const.png const.tsv; is_png const.png 800 560; fi
 }
@@ -254,34 +235,34 @@ EOF
     printf 'step\tfunctional\ttheta\tseconds\n' > header.tsv
     printf 'step\tfunctional\ttheta\tseconds\n0\t0.5\tx\033[31m\t0\n' > nan.tsv
     printf 'sweep\tplaquette\n0\t0.5\n1\t0.6\n' > short.tsv
-    expect_error 1 -- "$PIPE/lat-plot" convergence -o old.png nocol.tsv
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" convergence -o old.png nocol.tsv
     [[ "$stderr" == *'no column "theta"'* ]]
-    expect_error 1 -- "$PIPE/lat-plot" convergence -o old.png empty.tsv
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" convergence -o old.png empty.tsv
     [[ "$stderr" == *"empty file"* ]]
-    expect_error 1 -- "$PIPE/lat-plot" convergence -o old.png header.tsv
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" convergence -o old.png header.tsv
     [[ "$stderr" == *"no data rows"* ]]
-    expect_error 1 -- "$PIPE/lat-plot" convergence -o old.png "$T/or10.tsv" nan.tsv
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" convergence -o old.png "$T/or10.tsv" nan.tsv
     [[ "$stderr" == *'line 2: theta "x?[31m" is not a number'* ]]
-    expect_error 1 -- "$PIPE/lat-plot" history -o old.png short.tsv
-    expect_error 1 -- "$PIPE/lat-plot" history -o old.png "$T/or10.tsv"
-    expect_error 1 -- "$PIPE/lat-plot" gribov -o old.png "$T/hb.tsv"
-    expect_error 1 -- "$PIPE/lat-plot" gribov -o old.png missing.tsv
-    expect_error 2 -- "$PIPE/lat-plot" gribov -o old.gif "$T/scan.tsv"
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" history -o old.png short.tsv
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" history -o old.png "$T/or10.tsv"
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" gribov -o old.png "$T/hb.tsv"
+    expect_error 1 lat-plot -- "$PIPE/lat-plot" gribov -o old.png missing.tsv
+    expect_error 2 lat-plot -- "$PIPE/lat-plot" gribov -o old.gif "$T/scan.tsv"
     [[ "$stderr" == *"must end in .png or .svg"* ]]
-    expect_error 2 -- "$PIPE/lat-plot" gribov "$T/scan.tsv"
-    expect_error 2 -- "$PIPE/lat-plot" gribov -o old.png
-    expect_error 2 -- "$PIPE/lat-plot" plaquette -o old.png "$T/hb.tsv"
-    expect_error 2 -- "$PIPE/lat-plot" history --tolerance 1 -o old.png "$T/hb.tsv"
-    expect_error 2 -- "$PIPE/lat-plot" history --therm -3 -o old.png "$T/hb.tsv"
-    expect_error 2 -- "$PIPE/lat-plot" gribov --tolerance x -o old.png "$T/scan.tsv"
-    expect_error 2 -- "$PIPE/lat-plot" convergence --label a -o old.png "$T/or10.tsv" "$T/or17.tsv"
-    expect_error 2 -- "$PIPE/lat-plot" convergence --size 10x10 -o old.png "$T/or10.tsv"
-    GNUPLOT=/nonexistent/gnuplot expect_error 1 -- "$PIPE/lat-plot" gribov -o old.png "$T/scan.tsv"
+    expect_error 2 lat-plot -- "$PIPE/lat-plot" gribov "$T/scan.tsv"
+    expect_error 2 lat-plot -- "$PIPE/lat-plot" gribov -o old.png
+    expect_error 2 lat-plot -- "$PIPE/lat-plot" plaquette -o old.png "$T/hb.tsv"
+    expect_error 2 lat-plot -- "$PIPE/lat-plot" history --tolerance 1 -o old.png "$T/hb.tsv"
+    expect_error 2 lat-plot -- "$PIPE/lat-plot" history --therm -3 -o old.png "$T/hb.tsv"
+    expect_error 2 lat-plot -- "$PIPE/lat-plot" gribov --tolerance x -o old.png "$T/scan.tsv"
+    expect_error 2 lat-plot -- "$PIPE/lat-plot" convergence --label a -o old.png "$T/or10.tsv" "$T/or17.tsv"
+    expect_error 2 lat-plot -- "$PIPE/lat-plot" convergence --size 10x10 -o old.png "$T/or10.tsv"
+    GNUPLOT=/nonexistent/gnuplot expect_error 1 lat-plot -- "$PIPE/lat-plot" gribov -o old.png "$T/scan.tsv"
     [ "$stderr" = "lat-plot: gnuplot not found: install gnuplot-nox" ]
     # a gnuplot that fails half-way through its picture
     printf '#!/bin/sh\necho partial\necho "plot.gp, line 3: something broke" >&2\nexit 1\n' > fakegnuplot
     chmod +x fakegnuplot
-    GNUPLOT=$PWD/fakegnuplot expect_error 1 -- "$PIPE/lat-plot" gribov -o old.png "$T/scan.tsv"
+    GNUPLOT=$PWD/fakegnuplot expect_error 1 lat-plot -- "$PIPE/lat-plot" gribov -o old.png "$T/scan.tsv"
     [ "$stderr" = "lat-plot: gnuplot failed: plot.gp, line 3: something broke" ]
     [ "$(cat old.png)" = "an old picture" ]
     [ "$(ls -A | grep -c '^\.lat-plot')" -eq 0 ]

@@ -9,14 +9,12 @@
 # when they are there.
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
+source "$BATS_TEST_DIRNAME/glu.bash"
+source "$BATS_TEST_DIRNAME/lime.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export CONV="$ROOT/bin/lat-convert"
-    export REAL="${REAL:-$ROOT/../realdata}"
-    export GLU="${GLU:-$ROOT/../glu/bin/GLU}"
-    export SOURCE_DATE_EPOCH=1700000000
-    [ -x "$CONV" ] || { echo "bin/lat-convert missing: run make first" >&2; return 1; }
+    lat_test_paths lat-convert || return 1
     export PY="$BATS_FILE_TMPDIR/scidac.py"
     write_python "$PY"
     local d="$BATS_FILE_TMPDIR"
@@ -34,12 +32,7 @@ setup_file() {
     "$CONV" -o "$d/ref32.lime" "$d/from64.lime"
 }
 
-setup() {
-    source "$BATS_TEST_DIRNAME/lime.bash"
-    T="$BATS_FILE_TMPDIR"
-    W="$BATS_TEST_TMPDIR/w"
-    mkdir -p "$W"
-}
+setup() { lat_test_dirs; }
 
 # ---- the independent python3 side ------------------------------------------
 write_python() {
@@ -196,28 +189,6 @@ if __name__ == '__main__':
 EOF
 }
 
-# values of lat-convert --check --format tsv, one line, blank-separated
-cval() { # FILE NAME...
-    local f=$1
-    shift
-    "$CONV" --check --format tsv "$f" | awk -F'\t' -v names="$*" '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        { n = split(names, w, " "); for (k = 1; k <= n; k++) printf "%s%s", $col[w[k]], k < n ? " " : "\n" }'
-}
-close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }'; }
-
-# status 1, exactly one line "lat-convert: ...", matching a pattern, nothing on stdout
-expect_error() { # PATTERN -- command...
-    local pat=$1
-    shift 2
-    run --separate-stderr "$@"
-    [ "$status" -eq 1 ] || { echo "status $status, expected 1; stderr: $stderr"; return 1; }
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || { echo "not one line: $stderr"; return 1; }
-    [[ "$stderr" == lat-convert:\ * ]] || { echo "no program name: $stderr"; return 1; }
-    [[ "$stderr" =~ $pat ]] || { echo "'$stderr' does not match '$pat'"; return 1; }
-    [ -z "$output" ] || { echo "stdout not empty: $output"; return 1; }
-}
-
 # the first record of a type (python, so that a test stays fast)
 payload() { python3 "$PY" payload "$@"; }
 
@@ -225,13 +196,7 @@ payload() { python3 "$PY" payload "$@"; }
 
 @test "--to scidac: QIO's record layout, no ILDG records, the checksum and usqcdInfo of the data" {
     "$CONV" --to scidac -o "$W/s.scidac" "$T/hot.lime"
-    run -0 lime_list "$W/s.scidac"
-    [[ "${lines[0]}" == "0 1 0 "*" scidac-private-file-xml" ]]
-    [[ "${lines[1]}" == *" 0 1 "*" scidac-file-xml" ]]
-    [[ "${lines[2]}" == *" 1 0 "*" scidac-private-record-xml" ]]
-    [[ "${lines[3]}" == *" 0 0 "*" scidac-record-xml" ]]
-    [[ "${lines[4]}" == *" 0 0 $((192 * 4 * 18 * 8)) scidac-binary-data" ]]
-    [[ "${lines[5]}" == *" 0 1 "*" scidac-checksum" ]]
+    qio_records "$W/s.scidac" $((192 * 4 * 18 * 8))
     [[ "${lines[6]}" == *" 1 1 "*" lat-history" ]]
     [ "${#lines[@]}" -eq 7 ]
     payload "$W/s.scidac" scidac-private-record-xml |
@@ -289,7 +254,7 @@ refused() { # PATTERN PRECISION OPTION...
     local pat=$1 prec=$2
     shift 2
     python3 "$PY" encode "$W/bad.scidac" 2x2x2x2 "$prec" noplaq=1 "$@" > /dev/null
-    expect_error "bad.scidac: .*$pat" -- "$CONV" -o "$W/out.lime" "$W/bad.scidac"
+    expect_error 1 lat-convert "bad.scidac: .*$pat" -- "$CONV" -o "$W/out.lime" "$W/bad.scidac"
     [ ! -e "$W/out.lime" ] || { echo "output left behind"; return 1; }
 }
 
@@ -306,7 +271,7 @@ refused() { # PATTERN PRECISION OPTION...
     # through a pipe, onto an existing output: untouched
     echo keep > "$W/out.lime"
     python3 "$PY" encode "$W/bad.scidac" 2x2x2x2 64 badsum=1 noplaq=1 > /dev/null
-    expect_error 'standard input: scidac-checksum mismatch' -- sh -c "cat '$W/bad.scidac' | '$CONV' --to scidac -o '$W/out.lime' -"
+    expect_error 1 lat-convert 'standard input: scidac-checksum mismatch' -- sh -c "cat '$W/bad.scidac' | '$CONV' --to scidac -o '$W/out.lime' -"
     [ "$(cat "$W/out.lime")" = keep ]
     [ "$(ls -A "$W" | tr '\n' ' ')" = "bad.scidac out.lime " ]
 }
@@ -318,7 +283,7 @@ refused() { # PATTERN PRECISION OPTION...
     run -0 python3 "$PY" transform "$W/g.scidac" "$T/hot.lime" "$W/o.lime"
     echo "$output"
     # a field of one matrix per site is not a configuration: lat says so
-    expect_error "<datacount> '1' is not 4 \(one matrix per direction\): USQCD_D3_ColorMatrix is not a gauge configuration" -- \
+    expect_error 1 lat-convert "<datacount> '1' is not 4 \(one matrix per direction\): USQCD_D3_ColorMatrix is not a gauge configuration" -- \
         "$CONV" --check "$W/g.scidac"
     # to standard output, the same bytes
     "$CONV" --extract-transform - "$W/o.lime" > "$W/g2.scidac"
@@ -355,25 +320,15 @@ refused() { # PATTERN PRECISION OPTION...
     done
 }
 
-glu_input() { # DIMS(4 numbers) -> GLU input file on stdout (read SciDAC, rewrite as SciDAC)
-    printf 'MODE = REWRITE\nHEADER = SCIDAC\n\tDIM_0 = %s\n\tDIM_1 = %s\n\tDIM_2 = %s\n\tDIM_3 = %s\n' "$@"
-    printf 'CONFNO = 1\nRANDOM_TRANSFORM = NO\nSEED = 0\nGFTYPE = LANDAU\n\tGF_TUNE = 0.09\n\tACCURACY = 14\n\tMAX_ITERS = 0\n'
-    printf 'CUTTYPE = GLUON_PROPS\n\tFIELD_DEFINITION = LINEAR\n\tMOM_CUT = CYLINDER_CUT\n\tMAX_T = 7\n\tMAXMOM = 4\n\tCYL_WIDTH = 2.0\n\tANGLE = 60\n\tOUTPUT = ./\n'
-    printf 'SMEARTYPE = APE\n\tDIRECTION = ALL\n\tSMITERS = 0\n\tALPHA1 = 0.6\n\tALPHA2 = 0.4\n\tALPHA3 = 0.2\n'
-    printf 'U1_MEAS = U1_RECTANGLE\n\tU1_ALPHA = 0.07957753876221914\n\tU1_CHARGE = -1.0\nCONFIG_INFO = lat-test\n\tSTORAGE = SCIDAC\n'
-    printf 'BETA = 6.0\n\tITERS = 1\n\tMEASURE = 1\n\tOVER_ITERS = 4\n\tSAVE = 25\n\tTHERM = 100\n'
-}
-
 @test "GLU (HEADER = SCIDAC) reads lat's SciDAC files with lat's plaquette; lat reads GLU's SciDAC output" {
-    [ -x "$GLU" ] || skip "GLU is not built at $GLU"
-    glu_input 4 4 2 6 > "$W/in"
+    need_glu
+    glu_input REWRITE SCIDAC SCIDAC 4 4 2 6 > "$W/in"
     for p in 64 32; do
         "$CONV" --to scidac --precision $p -o "$W/l$p.scidac" "$T/hot.lime"
-        (cd "$W" && "$GLU" -i in -c "l$p.scidac" -o "g$p.scidac") > "$W/glu$p.log" 2>&1 ||
-            { cat "$W/glu$p.log"; return 1; }
-        ! grep -q 'Unequal checksums' "$W/glu$p.log"
-        glu_plaq=$(awk '/Calculated Trace/ { print $NF; exit }' "$W/glu$p.log")
-        glu_tr=$(awk '/Calculated Trace/ { print $5; exit }' "$W/glu$p.log")
+        (cd "$W" && glu_run in "l$p.scidac" "g$p.scidac" "glu$p.log")
+        run ! grep -q 'Unequal checksums' "$W/glu$p.log"
+        glu_plaq=$(glu_read_value "$W/glu$p.log" plaquette)
+        glu_tr=$(glu_read_value "$W/glu$p.log" trace)
         echo "GLU $p-bit: plaquette $glu_plaq trace $glu_tr; lat $(cval "$W/l$p.scidac" plaquette)"
         close "$glu_plaq" "$(cval "$W/l$p.scidac" plaquette)" 1e-13
         close "$glu_tr" "$(cval "$W/l$p.scidac" link_trace)" 1e-13

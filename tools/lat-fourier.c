@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 #else
     const struct fa_backend *gpu = NULL;
 #endif
-    struct device_caps caps = {"Fourier gauge-fixing", gpu != NULL, 2, 3};
+    struct device_caps caps = {"Fourier gauge-fixing", gpu != NULL, GPU_MIN_NC, GPU_MAX_NC};
     const struct fa_backend *be = device_opt_fits(&dc, &caps, t.x.u->nc) ? gpu : &fa_backend_cpu;
     double *time_g = NULL;
     struct fa_state *st = fa_open(be, t.x.u, t.x.transform, t.prec, gauge, &time_g);

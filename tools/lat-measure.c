@@ -7,8 +7,8 @@
  * record instead.  Output as --format text|tsv|json on standard output.
  * --device gpu|auto (auto: the GPU when one is usable): plaquette, link
  * trace, Polyakov loop and unitarity on the GPU (gpu_field_observables,
- * double storage, SU(2)/SU(3), one process); F and theta of --gauge, SU(N>3)
- * under auto and runs of several ranks are measured on the CPU.
+ * double storage, every N of gpu/gpu.h, one process); F and theta of
+ * --gauge and runs of several ranks are measured on the CPU.
  * boundary_sign says whether the time links at t=LT-1 carry the antiperiodic
  * sign QUDA/SIMULATeQCD bake in (common/io/bsign.c): reported, never refused
  * (dist_read_to_measure), so a producer's plaquette can always be checked.
@@ -19,6 +19,7 @@
 #include "io/dist.h"
 #include "gaugefix/site.h"
 #include "gpu/gpu.h"
+#include "shared/device_opt.h"
 #include "base/lat.h"
 #include "base/log.h"
 #include "lattice/observables.h"
@@ -78,11 +79,15 @@ int main(int argc, char **argv)
     struct plaquette p;
     struct unitarity un;
     double lt, pre, pim;
-    int on_gpu = be == BACKEND_GPU && !u->dom && (gpu_asked || u->nc == 2 || u->nc == 3);
-    if (be == BACKEND_GPU && !on_gpu)
-        lat_debug("the observables run on the CPU (%s)", u->dom ? "several ranks" : "no GPU kernels for this N");
+    int on_gpu = be == BACKEND_GPU && !u->dom;
+    if (be == BACKEND_GPU && !on_gpu) lat_debug("the observables run on the CPU (several ranks)");
+    if (on_gpu) { /* an N without GPU kernels: the one refusal (gpu asked) or the CPU (auto) */
+        struct device_choice dc = {1, gpu_asked};
+        struct device_caps caps = {"observables", 1, GPU_MIN_NC, GPU_MAX_NC};
+        on_gpu = device_opt_fits(&dc, &caps, u->nc);
+    }
 #ifdef LAT_HAVE_CUDA
-    if (on_gpu) { /* SU(N > 3) with --device gpu: gpu_field_create says "use --device cpu" */
+    if (on_gpu) {
         struct gpu_field f;
         struct gpu_observables o;
         gpu_field_create(&f, u, 'd', 0);

@@ -141,7 +141,6 @@ int main(int argc, char **argv)
     }
     struct dirac_op *op = dirac_create(x.u, &dp, why, sizeof why);
     if (!op) lat_die(1, c->name, "%s", why);
-    if (prop_solve_available()) lat_die(1, NULL, "%s", prop_solve_available());
 
     const int ncol = PROP_NS * x.nc;
     const size_t nr = dirac_full_reals(op);

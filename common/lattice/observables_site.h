@@ -20,8 +20,9 @@
  * The callers fetch the links from their storage and add the per-site
  * values in their own fixed order (observables.c: chunks in site order;
  * observables.cu: a fixed grid, blocks added on the host in order).
- * Scratch matrices hold LAT_OBS_NN_MAX complex numbers: N^2 <= LAT_NC_MAX^2
- * on the host, N <= 3 in CUDA code (the GPU kernels exist for SU(2), SU(3)). */
+ * Scratch matrices hold LAT_OBS_NN_MAX = LAT_NC_MAX^2 complex numbers, on
+ * the host and in CUDA code (the GPU kernels exist for every N; with n a
+ * compile-time constant there, only the first n^2 are used). */
 #ifndef LAT_OBSERVABLES_SITE_H
 #define LAT_OBSERVABLES_SITE_H
 
@@ -30,11 +31,7 @@
 #include <math.h>
 
 #ifndef LAT_OBS_NN_MAX
-#ifdef __CUDACC__
-#define LAT_OBS_NN_MAX 9
-#else
 #define LAT_OBS_NN_MAX (LAT_NC_MAX * LAT_NC_MAX)
-#endif
 #endif
 
 LAT_HD double obs_plaquette(int n, const lat_complex *umu, const lat_complex *unu_fmu, const lat_complex *unu,

@@ -363,13 +363,16 @@ LAT_HD void sun_reunitarize(int n, lat_complex *m)
         }
         lat_real nr = 0;
         for (int k = 0; k < n; k++) nr += c_norm2(m[r * n + k]);
-        nr = 1 / sqrt(nr);
+        /* sqrt and 1/ in double, written out: C evaluates sqrt(float) so,
+         * while C++ and CUDA would pick the float overload -- with it the
+         * CPU and GPU single-precision builds compute the same bits */
+        nr = (lat_real)(1 / sqrt((double)nr));
         for (int k = 0; k < n; k++) m[r * n + k] = c_scale(nr, m[r * n + k]);
     }
     if (n == 3) { su3_rebuild_row3(m); return; }
     /* U(N) -> SU(N): multiply the last row by conj(det) (|det| = 1 here) */
     lat_complex d = sun_det(n, m);
-    lat_real dn = sqrt(c_norm2(d));
+    lat_real dn = (lat_real)sqrt((double)c_norm2(d)); /* in double in C and C++ alike (above) */
     lat_complex f = c_scale(1 / dn, c_conj(d));
     for (int k = 0; k < n; k++) m[(n - 1) * n + k] = c_mul(f, m[(n - 1) * n + k]);
 }

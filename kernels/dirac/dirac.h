@@ -74,7 +74,7 @@
 #ifndef LAT_DIRAC_H
 #define LAT_DIRAC_H
 
-#include "dirac/solver_op.h"
+#include "solvers/solvers.h"
 #include "lattice/field.h"
 #include <stddef.h>
 #include <stdint.h>

@@ -24,7 +24,6 @@ static struct fa_gpu_state *S(struct fa_state *s) { return (struct fa_gpu_state 
 static struct fa_state *gpu_create(const struct field *u, const double *transform, char prec, enum gauge_kind g)
 {
     if (u->dom) lat_die_all(1, NULL, "lat-fourier on the GPU runs on one rank in this version (use --device cpu under mpirun)");
-    if (u->nc != 2 && u->nc != 3) lat_die(1, NULL, "lat-fourier on the GPU: SU(%d) has no kernels (N = 2, 3; use --device cpu)", u->nc);
     switch (prec) {
     case 'd': return (struct fa_state *)fa_gpu_create_d(u, transform, g);
     case 's': return (struct fa_state *)fa_gpu_create_s(u, transform, g);

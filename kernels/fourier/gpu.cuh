@@ -22,6 +22,7 @@ extern "C" {
 #include "fourier/site.h"
 #include "lattice/observables_site.h"
 #include "gpu/reduce.cuh"
+#include "gpu/launch.cuh"
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <stdlib.h>
@@ -313,14 +314,13 @@ static void transform(struct fa_gpu_state *st, int dir)
 
 using namespace FA_NS;
 
-#define BY_NC(st, call3, call2) \
-    do {                        \
-        if ((st)->nc == 3) {    \
-            call3;              \
-        } else {                \
-            call2;              \
-        }                       \
-    } while (0)
+/* the launch for the state's N: one instantiation per N of gpu/gpu.h
+ * (with_nc, gpu/launch.cuh); the launch names NC */
+#define BY_NC(st, launch)                                  \
+    with_nc((st)->nc, [&](auto nc_) {                      \
+        constexpr int NC = decltype(nc_)::value;           \
+        launch;                                            \
+    })
 
 extern "C" struct fa_gpu_state *FA_ENTRY(fa_gpu_create)(const struct field *u, const double *transform_in,
                                                           enum gauge_kind gauge)
@@ -386,8 +386,7 @@ extern "C" void FA_ENTRY(fa_gpu_gradient)(struct fa_gpu_state *st, double *fsums
     fgeo g = geo_of(st);
     dim3 grid(RED_NB, st->nt);
     const store_t *l = (const store_t *)st->f.links;
-    BY_NC(st, (k_gradient<links_of<3>::type, 3><<<grid, RED_BS>>>(g, l, (lat_real *)st->grad, (const lat_real *)st->dir, st->gauge, st->partials)),
-          (k_gradient<links_of<2>::type, 2><<<grid, RED_BS>>>(g, l, (lat_real *)st->grad, (const lat_real *)st->dir, st->gauge, st->partials)));
+    BY_NC(st, (k_gradient<typename links_of<NC>::type, NC><<<grid, RED_BS>>>(g, l, (lat_real *)st->grad, (const lat_real *)st->dir, st->gauge, st->partials)));
     gpu_check("gradient kernel launch");
     double *tmp = (double *)malloc(sizeof(double) * 3 * (size_t)st->nt);
     slice_sums(st, 3, tmp, 3);
@@ -411,8 +410,7 @@ extern "C" void FA_ENTRY(fa_gpu_precondition)(struct fa_gpu_state *st, double *d
     k_weight<<<nb, 256>>>(g, (const lat_real *)st->weight, (fcx *)st->buf);
     transform(st, CUFFT_INVERSE);
     dim3 grid(RED_NB, st->nt);
-    BY_NC(st, (k_unpack<3><<<grid, RED_BS>>>(g, (const fcx *)st->buf, (lat_real *)st->pgrad, (const lat_real *)st->grad, (const lat_real *)st->pgrad_old, st->have_pold, st->partials)),
-          (k_unpack<2><<<grid, RED_BS>>>(g, (const fcx *)st->buf, (lat_real *)st->pgrad, (const lat_real *)st->grad, (const lat_real *)st->pgrad_old, st->have_pold, st->partials)));
+    BY_NC(st, (k_unpack<NC><<<grid, RED_BS>>>(g, (const fcx *)st->buf, (lat_real *)st->pgrad, (const lat_real *)st->grad, (const lat_real *)st->pgrad_old, st->have_pold, st->partials)));
     gpu_check("preconditioner kernel launch");
     st->have_pold = 1;
     slice_sums(st, 2, dots, 2);
@@ -424,8 +422,7 @@ extern "C" void FA_ENTRY(fa_gpu_direction)(struct fa_gpu_state *st, const unsign
     gpu_upload(st->set_d, set, (size_t)st->nt);
     gpu_upload(st->beta_d, beta, (size_t)st->nt * sizeof(double));
     dim3 grid(RED_NB, st->nt);
-    BY_NC(st, (k_direction<3><<<grid, RED_BS>>>(g, (const lat_real *)st->pgrad, (const lat_real *)st->grad, (lat_real *)st->dir, st->set_d, st->beta_d, st->partials)),
-          (k_direction<2><<<grid, RED_BS>>>(g, (const lat_real *)st->pgrad, (const lat_real *)st->grad, (lat_real *)st->dir, st->set_d, st->beta_d, st->partials)));
+    BY_NC(st, (k_direction<NC><<<grid, RED_BS>>>(g, (const lat_real *)st->pgrad, (const lat_real *)st->grad, (lat_real *)st->dir, st->set_d, st->beta_d, st->partials)));
     gpu_check("direction kernel launch");
     slice_sums(st, 1, dphi, 1);
 }
@@ -435,8 +432,7 @@ extern "C" void FA_ENTRY(fa_gpu_curvature)(struct fa_gpu_state *st, double *d2)
     fgeo g = geo_of(st);
     dim3 grid(RED_NB, st->nt);
     const store_t *l = (const store_t *)st->f.links;
-    BY_NC(st, (k_curvature<links_of<3>::type, 3><<<grid, RED_BS>>>(g, l, (const lat_real *)st->dir, st->partials)),
-          (k_curvature<links_of<2>::type, 2><<<grid, RED_BS>>>(g, l, (const lat_real *)st->dir, st->partials)));
+    BY_NC(st, (k_curvature<typename links_of<NC>::type, NC><<<grid, RED_BS>>>(g, l, (const lat_real *)st->dir, st->partials)));
     gpu_check("curvature kernel launch");
     slice_sums(st, 1, d2, 1);
 }
@@ -446,8 +442,7 @@ static void apply(struct fa_gpu_state *st)
     fgeo g = geo_of(st);
     int nb = (int)((st->V + 127) / 128);
     store_t *l = (store_t *)st->f.links, *gt = (store_t *)st->f.transform;
-    BY_NC(st, (k_apply<links_of<3>::type, 3><<<nb, 128>>>(g, l, gt, (const lat_complex *)st->G)),
-          (k_apply<links_of<2>::type, 2><<<nb, 128>>>(g, l, gt, (const lat_complex *)st->G)));
+    BY_NC(st, (k_apply<typename links_of<NC>::type, NC><<<nb, 128>>>(g, l, gt, (const lat_complex *)st->G)));
     gpu_check("step kernel launch");
 }
 
@@ -457,8 +452,7 @@ extern "C" void FA_ENTRY(fa_gpu_step)(struct fa_gpu_state *st, const double *alp
     /* alpha per slice, reusing the beta array on the device */
     gpu_upload(st->beta_d, alpha, (size_t)st->nt * sizeof(double));
     int nb = (int)((st->V + 127) / 128);
-    BY_NC(st, (k_exp<3><<<nb, 128>>>(g, (const lat_real *)st->dir, st->beta_d, (lat_complex *)st->G)),
-          (k_exp<2><<<nb, 128>>>(g, (const lat_real *)st->dir, st->beta_d, (lat_complex *)st->G)));
+    BY_NC(st, (k_exp<NC><<<nb, 128>>>(g, (const lat_real *)st->dir, st->beta_d, (lat_complex *)st->G)));
     gpu_check("exponential kernel launch");
     apply(st);
 }

@@ -1,7 +1,8 @@
 /* fourier/gpu.h -- private to the CUDA backend of Fourier-accelerated gauge
  * fixing: its state and the per-precision entry points of fourier/gpu.cuh
  * (built by gpu_d.cu, gpu_s.cu, gpu_m.cu); fourier/gpu.c makes them
- * fa_backend_gpu.  One GPU, one rank, SU(2) and SU(3) (the gpu_field's N).
+ * fa_backend_gpu.  One GPU, one rank, every N of the gpu_field
+ * (GPU_MIN_NC..GPU_MAX_NC, gpu/gpu.h; lat-fourier refuses others first).
  *
  * Device storage: the links and g in the gpu_field layout read through the
  * accessor (gpu/accessor.cuh); the su(N) fields (Delta, P Delta, its

@@ -160,9 +160,11 @@ static void gpu_destroy(struct gf_state *s)
  * (measured with the kernels emulated on the host), from 1e-7 in single to
  * NaN within ~100 sweeps; every 10 sweeps bounds it to ~6x rounding in
  * every precision for ~5 % of the sweep time (a reprojection moves half a
- * sweep's bytes).  Kernels: SU(2) and SU(3) (gpu_sweep.cuh). */
+ * sweep's bytes).  Kernels: SU(GPU_MIN_NC)..SU(GPU_MAX_NC) (gpu/gpu.h;
+ * gpu_sweep.cuh); whole-matrix links for N != 3 drift only by rounding, the
+ * same default keeps one rule for every N. */
 const struct gf_backend gf_backend_gpu = {
-    "gpu", 2, 3, {10, 10, 10},
+    "gpu", GPU_MIN_NC, GPU_MAX_NC, {10, 10, 10},
     gpu_create, gpu_sweep, gpu_measure, gpu_reunitarize, gpu_download_all, gpu_destroy, gpu_inject_fault,
     gpu_set_link_reals,
 };

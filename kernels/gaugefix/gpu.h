@@ -17,8 +17,9 @@
 #include <stdint.h>
 
 /* ---- launch candidates of the sweep kernels ------------------------------
- * SU(3) overrelaxation and annealing kernels (every gauge, with or without
- * a transform) have GF_CANDIDATES launch shapes of one kernel code, which
+ * SU(3) and SU(4) overrelaxation and annealing kernels (every gauge, with or
+ * without a transform) have GF_CANDIDATES launch shapes of one kernel code
+ * (gf_gpu_candidate_name_su4 names SU(4)'s), which
  * the tuner of gpu/tune.h chooses from (the others have one);
  * gf_gpu_candidate_name(prec, c) names candidate c of precision 'd', 's' or
  * 'm' (NULL past the last); gpu_tune_force(c) makes every kernel launch c
@@ -30,6 +31,7 @@ extern "C" {
 #endif
 
 const char *gf_gpu_candidate_name(char prec, int c);
+const char *gf_gpu_candidate_name_su4(char prec, int c); /* SU(4)'s own four shapes */
 
 /* ---- per precision (gaugefix_gpu_{d,s,m}.cu) ----------------------------
  * sweep: even sites, then odd (parity < 0), or the sites of one (local)

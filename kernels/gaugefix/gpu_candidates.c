@@ -3,7 +3,8 @@
  * gpu_sweep.cuh's sweep_candidate launches them; for the benchmark and the
  * tests.  "m" below is the first candidate's minimum of blocks per SM:
  * GF_MINB of gpu_{d,m}.cu (4, 5), or GF_MINB_HEAVY (3) for annealing, MAG
- * and a tracked transform (tracked Coulomb relaxation: 4). */
+ * and a tracked transform (tracked Coulomb relaxation: 4).
+ * gf_gpu_candidate_name_su4: the same for SU(4)'s own launch shapes. */
 #include "gaugefix/gpu.h"
 
 const char *gf_gpu_candidate_name(char prec, int c)
@@ -23,4 +24,22 @@ const char *gf_gpu_candidate_name(char prec, int c)
         "k_sweep_sh, lazy third rows, 32 sites/block, >= m-1 blocks/SM"};
     if (c < 0 || c >= GF_CANDIDATES) return 0;
     return prec == 's' ? one[c] : prec == 'm' ? lazy[c] : sh[c];
+}
+
+/* SU(4)'s own shapes (gpu_sweep.cuh, sweep_candidate_large): k_sweep_sh in
+ * every precision, m = 4 in single, 3 in double and mixed */
+const char *gf_gpu_candidate_name_su4(char prec, int c)
+{
+    static const char *d[GF_CANDIDATES] = {
+        "SU(4) k_sweep_sh (4 threads/site), 32 sites/block, >= 3 blocks/SM",
+        "SU(4) k_sweep_sh (4 threads/site), 32 sites/block, >= 4 blocks/SM",
+        "SU(4) k_sweep_sh (4 threads/site), 64 sites/block, >= 1 block/SM",
+        "SU(4) k_sweep_sh (4 threads/site), 32 sites/block, >= 2 blocks/SM"};
+    static const char *s[GF_CANDIDATES] = {
+        "SU(4) k_sweep_sh (4 threads/site), 32 sites/block, >= 4 blocks/SM",
+        "SU(4) k_sweep_sh (4 threads/site), 32 sites/block, >= 5 blocks/SM",
+        "SU(4) k_sweep_sh (4 threads/site), 64 sites/block, >= 1 block/SM",
+        "SU(4) k_sweep_sh (4 threads/site), 32 sites/block, >= 2 blocks/SM"};
+    if (c < 0 || c >= GF_CANDIDATES) return 0;
+    return prec == 's' ? s[c] : d[c];
 }

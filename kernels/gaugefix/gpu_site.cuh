@@ -8,8 +8,10 @@
  * (kgeo, gauge_accessor) and gaugefix/site.h.  Links are reached only
  * through the accessor U (a template parameter): no layout, compression or
  * storage type here.
+ * GF_THREADS_PER_SITE: the precision's sweep kernel for N <= 3 (1 or 4).
  * GF_MIXED (precision 'm'): the one-thread kernel keeps links in float
  * registers (fcx) between double subgroup steps.
+ *   gf_sweep_threads<NC>::value   threads per site of SU(NC)'s sweep kernel
  *   kernel_params<G,UPD>(omega, prob, temp)  the gf_params of a kernel
  *   load_site<U,ND>(links, g, p, h, site, x, up, dn, hb)   (U: gauge_accessor)
  *                        U_mu(x), U_mu(x-mu) for mu < ND; hb[mu] = half index of x-mu
@@ -41,6 +43,18 @@ __device__ __forceinline__ void su3_rebuild_row3(fcx *m)
     }
 }
 #endif
+
+/* the sweep kernel of SU(NC), as threads per site: the precision's own
+ * choice for N = 2, 3 (GF_THREADS_PER_SITE: 1 = k_sweep, 4 = k_sweep_sh;
+ * gpu_{d,s,m}.cu), and k_sweep_sh (4) in every precision from SU(4) on:
+ * one thread per site would hold eight N x N links (SU(4) in single: 256
+ * floats, past the 255 registers of a thread), four threads per site hold
+ * two each.  In mixed precision k_sweep_sh runs the whole site update in
+ * double as the CPU's 'm' does.  The launches (gpu_sweep.cuh) and the host
+ * emulation (scripts/gf-kernel-emulation.cpp) both ask this. */
+template <int NC> struct gf_sweep_threads {
+    static constexpr int value = NC <= 3 ? GF_THREADS_PER_SITE : 4;
+};
 
 /* the update's parameters as gaugefix.h takes them (gauge and update fixed
  * at compile time) */

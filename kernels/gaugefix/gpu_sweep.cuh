@@ -13,7 +13,7 @@
  *     GF_SFX    the suffix of the extern "C" entry points (d, s, m)
  *     GF_MIXED  (m only) links in float registers between the double steps
  *               (the one-thread-per-site kernel)
- *     GF_THREADS_PER_SITE  the default sweep kernel: 1 (k_sweep, one thread
+ *     GF_THREADS_PER_SITE  the default sweep kernel of SU(2), SU(3): 1 (k_sweep, one thread
  *               per site), 2 or 4 (k_sweep4: 2 or 1 directions per thread)
  *     GF_MINB, GF_MINB_HEAVY  (2 or 4 threads per site) minimum blocks of
  *               128 threads per SM of the default kernels (sweep_default)
@@ -21,7 +21,11 @@
  *               (g once per site, through shared memory), 0: k_sweep4
  *     GF_LAZY_ROW3  (k_sweep_sh) true: the third rows of SU(3) rebuilt only
  *               for the subgroups that use them (fewer live registers)
- * The storage layout is described in gaugefix_gpu.h.
+ * Every N of GPU_MIN_NC..GPU_MAX_NC (gpu/gpu.h) is one instantiation of the
+ * same templates (with_nc, gpu/launch.cuh); N >= 4 runs k_sweep_sh in every
+ * precision (gf_sweep_threads, gpu_site.cuh), SU(4) with launch shapes of
+ * its own (sweep_candidate_large), links as whole N x N matrices.
+ * The storage layout is described in gpu/field.h.
  *
  * The physics is not here: each kernel loads the links of a site into
  * registers (rebuilding the third row of SU(3)), calls gf_site_update,
@@ -145,18 +149,54 @@ template <int G, int UPD, bool TRACK> struct default_minb {
 };
 #endif
 
-/* the candidates of a kernel: SU(3) overrelaxation of Landau and Coulomb
- * gauge and of MAG, and annealing, have four (the launches the benchmark and
- * the users run most); the rest one */
+/* the candidates of a kernel: SU(3) and SU(4) overrelaxation of Landau
+ * and Coulomb gauge and of MAG, and annealing, have four (the launches the
+ * benchmark and the users run most); the rest one */
 template <int NC, int G, int UPD, bool TRACK> struct gf_tuned {
-    static constexpr bool many = NC == 3 && (UPD == GF_OVERRELAX || UPD == GF_ANNEAL);
+    static constexpr bool many = (NC == 3 || NC == 4) && (UPD == GF_OVERRELAX || UPD == GF_ANNEAL);
     static constexpr int ncand = many ? GF_CANDIDATES : 1;
 };
+
+/* SU(N >= 4): k_sweep_sh in every precision (gf_sweep_threads, gpu_site.cuh
+ * says why).
+ * SU(4) is an instantiation of its own, tuned as the Cardoso-Bicudo SU(4)
+ * kernels are: the shapes for its register footprint -- two 4 x 4 links per
+ * thread, 64 reals (128 registers in double and mixed arithmetic, 64 in
+ * single) -- first the most blocks per SM that should hold them without
+ * spills (3 of 128 threads in double/mixed, 4 in single), then one block
+ * more, 64 sites per block, and 2 blocks; the tuning cache keeps the
+ * fastest per device and volume (rates: docs/PERFORMANCE.md, to be
+ * measured on the H100).
+ * SU(N >= 5): one shape, 32 sites per block and no minimum of blocks: the
+ * links (2 N^2 complex numbers per thread) live in local memory whatever
+ * the shape, the subgroup loop is not unrolled (gpu_sweep4.cuh), and the
+ * speed of these N is secondary to having them. */
+#define GF_SU4_MINB (sizeof(lat_real) == sizeof(float) ? 4 : 3)
+template <int NC, int G, int UPD, bool TRACK, int R>
+static void sweep_candidate_large(const sweep_args &a, int p, int c)
+{
+    if constexpr (NC == 4) {
+        constexpr int m = GF_SU4_MINB;
+        switch (c) { /* k_sweep_sh: sites per block (4 threads each), blocks per SM */
+        case 1: launch_sh<4, G, UPD, TRACK, 32, m + 1, false, R>(a, p); break;
+        case 2: launch_sh<4, G, UPD, TRACK, 64, 1, false, R>(a, p); break;
+        case 3: launch_sh<4, G, UPD, TRACK, 32, 2, false, R>(a, p); break;
+        default: launch_sh<4, G, UPD, TRACK, 32, m, false, R>(a, p); break;
+        }
+    } else {
+        (void)c;
+        launch_sh<NC, G, UPD, TRACK, 32, 1, false, R>(a, p);
+    }
+}
 
 /* candidate c of the sweep kernel for one parity, R reals per link */
 template <int NC, int G, int UPD, bool TRACK, int R>
 static void sweep_candidate(const sweep_args &a, int p, int c)
 {
+    if constexpr (gf_sweep_threads<NC>::value == 4 && NC >= 4) {
+        sweep_candidate_large<NC, G, UPD, TRACK, R>(a, p, c);
+        return;
+    } else {
 #if GF_THREADS_PER_SITE == 1
     switch (c) { /* k_sweep: threads per block, blocks per SM */
     case 1: launch<NC, G, UPD, TRACK, 256, 1, R>(a, p); break;
@@ -173,6 +213,7 @@ static void sweep_candidate(const sweep_args &a, int p, int c)
     default: launch_sh<NC, G, UPD, TRACK, 32, m, GF_LAZY_ROW3, R>(a, p); break;
     }
 #endif
+    }
 }
 
 template <int NC, int G, int UPD, bool TRACK, int R = 0>
@@ -249,11 +290,6 @@ static double *partials_buffer(size_t n)
     return scratch;
 }
 
-static void check_nc(int nc)
-{
-    if (nc != 2 && nc != 3) lat_die(1, "GPU", "the CUDA backend has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", nc);
-}
-
 } // namespace GF_NS
 
 /* ---- entry points ------------------------------------------------------- */
@@ -262,7 +298,6 @@ extern "C" void GF_ENTRY(gpu_gf_sweep)(const struct gpu_field *f, const struct g
                                         uint32_t copy, uint32_t sweep, int active, int parity)
 {
     using namespace GF_NS;
-    check_nc(f->nc);
     sweep_args a;
     a.f = f;
     a.g = make_geo(f);
@@ -280,12 +315,11 @@ extern "C" void GF_ENTRY(gpu_gf_sweep)(const struct gpu_field *f, const struct g
     if (f->nc == 3 && f->recon == GPU_RECON_8) {
         if (track) sweep_g8<true>(a, p->gauge, p->update);
         else sweep_g8<false>(a, p->gauge, p->update);
-    } else if (f->nc == 3) {
-        if (track) sweep_g<3, true>(a, p->gauge, p->update);
-        else sweep_g<3, false>(a, p->gauge, p->update);
     } else {
-        if (track) sweep_g<2, true>(a, p->gauge, p->update);
-        else sweep_g<2, false>(a, p->gauge, p->update);
+        with_nc(f->nc, [&](auto n) {
+            if (track) sweep_g<decltype(n)::value, true>(a, p->gauge, p->update);
+            else sweep_g<decltype(n)::value, false>(a, p->gauge, p->update);
+        });
     }
     gpu_check("sweep kernel launch");
 }
@@ -293,7 +327,6 @@ extern "C" void GF_ENTRY(gpu_gf_sweep)(const struct gpu_field *f, const struct g
 extern "C" void GF_ENTRY(gpu_gf_quality)(const struct gpu_field *f, enum gauge_kind gauge, double *out)
 {
     using namespace GF_NS;
-    check_nc(f->nc);
     kgeo g = make_geo(f);
     int lt = f->L[3];
     size_t n = (size_t)lt * RED_NB * 2;
@@ -308,8 +341,7 @@ extern "C" void GF_ENTRY(gpu_gf_quality)(const struct gpu_field *f, enum gauge_k
     }
     typedef links_of<3, LINK_8> links8;
     if (f->nc == 3 && f->recon == GPU_RECON_8) { QL(links8) }
-    else if (f->nc == 3) { QL(links_of<3>) }
-    else { QL(links_of<2>) }
+    else with_nc(f->nc, [&](auto n) { QL(links_of<decltype(n)::value>) });
 #undef QL
     gpu_check("measurement kernel launch");
     double *hp = (double *)malloc(n * sizeof(double));
@@ -330,12 +362,13 @@ extern "C" void GF_ENTRY(gpu_gf_quality)(const struct gpu_field *f, enum gauge_k
 extern "C" void GF_ENTRY(gpu_gf_reunitarize)(const struct gpu_field *f)
 {
     using namespace GF_NS;
-    check_nc(f->nc);
     kgeo g = make_geo(f);
     dim3 grid((unsigned)((f->Vh + RED_BS - 1) / RED_BS), f->transform ? 10 : 8);
     if (f->nc == 3 && f->recon == GPU_RECON_8)
         k_reunitarize<links_of<3, LINK_8>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
-    else if (f->nc == 3) k_reunitarize<links_of<3>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
-    else k_reunitarize<links_of<2>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
+    else
+        with_nc(f->nc, [&](auto n) {
+            k_reunitarize<links_of<decltype(n)::value>><<<grid, RED_BS>>>(g, (store_t *)f->links, (store_t *)f->transform);
+        });
     gpu_check("reunitarization kernel launch");
 }

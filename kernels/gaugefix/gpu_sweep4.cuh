@@ -4,7 +4,9 @@
  *       TPS = 2 or 4 threads per site, Step 1 shared by warp shuffles
  *   k_sweep_sh<U, G, UPD, TRACK, SB, MINB, LAZY><<<ceil((h1-h0)/SB), 4 SB>>>
  *       4 threads per site, g computed once per site through shared memory;
- *       LAZY: the SU(3) third rows rebuilt only where a subgroup uses them
+ *       LAZY: the SU(3) third rows rebuilt only where a subgroup uses them;
+ *       any N (the kernel of every precision for N >= 4: gpu_sweep.cuh),
+ *       thread mu carrying columns mu, mu + 4, ... of a tracked transform
  * Both take the arguments of k_sweep (gpu_sweep1.cuh) and compute its bits
  * (the sums in the fixed order of gf_landau_k / gf_mag_h).
  * U: the links' gauge_accessor (gpu/accessor.cuh); LAZY rebuilds through
@@ -35,6 +37,7 @@ k_sweep4(kgeo g, typename U::store_type *__restrict__ links, typename U::store_t
          int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep)
 {
     static_assert(BS % 32 == 0 && (TPS == 2 || TPS == 4), "whole warps; 2 or 4 threads per site");
+    static_assert(!TRACK || U::nc <= 4, "a tracked transform of N > 4 has more columns than the site's threads: k_sweep_sh");
     constexpr int DPT = 4 / TPS; /* directions per thread */
     int t = blockIdx.x * BS + threadIdx.x;
     int h = g.h0 + t / TPS, tid = t % TPS;
@@ -193,13 +196,21 @@ k_sweep_sh(kgeo g, typename U::store_type *__restrict__ links, typename U::store
     const struct gf_params par = kernel_params<G, UPD>(omega, prob, temp);
     struct lat_rng r; /* used by the threads of mu = 0 */
     rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
-    lat_complex col[NC]; /* column mu of the tracked transform (mu < N) */
+    /* the tracked transform: thread mu holds its columns mu, mu + 4, ...
+     * (< N; one for N <= 4) */
+    constexpr int NCOL = (NC + 3) / 4;
+    lat_complex col[NCOL][NC];
     S *pg = NULL;
-    if (TRACK && live && mu < NC) {
+    if (TRACK && live) {
         pg = T::at(gt, g, p, h);
-        T::load_column(pg, mu, col);
-    }
 #pragma unroll
+        for (int e = 0; e < NCOL; e++)
+            if (mu + 4 * e < NC) T::load_column(pg, mu + 4 * e, col[e]);
+    }
+    /* every subgroup unrolled up to SU(4) (constant i, j keep the matrices
+     * in registers); from SU(5) on the links no longer fit in registers
+     * anyway, and a loop keeps the kernel (and its compile time) small */
+#pragma unroll(NC <= 4 ? NC * (NC - 1) / 2 : 1)
     for (int s = 0; s < NC * (NC - 1) / 2; s++) {
         int i, j;
         sun_subgroup(NC, s, &i, &j);
@@ -259,7 +270,11 @@ k_sweep_sh(kgeo g, typename U::store_type *__restrict__ links, typename U::store
 #pragma unroll
             for (int a = 0; a < 4; a++) gs.q[a] = sh_g[a][sl];
             if (moves) gf_step2_link(NC, u, d, i, j, gs);
-            if (TRACK && mu < NC) gf_step2_column(col, i, j, gs);
+            if (TRACK) {
+#pragma unroll
+                for (int e = 0; e < NCOL; e++)
+                    if (mu + 4 * e < NC) gf_step2_column(col[e], i, j, gs);
+            }
         }
         /* no races: the next subgroup writes sh_c after this subgroup's
          * second barrier, by which the mu = 0 warps have read it; sh_g is
@@ -270,6 +285,10 @@ k_sweep_sh(kgeo g, typename U::store_type *__restrict__ links, typename U::store
             U::store(pu, u);
             U::store(pd, d);
         }
-        if (TRACK && mu < NC) T::store_column(pg, mu, col);
+        if (TRACK) {
+#pragma unroll
+            for (int e = 0; e < NCOL; e++)
+                if (mu + 4 * e < NC) T::store_column(pg, mu + 4 * e, col[e]);
+        }
     }
 }

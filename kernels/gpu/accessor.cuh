@@ -9,7 +9,8 @@
  *   decode(g, p, h, x), neighbour(g, site, x, mu, dir)   sites and neighbours
  *   gauge_accessor<Store, NC, RECON>   the links: Store = storage precision
  *       (float, double), NC = N of SU(N), RECON = reals stored per link:
- *       LINK_FULL (2N^2, 18 for SU(3)), LINK_12 (SU(3), two rows; the third
+ *       LINK_FULL (2N^2 rounded up to whole 16-byte groups; any N of
+ *       gpu/gpu.h, the storage of N != 3), LINK_12 (SU(3), two rows; the third
  *       rebuilt in registers) or LINK_8 (SU(3), 8 parameters: su3_pack8 /
  *       su3_unpack8 of math/sun.h, which say the parametrisation; float
  *       storage: two 16-byte groups, double: four).  Compute
@@ -113,6 +114,10 @@ template <int NC, int RECON> struct link_layout {
     static_assert(RECON != LINK_12 || NC == 3, "LINK_12 is SU(3) only");
     static_assert(RECON != LINK_8 || NC == 3, "LINK_8 is SU(3) only");
     enum { ncomp = RECON == LINK_8 ? 8 : RECON == LINK_12 ? 12 : 2 * NC * NC, nrows = RECON == LINK_12 ? 2 : NC };
+    /* the reals stored per link in groups of VEC: ncomp, rounded up */
+    template <int VEC> struct stored {
+        enum { value = (ncomp + VEC - 1) / VEC * VEC };
+    };
 };
 
 /* the lane's first group of the matrix with NCOMP reals in `slot` at half
@@ -225,7 +230,9 @@ template <typename S, int NC> struct matrix_accessor {
 template <typename S, int NC, int RECON> struct gauge_accessor {
     typedef S store_type;
     typedef matrix_accessor<S, NC> transform;
-    enum { nc = NC, recon = RECON, vec = 16 / sizeof(S), ncomp = link_layout<NC, RECON>::ncomp,
+    /* LINK_FULL: 2N^2 in whole 16-byte groups, as gpu_field's ncomp (SU(5),
+     * SU(7) in float carry two reals of padding) */
+    enum { nc = NC, recon = RECON, vec = 16 / sizeof(S), ncomp = link_layout<NC, RECON>::template stored<16 / sizeof(S)>::value,
            nrows = link_layout<NC, RECON>::nrows };
     static __device__ __forceinline__ S *at(S *links, const kgeo &g, int p, int mu, int h)
     {

@@ -16,6 +16,7 @@
  * Every error ends the program with one line, exit 1 (util.cu, lat_die). */
 #ifdef LAT_HAVE_CUDA
 #include "gpu/field.h"
+#include "gpu/gpu.h"
 #include "lattice/field.h"
 #include "lattice/geometry.h"
 #include "math/sun.h"
@@ -84,7 +85,7 @@ static void unpack_links(const struct gpu_field *f, const void *buf, struct fiel
                 for (int c = 0; c < 8; c++) w[c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1));
                 su3_unpack8(w, m);
             } else {
-                for (int c = 0; c < f->ncomp; c++)
+                for (int c = 0; c < f->ncomp && c < nr; c++) /* not the padding of a whole matrix */
                     d[c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1));
                 if (n == 3) su3_rebuild_row3(m);
             }
@@ -123,8 +124,9 @@ void gpu_field_create_recon(struct gpu_field *f, const struct field *u, char pre
 {
     if (prec != 'd' && prec != 's' && prec != 'm')
         lat_die(2, NULL, "--precision: '%c' is not one of double|single|mixed", prec);
-    if (u->nc != 2 && u->nc != 3)
-        lat_die(1, "GPU", "the CUDA backend has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", u->nc);
+    if (u->nc < GPU_MIN_NC || u->nc > GPU_MAX_NC) /* the tools refuse such N first (device_opt_fits) */
+        lat_die(1, "GPU", "internal error: a device field of SU(%d) (the kernels are for N = %d..%d)", u->nc, GPU_MIN_NC,
+                GPU_MAX_NC);
     /* the parity-split layout needs an even local extent: lt + 2 slices */
     if (u->dom && u->dom->lt % 2)
         lat_die_all(1, "GPU", "%d ranks leave %d timeslices per rank; the GPU backend needs an even number (Lt/R even)",
@@ -139,8 +141,10 @@ void gpu_field_create_recon(struct gpu_field *f, const struct field *u, char pre
     f->prec = prec;
     f->vec = (int)(16 / store_size(prec));
     f->recon = recon;
-    f->ncomp = recon == GPU_RECON_FULL ? 2 * u->nc * u->nc : recon;
+    /* whole matrices in whole 16-byte groups: 2N^2 rounded up to vec
+     * (SU(5), SU(7) in float: 50 -> 52, 98 -> 100; the padding stays 0) */
     f->ncomp_t = (2 * u->nc * u->nc + f->vec - 1) / f->vec * f->vec;
+    f->ncomp = recon == GPU_RECON_FULL ? f->ncomp_t : recon;
     f->V = u->lat.V;
     f->Vh = u->lat.V / 2;
     f->nblk = (f->Vh + GPU_LANES - 1) / GPU_LANES;

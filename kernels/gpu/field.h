@@ -31,7 +31,8 @@
  * (ncomp = 8: c = the index into su3_pack8's 8 reals, math/sun.h; the
  * kernels unpack with su3_unpack8; two 16-byte groups in float, four in
  * double), 18 (GPU_RECON_FULL, "no compression") for N != 3: all 2N^2
- * reals, c as for 12.  The kernels' accessor (gpu/accessor.cuh): recon 12
+ * reals, c as for 12, ncomp = 2N^2 rounded up to whole groups (SU(5) and
+ * SU(7) in float: 52 and 100, the last two reals zero).  The kernels' accessor (gpu/accessor.cuh): recon 12
  * = LINK_12, 8 = LINK_8, 18 = LINK_FULL.  The halo exchange moves a link's
  * ncomp stored reals as they are, whatever they mean.  The tracked transform g(x), if any,
  * keeps the full N x N matrix (ncomp_t = 2N^2 rounded up to vec).
@@ -47,9 +48,9 @@
 
 struct gpu_field {
     int L[4];          /* extents x, y, z, t (all even) */
-    int nc;            /* N of SU(N); the kernels exist for N = 2 and 3 */
+    int nc;            /* N of SU(N): GPU_MIN_NC..GPU_MAX_NC (gpu/gpu.h) */
     int recon;         /* link compression: GPU_RECON_12 or _8 (N = 3), _FULL (N != 3) */
-    int ncomp;         /* stored reals per link: recon for N = 3, else 2N^2 */
+    int ncomp;         /* stored reals per link: recon for N = 3, else 2N^2 rounded up to vec */
     int ncomp_t;       /* stored reals per transform matrix */
     int vec;           /* reals per 16 bytes: 2 (double storage) or 4 */
     int64_t V, Vh;     /* sites, sites per parity */
@@ -119,8 +120,8 @@ void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct
 /* ---- field.c: a device field from and to a host field --------------------
  * create: the device storage for the (local) lattice of u -- links, the
  *   transform when with_transform, the Lt-byte timeslice mask -- in storage
- *   precision prec ('d', 's', 'm'); N = 2 or 3 (else exit 1, "use --device
- *   cpu"); a slab field (u->dom) needs an even local extent lt (else exit 1
+ *   precision prec ('d', 's', 'm'); N = GPU_MIN_NC..GPU_MAX_NC (the tools
+ *   refuse other N before, tools/shared/device_opt.c); a slab field (u->dom) needs an even local extent lt (else exit 1
  *   on every rank).  h0 = h1 = site0 = 0; gpu_slab_init sets site0.
  *   recon: GPU_RECON_12 for SU(3), GPU_RECON_FULL otherwise.
  * create_recon: the same with the link compression chosen: recon 0 (the
@@ -162,7 +163,7 @@ void gpu_slab_step(struct gpu_slab *s, struct gpu_field *f, int parity, const st
 void gpu_slab_free(struct gpu_slab *s);
 
 /* ---- observables.cu, field.c: plaquette, link trace, Polyakov loop,
- * unitarity of a whole-lattice field (not a slab), N = 2 or 3, any storage
+ * unitarity of a whole-lattice field (not a slab), any N of gpu/gpu.h, any storage
  * precision (arithmetic in double), the per-site formulas of
  * lattice/observables_site.h.  Deterministic: a fixed grid independent of
  * the device, per-block partial sums in double, added on the host in block

@@ -10,7 +10,10 @@
  * half index order; observables.cuh), a block adds its threads as a fixed
  * tree (reduce.cuh), the host adds the blocks in order.  Storage 'd'
  * (double) or 's'/'m' (float); the arithmetic is double in every case.
- * N = 2 or 3 (else exit 1); a CUDA error ends the program (util.cu). */
+ * Every N of gpu/gpu.h (with_nc: one instantiation per N; the links of
+ * SU(N >= 4) are whole N x N matrices, and a thread's 20 of them -- 20 KB
+ * for SU(8) -- sit in local memory, which is slow but measures only); a
+ * CUDA error ends the program (util.cu). */
 #define LAT_REAL double
 #include "lattice/observables_site.h"
 #include "gpu/field.h"
@@ -20,6 +23,7 @@ extern "C" {
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include "gpu/reduce.cuh"
+#include "gpu/launch.cuh"
 
 #include "gpu/accessor.cuh"
 #include "gpu/observables.cuh"
@@ -59,12 +63,12 @@ static double *scratch;
 
 extern "C" void gpu_observables_sums(const struct gpu_field *f, double out[10])
 {
-    if (f->nc != 2 && f->nc != 3)
-        lat_die(1, "GPU", "the CUDA backend has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", f->nc);
     const size_t n = OBS_NB * 7 + OBS_NB * 2;
     if (!scratch) scratch = (double *)gpu_alloc(n * sizeof(double), "reduction buffer");
-    if (f->prec == 'd') f->nc == 3 ? launch<double, 3>(f, scratch) : launch<double, 2>(f, scratch);
-    else f->nc == 3 ? launch<float, 3>(f, scratch) : launch<float, 2>(f, scratch);
+    with_nc(f->nc, [&](auto nc) {
+        if (f->prec == 'd') launch<double, decltype(nc)::value>(f, scratch);
+        else launch<float, decltype(nc)::value>(f, scratch);
+    });
     gpu_check("observables kernel launch");
     double *hp = (double *)malloc(n * sizeof(double));
     if (!hp) lat_die(1, "GPU", "out of host memory");

@@ -57,7 +57,7 @@ struct hb_backend {
 };
 
 extern const struct hb_backend hb_backend_cpu;
-/* heatbath/gpu.cu: SU(2) and SU(3); only when built with CUDA
+/* heatbath/gpu.cu: SU(GPU_MIN_NC) .. SU(GPU_MAX_NC) (gpu/gpu.h); only when built with CUDA
  * (LAT_HAVE_CUDA) */
 extern const struct hb_backend hb_backend_gpu;
 

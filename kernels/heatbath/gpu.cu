@@ -4,18 +4,20 @@
  * Exported: hb_backend_gpu (create, heatbath, overrelax, measure, download,
  * destroy), hb_gpu_candidate_name (heatbath/gpu.h).
  * Contract: precisions 'd' (double), 's' (single) and 'm' (single storage,
- * double arithmetic), SU(2) and SU(3).  The field is the GPU layer's device
+ * double arithmetic), SU(N) for N = 2 .. GPU_MAX_NC (gpu/gpu.h;
+ * tools/shared/device_opt.c refuses other N before create is called).  The field is the GPU layer's device
  * field (gpu/field.h: gpu_field_create/upload/download/free), and so are
  * the slab step of MPI runs (gpu_slab_step) and the measurements (plaquette
  * all/spatial/temporal and Polyakov loop, gpu_field_observables:
  * deterministic, fixed grid, per-block partial sums added in order on the
  * host).  Sweeps are the kernels of heatbath/gpu_sweep.cuh, in the order
  * and with the random streams of heatbath/backend.h, so a chain agrees with
- * the CPU backend's to rounding.  Errors end the program with one line and
- * exit 1 (gpu/util.cu; SU(N > 3): "use --device cpu"). */
+ * the CPU backend's to rounding.  Measurements of SU(N >= 4) are the
+ * host's of the downloaded field until the GPU layer's observables take
+ * every N (issue 17, part A).  Errors end the program with one line and
+ * exit 1 (gpu/util.cu). */
 #include "heatbath/link.h" /* first: the C++ view of the header math */
-#include "heatbath/gpu.h" /* first: the C++ view of the header math */
-#include "heatbath/link.h"
+#include "heatbath/gpu.h"
 extern "C" {
 #include "lattice/geometry.h"
 #include "heatbath/backend.h"
@@ -30,17 +32,21 @@ struct hb_state {
     char precision;
 };
 
-extern "C" const char *hb_gpu_candidate_name(int c)
+extern "C" const char *hb_gpu_candidate_name(int nc, int c)
 {
     static const char *names[HB_CANDIDATES] = {"L1 loads, 128 threads", "L2-only loads, 128 threads",
-                                               "L1 loads, 256 threads", "L1 loads, 64 threads"};
-    return c >= 0 && c < HB_CANDIDATES ? names[c] : NULL;
+                                               "L1 loads, 256 threads", "L1 loads, 64 threads",
+                                               "L1 loads, 128 threads, >= 3 blocks/SM",
+                                               "L1 loads, 128 threads, >= 4 blocks/SM"};
+    if (c < 0 || c >= HB_GPU_NCAND(nc)) return NULL;
+    if (nc >= 5) return c == 0 ? names[0] : names[3];
+    return names[c];
 }
 
 static struct hb_state *gpu_create(const struct field *u, char precision)
 {
-    if (u->nc != 2 && u->nc != 3)
-        lat_die(1, "GPU", "the CUDA heatbath has kernels for SU(2) and SU(3), not SU(%d): use --device cpu", u->nc);
+    if (u->nc < hb_backend_gpu.min_nc || u->nc > hb_backend_gpu.max_nc) /* device_opt.c asked first */
+        lat_die(1, "GPU", "internal error: the CUDA heatbath has no kernels for SU(%d)", u->nc);
     struct hb_state *s = (struct hb_state *)lat_calloc(1, sizeof *s);
     s->precision = precision;
     gpu_field_create(&s->f, u, precision, 0);
@@ -91,9 +97,17 @@ static void gpu_overrelax(struct hb_state *s) { sweep(s, 0, 0, 0, 0); }
 static void gpu_measure(struct hb_state *s, struct plaquette *p, double *re, double *im)
 {
     const struct geometry *d = s->slab.dom;
-    if (d) { /* a slab: the host's R-independent sums over the ranks */
+    if (d || s->f.nc > 3) { /* a slab: the host's R-independent sums over the ranks;
+                             * SU(N >= 4): the GPU layer's observables kernels
+                             * are SU(2), SU(3) only (issue 17, part A) */
         struct field u;
-        geometry_field_alloc(&u, d, &d->global, s->f.nc, 64);
+        if (d) geometry_field_alloc(&u, d, &d->global, s->f.nc, 64);
+        else {
+            struct lattice lat;
+            const char *why;
+            lattice_init(&lat, s->f.L, &why);
+            field_alloc(&u, &lat, s->f.nc, 64);
+        }
         gpu_field_download(&s->f, &u, NULL);
         if (p) *p = measure_plaquette(&u);
         if (re && im) measure_polyakov(&u, re, im);
@@ -124,5 +138,5 @@ static void gpu_destroy(struct hb_state *s)
 }
 
 extern "C" const struct hb_backend hb_backend_gpu = {
-    "gpu", 2, 3, gpu_create, gpu_heatbath, gpu_overrelax, gpu_measure, gpu_download, gpu_destroy,
+    "gpu", GPU_MIN_NC, GPU_MAX_NC, gpu_create, gpu_heatbath, gpu_overrelax, gpu_measure, gpu_download, gpu_destroy,
 };

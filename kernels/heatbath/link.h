@@ -39,13 +39,20 @@
 #include "math/rng.h"
 #include "math/su2_heatbath.h"
 
-/* CUDA: unroll the subgroup loop when N is a compile-time constant, so the
- * (i,j) indices are constants and U and W stay in registers (without it the
- * heatbath loop is not unrolled and both go to local memory). */
+/* CUDA: unroll the subgroup loop when N is a small compile-time constant
+ * (N <= HB_UNROLL_MAX_NC: SU(2), SU(3), SU(4)), so the (i,j) indices are
+ * constants and U and W stay in registers (without it the heatbath loop is
+ * not unrolled and both go to local memory).  For N >= 5 the loop stays
+ * rolled (HB_ROLLED): U and W (2 N^2 reals each, over 100 registers in
+ * double) live in local memory anyway, and 10..28 unrolled subgroup steps
+ * only cost instruction cache and compile time. */
+#define HB_UNROLL_MAX_NC 4
 #ifdef __CUDA_ARCH__ /* device code only: the host compiler would warn */
 #define HB_UNROLL _Pragma("unroll")
+#define HB_ROLLED _Pragma("unroll 1")
 #else
 #define HB_UNROLL
+#define HB_ROLLED
 #endif
 
 /* A += U_nu(x+mu) U_mu(x+nu)^dag U_nu(x)^dag  (upper staple)
@@ -71,35 +78,47 @@ LAT_HD lat_real hb_link_action(int n, const lat_complex *U, const lat_complex *A
     return sun_retrace_mul(n, U, A);
 }
 
-/* The subgroup sweep both link updates share: W = U A; for every SU(2)
- * subgroup (i,j) the block w of W gives v^dag = w^dag/|w|, and U, W are
- * multiplied from the left by g -- heatbath: g = x v^dag with x drawn at
- * beta_n |w| (Haar when w = 0); overrelaxation: g = (v^dag)^2, the
- * reflection (skipped when w = 0) -- then U is reprojected. */
+/* Subgroup s of the sweep below: the block w of W gives v^dag =
+ * w^dag/|w|, and U, W are multiplied from the left by g -- heatbath:
+ * g = x v^dag with x drawn at beta_n |w| (Haar when w = 0);
+ * overrelaxation: g = (v^dag)^2, the reflection (skipped when w = 0). */
+LAT_HD void hb_subgroup_step(int n, lat_complex *U, lat_complex *W, int s, int heatbath, double beta_n,
+                             struct lat_rng *r)
+{
+    int i, j;
+    sun_subgroup(n, s, &i, &j);
+    lat_su2 w = sun_su2_block(n, W, i, j);
+    double norm = sqrt((double)su2_norm2(w));
+    lat_su2 g;
+    if (norm > 0) {
+        lat_real inv = (lat_real)(1.0 / norm);
+        lat_su2 vd = {{w.q[0] * inv, -w.q[1] * inv, -w.q[2] * inv, -w.q[3] * inv}};
+        g = heatbath ? su2_mul(su2_heatbath_x(r, beta_n * norm), vd) : su2_mul(vd, vd);
+    } else if (heatbath) {
+        g = su2_heatbath_x(r, 0.0); /* no force: Haar */
+    } else {
+        return;
+    }
+    sun_su2_left(n, U, i, j, g);
+    sun_su2_left(n, W, i, j, g);
+}
+
+/* The subgroup sweep both link updates share: W = U A, hb_subgroup_step
+ * for s = 0 .. N(N-1)/2 - 1 in order, then U is reprojected.  The two
+ * loops are the same steps in the same order (the same bits); they differ
+ * only in what the CUDA compiler is told to unroll. */
 LAT_HD void hb_link_subgroups(int n, lat_complex *U, const lat_complex *A, int heatbath, double beta_n,
                               struct lat_rng *r)
 {
     lat_complex W[LAT_NC_MAX * LAT_NC_MAX];
     sun_mul(n, W, U, A);
     int ns = sun_nsubgroups(n);
-    HB_UNROLL
-    for (int s = 0; s < ns; s++) {
-        int i, j;
-        sun_subgroup(n, s, &i, &j);
-        lat_su2 w = sun_su2_block(n, W, i, j);
-        double norm = sqrt((double)su2_norm2(w));
-        lat_su2 g;
-        if (norm > 0) {
-            lat_real inv = (lat_real)(1.0 / norm);
-            lat_su2 vd = {{w.q[0] * inv, -w.q[1] * inv, -w.q[2] * inv, -w.q[3] * inv}};
-            g = heatbath ? su2_mul(su2_heatbath_x(r, beta_n * norm), vd) : su2_mul(vd, vd);
-        } else if (heatbath) {
-            g = su2_heatbath_x(r, 0.0); /* no force: Haar */
-        } else {
-            continue;
-        }
-        sun_su2_left(n, U, i, j, g);
-        sun_su2_left(n, W, i, j, g);
+    if (n <= HB_UNROLL_MAX_NC) {
+        HB_UNROLL
+        for (int s = 0; s < ns; s++) hb_subgroup_step(n, U, W, s, heatbath, beta_n, r);
+    } else {
+        HB_ROLLED
+        for (int s = 0; s < ns; s++) hb_subgroup_step(n, U, W, s, heatbath, beta_n, r);
     }
     sun_reunitarize(n, U);
 }

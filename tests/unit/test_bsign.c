@@ -159,14 +159,11 @@ int main(void)
 #ifdef _OPENMP
     omp_set_num_threads(1); /* the children fork: no thread pool in the parent */
 #endif
-    snprintf(dir, sizeof dir, "/tmp/lat-test-bsign.XXXXXX");
-    if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+    if (unit_scratch_make(dir, sizeof dir, "bsign") != 0) return 1;
     test_detect_and_strip();
     test_tolerance();
     test_broken();
     test_read();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    unit_scratch_remove(dir);
     return unit_done("test_bsign");
 }

@@ -136,12 +136,9 @@ static void test_roundtrips(void)
 int main(void)
 {
     lat_progname = "lat";
-    snprintf(dir, sizeof dir, "/tmp/lat-test-hirep.XXXXXX");
-    if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+    if (unit_scratch_make(dir, sizeof dir, "hirep") != 0) return 1;
     test_detect();
     test_roundtrips();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    unit_scratch_remove(dir);
     return unit_done("test_hirep");
 }

@@ -572,8 +572,7 @@ static void test_scidac(void)
 int main(void)
 {
     lat_progname = "lat";
-    snprintf(dir, sizeof dir, "/tmp/lat-test-io.XXXXXX");
-    if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+    if (unit_scratch_make(dir, sizeof dir, "io") != 0) return 1;
     test_lime_pipe();
     test_lime_errors();
     test_checksums();
@@ -581,8 +580,6 @@ int main(void)
     test_roundtrips();
     test_su2();
     test_scidac();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    unit_scratch_remove(dir);
     return unit_done("test_io");
 }

@@ -38,8 +38,7 @@ static void write_file(const char *text)
 int main(void)
 {
     lat_progname = "test_tune";
-    snprintf(dir, sizeof dir, "/tmp/lat-test-tune-XXXXXX");
-    if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+    if (unit_scratch_make(dir, sizeof dir, "tune") != 0) return 1;
     snprintf(path, sizeof path, "%s/sub/cache.tsv", dir);
     setenv("LAT_TUNE_CACHE", path, 1);
     CHECK(strcmp(tune_cache_path(), path) == 0, "LAT_TUNE_CACHE names the file");
@@ -101,8 +100,6 @@ int main(void)
     setenv("HOME", "/home/u", 1);
     CHECK(strcmp(tune_cache_path(), "/home/u/.cache/lat/tunecache.tsv") == 0, "else HOME/.cache");
 
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    unit_scratch_remove(dir);
     return unit_done("test_tune");
 }

@@ -1,11 +1,13 @@
 /* unit.h -- the smallest test harness: CHECK(cond, ...) counts failures,
  * CHECK_CLOSE(a, b, tol) compares numbers, unit_run_child() runs code in
- * a child process and captures its standard error, and unit_done() prints
- * "NAME: N passed, M failed" and returns the exit status. */
+ * a child process and captures its standard error, unit_scratch_make() and
+ * unit_scratch_remove() give a test a folder for its files, and unit_done()
+ * prints "NAME: N passed, M failed" and returns the exit status. */
 #ifndef LAT_UNIT_H
 #define LAT_UNIT_H
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +47,24 @@ static inline int unit_run_child(void (*child)(void *), void *arg, unsigned seco
     waitpid(pid, &st, 0);
     for (size_t i = 0; i < n; i++) *lines += err[i] == '\n';
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A fresh folder /tmp/lat-test-NAME.XXXXXX (mkdtemp) into dir[len]: 0, or
+ * -1 with the reason on stderr.  unit_scratch_remove() deletes it and all
+ * that the test left in it. */
+static inline int unit_scratch_make(char *dir, size_t len, const char *name)
+{
+    snprintf(dir, len, "/tmp/lat-test-%s.XXXXXX", name);
+    if (mkdtemp(dir)) return 0;
+    perror("mkdtemp");
+    return -1;
+}
+
+static inline void unit_scratch_remove(const char *dir)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
 static inline int unit_done(const char *name)

@@ -2,18 +2,10 @@
  * contract is prop_solve.h.  The Krylov solvers live in kernels/solvers
  * (written once over struct solver_op); this file only prepares the
  * system, picks the solver and precision, and checks the answer in double
- * with the full operator.
- *
- * STATE OF 2026-11-25: the solver module (kernels/solvers, issue 15 part B)
- * had not reached main when this was written, so its call is not wired:
- * prop_solve_available() says so and lat-propagator stops (exit 1) after
- * every input check and before the first solve.  Wiring it is the one
- * marked line in prop_solve() plus PROP_SOLVER_WIRED below; everything
- * around it (even-odd preparation, the tolerance on the Schur system, the
- * reconstruction, the true residual in double) is in place. */
-#define PROP_SOLVER_WIRED 0
+ * with the full operator. */
 #include "shared/prop_solve.h"
 #include "base/log.h"
+#include "solvers/solvers.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +16,6 @@ static double norm2(const double *v, size_t n)
     double s = 0;
     for (size_t i = 0; i < n; i++) s += v[i] * v[i];
     return s;
-}
-
-const char *prop_solve_available(void)
-{
-    return PROP_SOLVER_WIRED ? NULL
-                             : "this build has no solver: the solver module (kernels/solvers) is not merged yet, so "
-                               "lat-propagator cannot solve M x = b";
 }
 
 int prop_solve_check(struct prop_solve_opts *o)
@@ -75,12 +60,17 @@ void prop_solve(struct dirac_op *op, const struct prop_solve_opts *o, const doub
         dirac_solver_op_full(&A, op);
         memset(x, 0, nf * sizeof(double));
     }
-    int iters = 0, ok = 0;
-    (void)rhs;
-    (void)sol;
-    (void)tol;
-    if (!PROP_SOLVER_WIRED) lat_die(1, NULL, "%s", prop_solve_available());
-    /* wiring: (cg on A^dag A | bicgstab on A)(&A, o->precision, o->sloppy, rhs, sol, tol, o->max_iter) -> iters, ok */
+    struct solver_blas *blas = solver_blas_cpu_open(NULL);
+    if (!blas) lat_die(1, NULL, "out of memory for the solver's vectors");
+    struct solver_params sp = {.tol = tol, .max_iter = o->max_iter, .delta = 0};
+    sp.sloppy = o->precision == 'm' ? (o->sloppy == 'h' ? SOLVER_HALF : SOLVER_SINGLE)
+              : o->precision == 's' ? SOLVER_SINGLE : SOLVER_DOUBLE;
+    struct solver_result res;
+    memset(sol, 0, (o->eo ? nh : nf) * sizeof(double));
+    enum solver_status st = o->bicgstab ? solver_bicgstab(&A, blas, rhs, sol, &sp, &res)
+                                        : solver_cgne(&A, blas, rhs, sol, &sp, &res);
+    solver_blas_cpu_close(blas);
+    int iters = res.iterations, ok = st == SOLVER_CONVERGED;
     if (o->eo) {
         dirac_eo_reconstruct(op, x, xh, b);
         free(bh);

@@ -39,8 +39,7 @@ struct prop_solve_result {
 };
 
 int prop_solve_check(struct prop_solve_opts *o);
-/* NULL when the solver module is wired in, else why not (one line) */
-const char *prop_solve_available(void);
+
 void prop_solve(struct dirac_op *op, const struct prop_solve_opts *o, const double *b, double *x,
                 struct prop_solve_result *r);
 

@@ -1,0 +1,298 @@
+/* solvers/blas_cpu.c -- the CPU vector kernels of the solvers (struct
+ * solver_blas), OpenMP threads over site blocks.
+ * Exported: solver_blas_cpu_open, solver_blas_cpu_close (solvers.h).
+ *
+ * Every kernel works one site block ("tile", site_reals reals) at a time:
+ * the tile of each operand is read into double (a double vector in place,
+ * single widened, half decoded by half.h), computed in double and stored
+ * back in y's precision (half: encoded with a fresh block norm).  So any
+ * mix of precisions is allowed and the arithmetic is the same for all.
+ *
+ * Reductions (cdot, norm2) are deterministic: a reduction block is a run of
+ * whole tiles of about 512 reals inside one chunk, summed sequentially in
+ * double by one thread; the blocks of a chunk are added pairwise (a binary
+ * tree fixed by their number), then the chunks of the whole vector, over
+ * ranks, pairwise in global order (see solvers.h: comm_sum only ever adds
+ * a number to zeros).  No step depends on the thread count.
+ * A blas is used by one solve at a time (its scratch space is shared). */
+#include "solvers/solvers.h"
+#include "solvers/half.h"
+#include "base/comm.h"
+#include "base/log.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define REDUCE_BLOCK_REALS 512
+
+struct cpu_blas {
+    struct solver_blas blas; /* first: the table handed out */
+    struct solver_reduce_layout layout; /* chunk_reals 0: one chunk */
+    double *partial, *slots;
+    size_t partial_cap, slots_cap;
+};
+
+static void same_shape(const struct solver_vec *x, const struct solver_vec *y, const char *where)
+{
+    if (x->n != y->n || x->site_reals != y->site_reals)
+        lat_die(1, where, "vectors of %zu and %zu reals (blocks of %zu and %zu) combined", x->n, y->n, x->site_reals,
+                y->site_reals);
+}
+
+/* the tile t of v in double: a pointer into v itself or into buf */
+static inline const double *tile_in(const struct solver_vec *v, size_t t, double *buf)
+{
+    size_t m = v->site_reals, o = t * m;
+    switch (v->prec) {
+    case SOLVER_DOUBLE: return (const double *)v->data + o;
+    case SOLVER_SINGLE:
+        for (size_t k = 0; k < m; k++) buf[k] = ((const float *)v->data)[o + k];
+        return buf;
+    default: half_block_decode(m, (const int16_t *)v->data + o, v->norm[t], buf); return buf;
+    }
+}
+/* where the new tile t of v is computed: v itself when double */
+static inline double *tile_out(struct solver_vec *v, size_t t, double *buf)
+{
+    return v->prec == SOLVER_DOUBLE ? (double *)v->data + t * v->site_reals : buf;
+}
+static inline void tile_store(struct solver_vec *v, size_t t, const double *p)
+{
+    size_t m = v->site_reals, o = t * m;
+    if (v->prec == SOLVER_SINGLE)
+        for (size_t k = 0; k < m; k++) ((float *)v->data)[o + k] = (float)p[k];
+    else if (v->prec == SOLVER_HALF)
+        half_block_encode(m, p, (int16_t *)v->data + o, v->norm + t);
+}
+
+static size_t elem_size(enum solver_prec p)
+{
+    return p == SOLVER_DOUBLE ? sizeof(double) : p == SOLVER_SINGLE ? sizeof(float) : sizeof(int16_t);
+}
+
+static struct solver_vec *cpu_alloc(void *ctx, size_t n, size_t site_reals, enum solver_prec prec)
+{
+    (void)ctx;
+    if (site_reals == 0 || site_reals > SOLVER_SITE_REALS_MAX || n % site_reals || site_reals % 2)
+        lat_die(1, "solver_blas_cpu", "vector of %zu reals in site blocks of %zu (an even block of 2..%d reals dividing n expected)",
+                n, site_reals, SOLVER_SITE_REALS_MAX);
+    struct solver_vec *v = calloc(1, sizeof *v);
+    if (!v) return NULL;
+    v->prec = prec;
+    v->n = n;
+    v->site_reals = site_reals;
+    v->data = calloc(n ? n : 1, elem_size(prec));
+    if (prec == SOLVER_HALF) v->norm = calloc(n / site_reals + 1, sizeof(float));
+    if (!v->data || (prec == SOLVER_HALF && !v->norm)) {
+        free(v->data);
+        free(v->norm);
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static void cpu_free(void *ctx, struct solver_vec *v)
+{
+    (void)ctx;
+    if (!v) return;
+    free(v->data);
+    free(v->norm);
+    free(v);
+}
+
+static void cpu_zero(void *ctx, struct solver_vec *y)
+{
+    (void)ctx;
+    memset(y->data, 0, y->n * elem_size(y->prec));
+    if (y->prec == SOLVER_HALF) memset(y->norm, 0, y->n / y->site_reals * sizeof(float));
+}
+
+/* y = a x + b y (complex), the one elementwise kernel all others are */
+static void cpu_caxpby(void *ctx, solver_complex a, const struct solver_vec *x, solver_complex b, struct solver_vec *y)
+{
+    (void)ctx;
+    same_shape(x, y, "solver_blas_cpu caxpby");
+    size_t m = y->site_reals;
+    long nt = (long)(y->n / m);
+#pragma omp parallel for schedule(static)
+    for (long t = 0; t < nt; t++) {
+        double xb[SOLVER_SITE_REALS_MAX], yb[SOLVER_SITE_REALS_MAX];
+        const double *xp = tile_in(x, (size_t)t, xb);
+        const double *yp = tile_in(y, (size_t)t, yb);
+        double *out = tile_out(y, (size_t)t, yb);
+        for (size_t k = 0; k < m; k += 2) {
+            double xr = xp[k], xi = xp[k + 1], yr = yp[k], yi = yp[k + 1];
+            out[k] = a.re * xr - a.im * xi + b.re * yr - b.im * yi;
+            out[k + 1] = a.re * xi + a.im * xr + b.re * yi + b.im * yr;
+        }
+        tile_store(y, (size_t)t, out);
+    }
+}
+
+/* y = a x + b y, real a and b (no products with zero imaginary parts) */
+static void real_axpby(double a, const struct solver_vec *x, double b, struct solver_vec *y)
+{
+    same_shape(x, y, "solver_blas_cpu axpby");
+    size_t m = y->site_reals;
+    long nt = (long)(y->n / m);
+#pragma omp parallel for schedule(static)
+    for (long t = 0; t < nt; t++) {
+        double xb[SOLVER_SITE_REALS_MAX], yb[SOLVER_SITE_REALS_MAX];
+        const double *xp = tile_in(x, (size_t)t, xb);
+        double *out = tile_out(y, (size_t)t, yb);
+        if (b == 0) { /* y's old values are not read: a copy or a fresh y */
+            for (size_t k = 0; k < m; k++) out[k] = a * xp[k];
+            tile_store(y, (size_t)t, out);
+            continue;
+        }
+        const double *yp = tile_in(y, (size_t)t, yb);
+        if (b == 1)
+            for (size_t k = 0; k < m; k++) out[k] = yp[k] + a * xp[k];
+        else if (a == 1)
+            for (size_t k = 0; k < m; k++) out[k] = xp[k] + b * yp[k];
+        else
+            for (size_t k = 0; k < m; k++) out[k] = a * xp[k] + b * yp[k];
+        tile_store(y, (size_t)t, out);
+    }
+}
+
+static void cpu_copy(void *ctx, struct solver_vec *y, const struct solver_vec *x)
+{
+    (void)ctx;
+    same_shape(x, y, "solver_blas_cpu copy");
+    if (x == y) return;
+    if (x->prec == y->prec) {
+        memcpy(y->data, x->data, y->n * elem_size(y->prec));
+        if (y->prec == SOLVER_HALF) memcpy(y->norm, x->norm, y->n / y->site_reals * sizeof(float));
+        return;
+    }
+    real_axpby(1, x, 0, y); /* the b == 0 branch: y = 1 * x, exact */
+}
+
+static void cpu_scale(void *ctx, double a, struct solver_vec *y)
+{
+    (void)ctx;
+    real_axpby(0, y, a, y);
+}
+static void cpu_axpy(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y)
+{
+    (void)ctx;
+    real_axpby(a, x, 1, y);
+}
+static void cpu_xpay(void *ctx, const struct solver_vec *x, double a, struct solver_vec *y)
+{
+    (void)ctx;
+    real_axpby(1, x, a, y);
+}
+
+static double pairwise(const double *v, size_t n, size_t stride)
+{
+    if (n == 0) return 0;
+    if (n == 1) return v[0];
+    size_t h = n / 2;
+    return pairwise(v, h, stride) + pairwise(v + h * stride, n - h, stride);
+}
+
+static double *grow(double **p, size_t *cap, size_t n)
+{
+    if (n > *cap) {
+        double *q = realloc(*p, n * sizeof *q);
+        if (!q) lat_die(1, "solver_blas_cpu", "out of memory for %zu reduction partial sums", n);
+        *p = q;
+        *cap = n;
+    }
+    return *p;
+}
+
+/* sum over x of conj(x) y (nres 2) or |x|^2 (y NULL, nres 1) */
+static void reduce(struct cpu_blas *c, const struct solver_vec *x, const struct solver_vec *y, double *out)
+{
+    int nres = y ? 2 : 1;
+    if (y) same_shape(x, y, "solver_blas_cpu cdot");
+    size_t m = x->site_reals, nt = x->n / m;
+    size_t ct = c->layout.chunk_reals ? c->layout.chunk_reals / m : nt; /* tiles per chunk */
+    size_t nchunk = ct ? nt / ct : 0, first = c->layout.chunk_reals ? c->layout.first_chunk : 0;
+    size_t total = c->layout.chunk_reals ? c->layout.total_chunks : 1;
+    if (c->layout.chunk_reals && (c->layout.chunk_reals % m || nt % ct || first + nchunk > total))
+        lat_die(1, "solver_blas_cpu", "reduction chunks of %zu reals (%zu.. of %zu) do not fit a vector of %zu reals in blocks of %zu",
+                c->layout.chunk_reals, first, total, x->n, m);
+    if (nt == 0) nchunk = 0;
+    size_t tpb = m >= REDUCE_BLOCK_REALS ? 1 : REDUCE_BLOCK_REALS / m; /* tiles per reduction block */
+    size_t bpc = ct ? (ct + tpb - 1) / tpb : 0, nb = nchunk * bpc;
+    double *partial = grow(&c->partial, &c->partial_cap, nb * (size_t)nres + 1);
+#pragma omp parallel for schedule(static)
+    for (long bl = 0; bl < (long)nb; bl++) {
+        size_t ci = (size_t)bl / bpc, j = (size_t)bl % bpc;
+        size_t t0 = ci * ct + j * tpb, t1 = t0 + tpb < (ci + 1) * ct ? t0 + tpb : (ci + 1) * ct;
+        double xb[SOLVER_SITE_REALS_MAX], yb[SOLVER_SITE_REALS_MAX], s0 = 0, s1 = 0;
+        for (size_t t = t0; t < t1; t++) {
+            const double *xp = tile_in(x, t, xb);
+            if (y) {
+                const double *yp = tile_in(y, t, yb);
+                for (size_t k = 0; k < m; k += 2) {
+                    s0 += xp[k] * yp[k] + xp[k + 1] * yp[k + 1];
+                    s1 += xp[k] * yp[k + 1] - xp[k + 1] * yp[k];
+                }
+            } else
+                for (size_t k = 0; k < m; k++) s0 += xp[k] * xp[k];
+        }
+        partial[(size_t)bl * nres] = s0;
+        if (y) partial[(size_t)bl * nres + 1] = s1;
+    }
+    double *slots = grow(&c->slots, &c->slots_cap, total * (size_t)nres);
+    memset(slots, 0, total * (size_t)nres * sizeof *slots);
+    for (size_t ci = 0; ci < nchunk; ci++)
+        for (int r = 0; r < nres; r++)
+            slots[(first + ci) * nres + r] = pairwise(partial + ci * bpc * nres + r, bpc, (size_t)nres);
+    if (comm_size() > 1) comm_sum(slots, total * (size_t)nres);
+    for (int r = 0; r < nres; r++) out[r] = pairwise(slots + r, total, (size_t)nres);
+}
+
+static solver_complex cpu_cdot(void *ctx, const struct solver_vec *x, const struct solver_vec *y)
+{
+    double s[2];
+    reduce(ctx, x, y, s);
+    return (solver_complex){s[0], s[1]};
+}
+
+static double cpu_norm2(void *ctx, const struct solver_vec *x)
+{
+    double s;
+    reduce(ctx, x, NULL, &s);
+    return s;
+}
+
+struct solver_blas *solver_blas_cpu_open(const struct solver_reduce_layout *layout)
+{
+    struct cpu_blas *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    if (layout) {
+        if (layout->chunk_reals == 0 || layout->total_chunks == 0 || layout->first_chunk >= layout->total_chunks)
+            lat_die(1, "solver_blas_cpu_open", "reduction layout: chunks of %zu reals, first %zu of %zu",
+                    layout->chunk_reals, layout->first_chunk, layout->total_chunks);
+        c->layout = *layout;
+    }
+    c->blas = (struct solver_blas){
+        .ctx = c,
+        .alloc = cpu_alloc,
+        .free = cpu_free,
+        .zero = cpu_zero,
+        .copy = cpu_copy,
+        .scale = cpu_scale,
+        .axpy = cpu_axpy,
+        .xpay = cpu_xpay,
+        .caxpby = cpu_caxpby,
+        .cdot = cpu_cdot,
+        .norm2 = cpu_norm2,
+    };
+    return &c->blas;
+}
+
+void solver_blas_cpu_close(struct solver_blas *blas)
+{
+    if (!blas) return;
+    struct cpu_blas *c = (struct cpu_blas *)blas;
+    free(c->partial);
+    free(c->slots);
+    free(c);
+}

@@ -1,0 +1,63 @@
+/* solvers/cg.c -- conjugate gradients for a Hermitian positive definite A
+ * (only op->apply is used).  Exported: solver_cg (solvers.h).
+ * Per iteration: q = A p, alpha = |r|^2 / <p, q>, x += alpha p,
+ * r -= alpha q, beta = |r_new|^2 / |r|^2, p = r + beta p.
+ * Mixed precision by reliable updates exactly as cgne.c: the recursion in
+ * the sloppy precision, x and the true residual in double whenever |r| has
+ * fallen by delta since the last update or below the tolerance, p kept. */
+#include "solvers/core.h"
+#include <math.h>
+
+enum solver_status solver_cg(const struct solver_op *op, const struct solver_blas *blas, const double *b, double *x,
+                             const struct solver_params *par, struct solver_result *res)
+{
+    struct solve S, *s = &S;
+    if (solve_begin(s, "solver_cg", op, blas, b, x, par, res, 0)) return res->status;
+    void *c = blas->ctx;
+    enum solver_prec sp = s->sloppy;
+    int mixed = sp != SOLVER_DOUBLE;
+    double rn = solve_true_residual(s, 0);
+    if (rn <= s->target) return solve_end(s, SOLVER_CONVERGED, 0);
+    struct solver_vec *rs = solve_vec(s, sp), *ps = solve_vec(s, sp), *qs = solve_vec(s, sp);
+    struct solver_vec *xs = solve_vec(s, solve_accumulator_prec(sp));
+    blas->copy(c, rs, s->r);
+    blas->copy(c, ps, rs);
+    double rr = blas->norm2(c, rs), maxr = rn;
+    enum solver_status st = SOLVER_MAX_ITER;
+    int k;
+    for (k = 1; k <= par->max_iter; k++) {
+        sloppy_apply(s, 0, qs, ps);
+        double pq = blas->cdot(c, ps, qs).re;
+        if (!(pq > 0) || !isfinite(pq) || !(rr > 0)) { /* not positive definite, or NaN */
+            st = SOLVER_BREAKDOWN;
+            break;
+        }
+        double alpha = rr / pq;
+        blas->axpy(c, alpha, ps, xs);
+        blas->axpy(c, -alpha, qs, rs);
+        double rr_new = blas->norm2(c, rs);
+        rn = sqrt(rr_new);
+        solve_iteration(s, k, rn);
+        if (rn > maxr) maxr = rn; /* the largest residual since the last update (QUDA) */
+        if (rn <= s->target || (mixed && rn < s->delta * maxr)) {
+            solve_accumulate(s, xs);
+            rn = solve_true_residual(s, k);
+            if (rn <= s->target) {
+                st = SOLVER_CONVERGED;
+                break;
+            }
+            blas->copy(c, rs, s->r);
+            rr_new = blas->norm2(c, rs);
+            maxr = rn;
+            /* the true r is not quite orthogonal to p as the recursion's
+             * was: project it out (QUDA does the same) */
+            solver_complex rp = blas->cdot(c, rs, ps);
+            blas->caxpby(c, (solver_complex){-rp.re / rr_new, -rp.im / rr_new}, rs, (solver_complex){1, 0}, ps);
+        }
+        blas->xpay(c, rs, rr_new / rr, ps);
+        rr = rr_new;
+    }
+    if (k > par->max_iter) k = par->max_iter;
+    solve_accumulate(s, xs);
+    return solve_end(s, st, k);
+}

@@ -1,0 +1,75 @@
+/* solvers/cgne.c -- CG on the normal equations, CGNR form.
+ * Exported: solver_cgne (solvers.h).
+ *
+ * CG on A^dag A x = A^dag b, carrying the residual r = b - A x of the
+ * original system (not A^dag r): the tolerance and the reported residual
+ * are those of A x = b, and CGNR minimises |b - A x| over the Krylov space.
+ * Per iteration: w = A p, alpha = |z|^2 / |w|^2, x += alpha p,
+ * r -= alpha w, z = A^dag r, beta = |z_new|^2 / |z|^2, p = z + beta p.
+ *
+ * Mixed precision by reliable updates (solvers.h): x, r and z of the
+ * recursion live in the sloppy precision (the sloppy solution xs in
+ * single when the sloppy precision is half); when |r| has fallen below
+ * delta times its value at the last update, or below the tolerance, x +=
+ * xs and r = b - A x are computed in double, the recursion's r restarts
+ * from it (z recomputed), p is kept.  In double the same code runs with
+ * updates only at the tolerance (the true residual decides convergence). */
+#include "solvers/core.h"
+#include <math.h>
+
+enum solver_status solver_cgne(const struct solver_op *op, const struct solver_blas *blas, const double *b, double *x,
+                               const struct solver_params *par, struct solver_result *res)
+{
+    struct solve S, *s = &S;
+    if (solve_begin(s, "solver_cgne", op, blas, b, x, par, res, 1)) return res->status;
+    void *c = blas->ctx;
+    enum solver_prec sp = s->sloppy;
+    int mixed = sp != SOLVER_DOUBLE;
+    double rn = solve_true_residual(s, 0);
+    if (rn <= s->target) return solve_end(s, SOLVER_CONVERGED, 0);
+    struct solver_vec *rs = solve_vec(s, sp), *zs = solve_vec(s, sp), *ps = solve_vec(s, sp), *ws = solve_vec(s, sp);
+    struct solver_vec *xs = solve_vec(s, solve_accumulator_prec(sp));
+    blas->copy(c, rs, s->r);
+    sloppy_apply(s, 1, zs, rs);
+    blas->copy(c, ps, zs);
+    double zz = blas->norm2(c, zs), maxr = rn;
+    enum solver_status st = SOLVER_MAX_ITER;
+    int k;
+    for (k = 1; k <= par->max_iter; k++) {
+        sloppy_apply(s, 0, ws, ps);
+        double ww = blas->norm2(c, ws);
+        if (!(ww > 0) || !isfinite(ww) || !(zz > 0)) {
+            st = SOLVER_BREAKDOWN;
+            break;
+        }
+        double alpha = zz / ww;
+        blas->axpy(c, alpha, ps, xs);
+        blas->axpy(c, -alpha, ws, rs);
+        rn = sqrt(blas->norm2(c, rs));
+        solve_iteration(s, k, rn);
+        if (rn > maxr) maxr = rn; /* the largest residual since the last update (QUDA) */
+        if (rn <= s->target || (mixed && rn < s->delta * maxr)) {
+            solve_accumulate(s, xs);
+            rn = solve_true_residual(s, k);
+            if (rn <= s->target) {
+                st = SOLVER_CONVERGED;
+                break;
+            }
+            blas->copy(c, rs, s->r);
+            maxr = rn;
+            sloppy_apply(s, 1, zs, rs);
+            double zn = blas->norm2(c, zs);
+            /* z = A^dag r of the true r is not quite orthogonal to p as the
+             * recursion's was: project it out (QUDA's CG does the same) */
+            solver_complex zp = blas->cdot(c, zs, ps);
+            blas->caxpby(c, (solver_complex){-zp.re / zn, -zp.im / zn}, zs, (solver_complex){1, 0}, ps);
+        } else
+            sloppy_apply(s, 1, zs, rs);
+        double zz_new = blas->norm2(c, zs);
+        blas->xpay(c, zs, zz_new / zz, ps);
+        zz = zz_new;
+    }
+    if (k > par->max_iter) k = par->max_iter;
+    solve_accumulate(s, xs);
+    return solve_end(s, st, k);
+}

@@ -1,0 +1,147 @@
+/* solvers/core.c -- the start and end of a solve, the true residual and
+ * the sloppy operator, shared by every solver (contracts in core.h). */
+#include "solvers/core.h"
+#include "base/log.h"
+#include <math.h>
+#include <string.h>
+
+const char *solver_prec_name(enum solver_prec p)
+{
+    return p == SOLVER_DOUBLE ? "double" : p == SOLVER_SINGLE ? "single" : p == SOLVER_HALF ? "half" : "?";
+}
+
+const char *solver_status_name(enum solver_status st)
+{
+    return st == SOLVER_CONVERGED ? "converged" : st == SOLVER_MAX_ITER ? "iteration limit" : "breakdown";
+}
+
+enum solver_prec solve_accumulator_prec(enum solver_prec sloppy)
+{
+    return sloppy == SOLVER_HALF ? SOLVER_SINGLE : sloppy;
+}
+
+struct solver_vec *solve_vec(struct solve *s, enum solver_prec prec)
+{
+    if (s->nvecs == SOLVE_MAX_VECS) lat_die(1, s->who, "more than %d work vectors", SOLVE_MAX_VECS);
+    struct solver_vec *v = s->blas->alloc(s->blas->ctx, s->op->n, s->op->site_reals, prec);
+    if (!v) lat_die(1, s->who, "out of memory for a work vector of %zu reals (%s)", s->op->n, solver_prec_name(prec));
+    s->vecs[s->nvecs++] = v;
+    return v;
+}
+
+void op_apply(const struct solver_op *op, int dag, struct solver_vec *out, const struct solver_vec *in)
+{
+    (dag ? op->apply_dag : op->apply)(op->ctx, (double *)out->data, (const double *)in->data);
+}
+
+void sloppy_apply(struct solve *s, int dag, struct solver_vec *out, const struct solver_vec *in)
+{
+    const struct solver_op *op = s->op;
+    void (*f)(void *, float *, const float *) = dag ? op->apply_dag_f : op->apply_f;
+    if (in->prec == SOLVER_DOUBLE) {
+        op_apply(op, dag, out, in);
+    } else if (in->prec == SOLVER_SINGLE && f) {
+        f(op->ctx, (float *)out->data, (const float *)in->data);
+    } else { /* half, or single without a single operator: through s->sl_in/out */
+        s->blas->copy(s->blas->ctx, s->sl_in, in);
+        if (s->sl_in->prec == SOLVER_SINGLE)
+            f(op->ctx, (float *)s->sl_out->data, (const float *)s->sl_in->data);
+        else
+            op_apply(op, dag, s->sl_out, s->sl_in);
+        s->blas->copy(s->blas->ctx, out, s->sl_out);
+    }
+}
+
+static void report(struct solve *s, int iteration, int reliable, double rnorm)
+{
+    if (!s->par->history) return;
+    struct solver_step st = {iteration, 0, reliable, s->bnorm > 0 ? rnorm / s->bnorm : 0};
+    s->par->history(s->par->history_ctx, &st);
+}
+
+void solve_iteration(struct solve *s, int iteration, double rnorm)
+{
+    report(s, iteration, 0, rnorm);
+}
+
+double solve_true_residual(struct solve *s, int iteration)
+{
+    const struct solver_blas *bl = s->blas;
+    op_apply(s->op, 0, s->tmp, &s->x);
+    bl->copy(bl->ctx, s->r, &s->b);
+    bl->axpy(bl->ctx, -1, s->tmp, s->r);
+    double rn = sqrt(bl->norm2(bl->ctx, s->r));
+    s->res->reliable_updates++;
+    report(s, iteration, 1, rn);
+    return rn;
+}
+
+void solve_accumulate(struct solve *s, struct solver_vec *xs)
+{
+    /* after a breakdown xs may hold NaN: x keeps its last good value */
+    if (isfinite(s->blas->norm2(s->blas->ctx, xs))) s->blas->axpy(s->blas->ctx, 1, xs, &s->x);
+    s->blas->zero(s->blas->ctx, xs);
+}
+
+void solve_free(struct solve *s)
+{
+    for (int i = 0; i < s->nvecs; i++) s->blas->free(s->blas->ctx, s->vecs[i]);
+    s->nvecs = 0;
+}
+
+enum solver_status solve_end(struct solve *s, enum solver_status status, int iterations)
+{
+    double rn = solve_true_residual(s, iterations);
+    s->res->iterations = iterations;
+    s->res->residual = rn / s->bnorm;
+    /* the true residual decides: a recursion that claimed convergence
+     * without it does not */
+    if (status == SOLVER_CONVERGED && !(rn <= s->target)) status = SOLVER_MAX_ITER;
+    s->res->status = status;
+    solve_free(s);
+    return status;
+}
+
+int solve_begin(struct solve *s, const char *who, const struct solver_op *op, const struct solver_blas *blas,
+                const double *b, double *x, const struct solver_params *par, struct solver_result *res, int need_dag)
+{
+    memset(s, 0, sizeof *s);
+    if (!op || !blas || !b || !x || !par || !res || !op->apply || (need_dag && !op->apply_dag))
+        lat_die(1, who, "called without an operator%s, vectors, parameters or result", need_dag ? " (A and A^dag)" : "");
+    if (op->site_reals == 0 || op->site_reals % 2 || op->n % op->site_reals || op->site_reals > SOLVER_SITE_REALS_MAX)
+        lat_die(1, who, "operator on %zu reals in site blocks of %zu (an even block of 2..%d reals dividing n expected)",
+                op->n, op->site_reals, SOLVER_SITE_REALS_MAX);
+    if (!(par->tol > 0) || par->max_iter < 0 || par->sloppy < SOLVER_DOUBLE || par->sloppy > SOLVER_HALF ||
+        par->delta < 0 || par->delta >= 1)
+        lat_die(1, who, "parameters: tol %g, max_iter %d, sloppy %d, delta %g", par->tol, par->max_iter, (int)par->sloppy,
+                par->delta);
+    s->who = who;
+    s->op = op;
+    s->blas = blas;
+    s->par = par;
+    s->res = res;
+    memset(res, 0, sizeof *res);
+    s->sloppy = par->sloppy;
+    s->delta = par->delta > 0 ? par->delta : 0.1;
+    s->b = (struct solver_vec){SOLVER_DOUBLE, op->n, op->site_reals, (void *)b, NULL};
+    s->x = (struct solver_vec){SOLVER_DOUBLE, op->n, op->site_reals, x, NULL};
+    s->r = solve_vec(s, SOLVER_DOUBLE);
+    s->tmp = solve_vec(s, SOLVER_DOUBLE);
+    if (s->sloppy != SOLVER_DOUBLE) {
+        int have_f = op->apply_f && (!need_dag || op->apply_dag_f);
+        if (s->sloppy == SOLVER_HALF || !have_f) {
+            enum solver_prec wp = have_f ? SOLVER_SINGLE : SOLVER_DOUBLE;
+            s->sl_in = solve_vec(s, wp);
+            s->sl_out = solve_vec(s, wp);
+        }
+    }
+    s->bnorm = sqrt(blas->norm2(blas->ctx, &s->b));
+    s->target = par->tol * s->bnorm;
+    if (s->bnorm == 0) { /* the solution of A x = 0 */
+        blas->zero(blas->ctx, &s->x);
+        res->status = SOLVER_CONVERGED;
+        solve_free(s);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,59 @@
+/* solvers/core.h -- what the solver algorithms share (internal to
+ * kernels/solvers; core.c): the start and end of a solve and the operator
+ * applied in the sloppy precision.  Only struct solver_op and struct
+ * solver_blas are used: no backend is known here.
+ *
+ *   solve_begin   checks the operator and parameters (programmer errors:
+ *                 lat_die), views b and x, |b|; returns 1 when the solve is
+ *                 already over (b = 0: x = 0, converged), result filled
+ *   solve_vec     a work vector, freed by solve_end (out of memory: lat_die)
+ *   solve_true_residual  r = b - A x in double with the double operator,
+ *                 |r| returned, counted and reported as a reliable update
+ *   solve_iteration      one history line of the recursion's residual
+ *   solve_accumulate     x += xs (the sloppy solution, any precision), xs = 0
+ *   solve_end     the final true residual, the result, everything freed
+ *   solve_free    everything freed (no residual, no result)
+ *   sloppy_apply  out = A in (dag: A^dag) for vectors of the sloppy
+ *                 precision: double -> apply; single -> apply_f (or apply
+ *                 on double copies when the operator has no single form);
+ *                 half -> decoded to single, apply_f, encoded (QUDA: compute
+ *                 in single, store in half)
+ *   op_apply      out = A in for double vectors */
+#ifndef LAT_SOLVERS_CORE_H
+#define LAT_SOLVERS_CORE_H
+
+#include "solvers/solvers.h"
+
+#define SOLVE_MAX_VECS 16
+
+struct solve {
+    const char *who;
+    const struct solver_op *op;
+    const struct solver_blas *blas;
+    const struct solver_params *par;
+    struct solver_result *res;
+    struct solver_vec b, x;     /* views of the caller's vectors */
+    struct solver_vec *r, *tmp; /* double: the true residual, A x */
+    double bnorm, target;       /* |b|, tol |b| */
+    double delta;               /* reliable-update factor */
+    enum solver_prec sloppy;
+    struct solver_vec *sl_in, *sl_out; /* the sloppy operator's work vectors (or NULL) */
+    struct solver_vec *vecs[SOLVE_MAX_VECS];
+    int nvecs;
+};
+
+int solve_begin(struct solve *s, const char *who, const struct solver_op *op, const struct solver_blas *blas,
+                const double *b, double *x, const struct solver_params *par, struct solver_result *res, int need_dag);
+struct solver_vec *solve_vec(struct solve *s, enum solver_prec prec);
+double solve_true_residual(struct solve *s, int iteration);
+void solve_iteration(struct solve *s, int iteration, double rnorm);
+void solve_accumulate(struct solve *s, struct solver_vec *xs);
+enum solver_status solve_end(struct solve *s, enum solver_status status, int iterations);
+void solve_free(struct solve *s); /* the work vectors only (multi-shift: results of its own) */
+void sloppy_apply(struct solve *s, int dag, struct solver_vec *out, const struct solver_vec *in);
+void op_apply(const struct solver_op *op, int dag, struct solver_vec *out, const struct solver_vec *in);
+/* the sloppy solution's precision: single for half (sums of many updates
+ * keep too little in 16 bits), the sloppy precision otherwise */
+enum solver_prec solve_accumulator_prec(enum solver_prec sloppy);
+
+#endif

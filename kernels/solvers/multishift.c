@@ -1,0 +1,180 @@
+/* solvers/multishift.c -- multi-shift CG (Jegerlehner, hep-lat/9612014):
+ * (A^dag A + sigma_i) x_i = b for all shifts with the Krylov space of one.
+ * Exported: solver_multishift_cg (solvers.h).
+ *
+ * The base system is the smallest shift (the worst conditioned, which
+ * converges last); its CG gives alpha_k, beta_k and r_k, and the residual
+ * of shift i is zeta_i r_k, with s_i = sigma_i - sigma_base,
+ *   zeta_{k+1} = zeta_k zeta_{k-1} alpha_{k-1} /
+ *       (alpha_k beta_{k-1} (zeta_{k-1} - zeta_k) + zeta_{k-1} alpha_{k-1} (1 + s_i alpha_k)),
+ *   alpha_i = alpha_k zeta_{k+1} / zeta_k,  beta_i = beta_k (zeta_{k+1} / zeta_k)^2,
+ *   x_i += alpha_i p_i,  p_i = zeta_{k+1} r_{k+1} + beta_i p_i,
+ * from zeta_{-1} = zeta_0 = 1, alpha_{-1} = 1, beta_{-1} = 0.  Shift i is
+ * frozen once |zeta_i r| <= tol_i |b|.  Then every shift's true residual
+ * b - (A^dag A + sigma_i) x_i is computed in double; a shift that misses its
+ * tolerance there (rounding in the recursion) is refined by solver_cg on
+ * the operator A^dag A + sigma_i (normal_op below), from its x_i. */
+#include "solvers/core.h"
+#include "base/log.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A^dag A + sigma as a Hermitian operator for solver_cg (double only) */
+struct normal_op {
+    const struct solver_op *op;
+    const struct solver_blas *blas;
+    double sigma;
+    struct solver_vec *tmp;
+};
+
+static void normal_apply(void *ctx, double *out, const double *in)
+{
+    struct normal_op *N = ctx;
+    const struct solver_op *op = N->op;
+    struct solver_vec vin = {SOLVER_DOUBLE, op->n, op->site_reals, (void *)in, NULL};
+    struct solver_vec vout = {SOLVER_DOUBLE, op->n, op->site_reals, out, NULL};
+    op->apply(op->ctx, (double *)N->tmp->data, in);
+    op->apply_dag(op->ctx, out, (const double *)N->tmp->data);
+    if (N->sigma != 0) N->blas->axpy(N->blas->ctx, N->sigma, &vin, &vout);
+}
+
+/* r = b - (A^dag A + sigma) x, returns |r| */
+static double shifted_residual(struct solve *s, struct solver_vec *w, double sigma, struct solver_vec *x,
+                               struct solver_vec *r)
+{
+    const struct solver_blas *bl = s->blas;
+    op_apply(s->op, 0, w, x);
+    op_apply(s->op, 1, r, w);
+    bl->axpy(bl->ctx, sigma, x, r);
+    bl->axpy(bl->ctx, -1, &s->b, r);
+    return sqrt(bl->norm2(bl->ctx, r));
+}
+
+static void report(const struct solver_params *par, int k, int shift, int reliable, double rel)
+{
+    if (!par->history) return;
+    struct solver_step st = {k, shift, reliable, rel};
+    par->history(par->history_ctx, &st);
+}
+
+enum solver_status solver_multishift_cg(const struct solver_op *op, const struct solver_blas *blas, const double *b,
+                                        int nshift, const double *sigma, const double *tol, double *const *x,
+                                        const struct solver_params *par, struct solver_result *result)
+{
+    const char *who = "solver_multishift_cg";
+    if (nshift < 1 || !sigma || !x || !result || !par || par->sloppy != SOLVER_DOUBLE)
+        lat_die(1, who, "called with %d shifts, or without shifts, solutions, results or in a sloppy precision", nshift);
+    for (int i = 0; i < nshift; i++)
+        if (!(sigma[i] >= 0) || !isfinite(sigma[i]) || !x[i] || (tol && !(tol[i] > 0)))
+            lat_die(1, who, "shift %d: sigma %g, tolerance %g (sigma >= 0 and tol > 0 expected)", i, sigma[i],
+                    tol ? tol[i] : par->tol);
+    struct solve S, *s = &S;
+    /* solve_begin on shift 0 checks the operator and parameters, views b */
+    if (solve_begin(s, who, op, blas, b, x[0], par, &result[0], 1)) {
+        for (int i = 0; i < nshift; i++) {
+            struct solver_vec xi = {SOLVER_DOUBLE, op->n, op->site_reals, x[i], NULL};
+            blas->zero(blas->ctx, &xi);
+            result[i] = result[0];
+        }
+        return SOLVER_CONVERGED;
+    }
+    void *c = blas->ctx;
+    int nb = 0; /* the base: the smallest shift */
+    for (int i = 1; i < nshift; i++)
+        if (sigma[i] < sigma[nb]) nb = i;
+    double *zeta = calloc((size_t)nshift * 3, sizeof *zeta);
+    int *active = calloc((size_t)nshift, sizeof *active);
+    struct solver_vec **p = calloc((size_t)nshift, sizeof *p), *xv = calloc((size_t)nshift, sizeof *xv);
+    if (!zeta || !active || !p || !xv) lat_die(1, who, "out of memory for %d shifts", nshift);
+    double *zeta_prev = zeta + nshift, *zeta_next = zeta + 2 * nshift;
+    struct solver_vec **pv = p;
+    for (int i = 0; i < nshift; i++) {
+        pv[i] = blas->alloc(c, op->n, op->site_reals, SOLVER_DOUBLE);
+        if (!pv[i]) lat_die(1, who, "out of memory for the direction of shift %d", i);
+        xv[i] = (struct solver_vec){SOLVER_DOUBLE, op->n, op->site_reals, x[i], NULL};
+        blas->zero(c, &xv[i]);
+        blas->copy(c, pv[i], &s->b);
+        zeta[i] = zeta_prev[i] = 1;
+        active[i] = 1;
+        memset(&result[i], 0, sizeof result[i]);
+        result[i].status = SOLVER_MAX_ITER;
+    }
+    struct solver_vec *w = solve_vec(s, SOLVER_DOUBLE), *q = solve_vec(s, SOLVER_DOUBLE), *r = s->r;
+    blas->copy(c, r, &s->b);
+    double rr = blas->norm2(c, r), alpha_prev = 1, beta_prev = 0;
+    int nactive = nshift, k;
+    for (k = 1; k <= par->max_iter && nactive > 0; k++) {
+        op_apply(op, 0, w, pv[nb]);
+        op_apply(op, 1, q, w);
+        blas->axpy(c, sigma[nb], pv[nb], q);
+        double pq = blas->cdot(c, pv[nb], q).re;
+        if (!(pq > 0) || !isfinite(pq)) {
+            for (int i = 0; i < nshift; i++)
+                if (active[i]) result[i].status = SOLVER_BREAKDOWN, result[i].iterations = k - 1, active[i] = 0;
+            break;
+        }
+        double alpha = rr / pq;
+        for (int i = 0; i < nshift; i++) {
+            if (!active[i]) continue;
+            double si = sigma[i] - sigma[nb];
+            if (i == nb) {
+                zeta_next[i] = 1;
+            } else {
+                double den = alpha * beta_prev * (zeta_prev[i] - zeta[i]) + zeta_prev[i] * alpha_prev * (1 + si * alpha);
+                zeta_next[i] = zeta[i] * zeta_prev[i] * alpha_prev / den;
+            }
+            blas->axpy(c, alpha * zeta_next[i] / zeta[i], pv[i], &xv[i]);
+        }
+        blas->axpy(c, -alpha, q, r);
+        double rr_new = blas->norm2(c, r), beta = rr_new / rr;
+        for (int i = 0; i < nshift; i++) {
+            if (!active[i]) continue;
+            double ratio = zeta_next[i] / zeta[i];
+            /* p_i = zeta_next r + beta_i p_i */
+            blas->caxpby(c, (solver_complex){zeta_next[i], 0}, r, (solver_complex){beta * ratio * ratio, 0}, pv[i]);
+            zeta_prev[i] = zeta[i];
+            zeta[i] = zeta_next[i];
+            double rel = fabs(zeta[i]) * sqrt(rr_new) / s->bnorm;
+            report(par, k, i, 0, rel);
+            if (rel <= (tol ? tol[i] : par->tol)) {
+                active[i] = 0;
+                nactive--;
+                result[i].status = SOLVER_CONVERGED;
+                result[i].iterations = k;
+            }
+        }
+        alpha_prev = alpha;
+        beta_prev = beta;
+        rr = rr_new;
+    }
+    enum solver_status worst = SOLVER_CONVERGED;
+    for (int i = 0; i < nshift; i++) {
+        if (active[i]) result[i].iterations = k - 1;
+        double ti = tol ? tol[i] : par->tol;
+        double rn = shifted_residual(s, w, sigma[i], &xv[i], q) / s->bnorm;
+        result[i].reliable_updates = 1;
+        result[i].residual = rn;
+        report(par, result[i].iterations, i, 1, rn);
+        if (result[i].status == SOLVER_CONVERGED && !(rn <= ti)) { /* refine in double */
+            struct normal_op N = {op, blas, sigma[i], w};
+            struct solver_op nop = {op->n, op->site_reals, &N, normal_apply, normal_apply, NULL, NULL};
+            struct solver_params rp = *par;
+            rp.tol = ti;
+            struct solver_result rr_res;
+            solver_cg(&nop, blas, b, x[i], &rp, &rr_res);
+            result[i].status = rr_res.status;
+            result[i].iterations += rr_res.iterations;
+            result[i].reliable_updates += rr_res.reliable_updates;
+            result[i].residual = shifted_residual(s, w, sigma[i], &xv[i], q) / s->bnorm;
+        }
+        if (result[i].status > worst) worst = result[i].status;
+    }
+    for (int i = 0; i < nshift; i++) blas->free(c, pv[i]);
+    solve_free(s);
+    free(zeta);
+    free(active);
+    free(p);
+    free(xv);
+    return worst;
+}

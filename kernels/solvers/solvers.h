@@ -1,0 +1,180 @@
+/* solvers/solvers.h -- Krylov solvers over an operator interface (SPEC §8,
+ * issue 15 part B; multi-shift CG for lat-hmc, SPEC §9), written once and
+ * never knowing the backend: they see the operator as callbacks
+ * (struct solver_op, openQCD's cgne(Dop, Dop_dble) shape) and every vector
+ * through a table of vector kernels (struct solver_blas).
+ *
+ * Exported:
+ *   struct solver_op      the operator A in double (and optionally single)
+ *   struct solver_vec     a vector of one storage precision (double, single,
+ *                         half = 16-bit fixed point with one float norm per
+ *                         site block, the seed paper's §V.C)
+ *   struct solver_blas    the vector kernels of one backend
+ *   solver_blas_cpu_open/_close (blas_cpu.c)  the CPU kernels, with the
+ *                         reduction layout that makes MPI ranks give the
+ *                         bits of one process
+ *   solver_half_quantise/_dequantise (half.c)  the half format itself
+ *   solver_cg         (cg.c)       CG for a Hermitian positive A
+ *   solver_cgne       (cgne.c)     CG on the normal equations A^dag A x = A^dag b
+ *                                  (CGNR: the residual of A x = b is the one
+ *                                  carried and reported)
+ *   solver_bicgstab   (bicgstab.c) BiCGstab on A x = b
+ *   solver_multishift_cg (multishift.c)  (A^dag A + sigma_i) x_i = b
+ *
+ * Contracts of every solver:
+ *   - tolerances are relative: converged means |b - A x| <= tol |b| for the
+ *     TRUE residual, recomputed in double with the double operator at the
+ *     end (result->residual is that number, never the recursion's);
+ *   - mixed precision (params.sloppy = SOLVER_SINGLE or SOLVER_HALF): the
+ *     iteration runs in the sloppy precision; by reliable updates (QUDA,
+ *     Sleijpen-van der Vorst) the double solution is updated and the true
+ *     residual recomputed in double whenever the sloppy residual has fallen
+ *     by delta (default 0.1) since the last update, and the sloppy residual
+ *     restarts from it (the search direction is kept: one Krylov space);
+ *   - the answer is a status (converged / iteration limit / breakdown),
+ *     never an exit: lat_die only for programmer errors (n not a multiple
+ *     of site_reals, a NULL operator);
+ *   - progress reaches the caller through params.history, one call per
+ *     iteration and per reliable update; nothing is printed;
+ *   - the same inputs give the same bits for any thread count (and, with
+ *     the CPU kernels' reduction layout, any number of ranks).
+ * Vectors b and x are the backend's memory (host arrays for the CPU
+ * kernels), n reals each, complex numbers as re, im pairs. */
+#ifndef LAT_SOLVERS_H
+#define LAT_SOLVERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The operator, as the Dirac module hands it over (these fields are fixed;
+ * later fields may be added after them). */
+struct solver_op {
+    size_t n;           /* reals per vector (re, im interleaved) */
+    size_t site_reals;  /* reals per site block (24 for a Wilson spinor); divides n */
+    void *ctx;
+    void (*apply)(void *ctx, double *out, const double *in);      /* A */
+    void (*apply_dag)(void *ctx, double *out, const double *in);  /* A^dagger */
+    void (*apply_f)(void *ctx, float *out, const float *in);      /* A in single (NULL: none) */
+    void (*apply_dag_f)(void *ctx, float *out, const float *in);
+};
+
+/* the largest site block the kernels take (they work block by block) */
+#define SOLVER_SITE_REALS_MAX 1024
+
+enum solver_prec { SOLVER_DOUBLE = 0, SOLVER_SINGLE = 1, SOLVER_HALF = 2 };
+const char *solver_prec_name(enum solver_prec p); /* "double", "single", "half" */
+
+/* Half precision: component k of site block s is q[k] * norm[s] / 32767,
+ * norm[s] = max |x| over the block (0 for a zero block), q = round(x /
+ * norm * 32767); the error is at most 2^-16 norm[s] plus the float rounding
+ * of the norm, within 2^-15 relative to the block's largest component. */
+#define SOLVER_HALF_ONE 32767
+
+struct solver_vec {
+    enum solver_prec prec;
+    size_t n, site_reals;
+    void *data;   /* double[n], float[n] or int16_t[n], in the backend's memory */
+    float *norm;  /* half: n / site_reals block norms; otherwise NULL */
+};
+
+typedef struct { double re, im; } solver_complex;
+
+/* The vector kernels of one backend.  Every kernel accepts operands of any
+ * precision (mixing allowed; the CPU computes in double), y has x's n and
+ * site_reals.  Reductions accumulate in double and are deterministic (the
+ * CPU: see blas_cpu.c), summed over ranks by the backend. */
+struct solver_blas {
+    void *ctx;
+    /* a zeroed vector (n reals, blocks of site_reals); NULL when out of memory */
+    struct solver_vec *(*alloc)(void *ctx, size_t n, size_t site_reals, enum solver_prec prec);
+    void (*free)(void *ctx, struct solver_vec *v);
+    void (*zero)(void *ctx, struct solver_vec *y);
+    void (*copy)(void *ctx, struct solver_vec *y, const struct solver_vec *x); /* y = x, converted */
+    void (*scale)(void *ctx, double a, struct solver_vec *y);                  /* y = a y */
+    void (*axpy)(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y); /* y += a x */
+    void (*xpay)(void *ctx, const struct solver_vec *x, double a, struct solver_vec *y); /* y = x + a y */
+    /* y = a x + b y, complex a and b */
+    void (*caxpby)(void *ctx, solver_complex a, const struct solver_vec *x, solver_complex b, struct solver_vec *y);
+    solver_complex (*cdot)(void *ctx, const struct solver_vec *x, const struct solver_vec *y); /* sum conj(x) y */
+    double (*norm2)(void *ctx, const struct solver_vec *x);                                 /* sum |x|^2 */
+};
+
+/* The CPU kernels (blas_cpu.c), OpenMP threads over site blocks.
+ * Reductions: per block of whole site blocks (about 512 reals) a sequential
+ * double sum, the blocks of a chunk added pairwise (a fixed binary tree),
+ * the chunks likewise: the bits depend on the layout, never on the thread
+ * count.  Ranks: every rank holds chunks [first_chunk, first_chunk +
+ * n / chunk_reals) of total_chunks (e.g. one chunk per timeslice of a
+ * t-slab decomposition); each puts its chunk sums into global slots,
+ * comm_sum adds the zeros of the others (exact) and every rank adds the
+ * slots pairwise in global order -- so R ranks give the bits of one process
+ * with the same chunks.  layout NULL: the whole vector is one chunk, one
+ * process.  Returns NULL (and does nothing) only when out of memory. */
+struct solver_reduce_layout {
+    size_t chunk_reals;  /* reals per chunk, a multiple of site_reals */
+    size_t first_chunk;  /* global index of this rank's first chunk */
+    size_t total_chunks; /* chunks of the whole (global) vector */
+};
+struct solver_blas *solver_blas_cpu_open(const struct solver_reduce_layout *layout);
+void solver_blas_cpu_close(struct solver_blas *blas);
+
+/* The half format on host arrays (half.c): n reals in blocks of site_reals.
+ * Returns nothing; n must be a multiple of site_reals. */
+void solver_half_quantise(size_t n, size_t site_reals, const float *x, int16_t *q, float *norm);
+void solver_half_dequantise(size_t n, size_t site_reals, const int16_t *q, const float *norm, float *x);
+
+enum solver_status { SOLVER_CONVERGED = 0, SOLVER_MAX_ITER = 1, SOLVER_BREAKDOWN = 2 };
+const char *solver_status_name(enum solver_status s); /* "converged", ... */
+
+/* one line of history: an iteration (residual of the recursion, in the
+ * sloppy precision) or a reliable update (true residual, in double) */
+struct solver_step {
+    int iteration;
+    int shift;       /* multi-shift: the shift; otherwise 0 */
+    int reliable;    /* 1: a reliable update, residual is the true one */
+    double residual; /* relative: |r| / |b| */
+};
+typedef void (*solver_history_fn)(void *ctx, const struct solver_step *step);
+
+struct solver_params {
+    double tol;              /* relative residual to reach (> 0) */
+    int max_iter;            /* iterations (each one or two operator applications) */
+    enum solver_prec sloppy; /* SOLVER_DOUBLE: the whole solve in double */
+    double delta;            /* reliable-update factor; 0: 0.1 */
+    solver_history_fn history; /* NULL: none */
+    void *history_ctx;
+};
+
+struct solver_result {
+    enum solver_status status;
+    int iterations;        /* sloppy iterations */
+    int reliable_updates;  /* true residuals recomputed in double (the final one included) */
+    double residual;       /* TRUE relative residual |b - A x| / |b| in double */
+};
+
+/* CG for a Hermitian positive definite A (apply only; apply_dag unused):
+ * x holds the initial guess and receives the solution. */
+enum solver_status solver_cg(const struct solver_op *op, const struct solver_blas *blas, const double *b, double *x,
+                             const struct solver_params *params, struct solver_result *result);
+/* CGNR: A^dag A x = A^dag b for any non-singular A, minimising |b - A x|
+ * over the Krylov space; residual and tolerance are those of A x = b. */
+enum solver_status solver_cgne(const struct solver_op *op, const struct solver_blas *blas, const double *b, double *x,
+                               const struct solver_params *params, struct solver_result *result);
+/* BiCGstab on A x = b (van der Vorst); breakdown (rho or omega zero) is a
+ * status, not a crash. */
+enum solver_status solver_bicgstab(const struct solver_op *op, const struct solver_blas *blas, const double *b, double *x,
+                                   const struct solver_params *params, struct solver_result *result);
+/* Multi-shift CG: (A^dag A + sigma[i]) x[i] = b for nshift shifts sigma[i]
+ * >= 0 at once (Jegerlehner), started from x[i] = 0 (x[i] is overwritten),
+ * in double (params.sloppy must be SOLVER_DOUBLE).  Shift i stops updating
+ * when its residual reaches tol[i] (NULL: params.tol for all); each shift's
+ * true residual is then recomputed in double, and a shift whose true
+ * residual misses its tolerance is refined by solver_cg on A^dag A +
+ * sigma[i] from its x[i].  result[i] per shift (iterations: the shared
+ * iterations while shift i was active plus its refinement's); returns the
+ * worst status. */
+enum solver_status solver_multishift_cg(const struct solver_op *op, const struct solver_blas *blas, const double *b,
+                                        int nshift, const double *sigma, const double *tol, double *const *x,
+                                        const struct solver_params *params, struct solver_result *result);
+
+#endif
