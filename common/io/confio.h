@@ -139,6 +139,13 @@ int scidac_gauge_format(const char *file_xml, const char *record_xml, struct sci
  * precision F or D, colors N, typesize 2N^2 x 4 or 8, the datacount given,
  * the date from conf_now(); a new string. */
 char *scidac_private_record_xml(int nc, int prec, int datacount);
+/* the same for any QIO field: USQCD_<F|D><N>_<kind>, <spins> when spins > 0,
+ * typesize bytes per datum (propagator.c: DiracFermion) */
+char *scidac_private_record_xml_typed(const char *kind, int nc, int spins, size_t typesize, int prec, int datacount);
+/* the scidac-private-file-xml of a 4-d lattice L and the scidac-checksum
+ * record text of sum, as every LIME writer of lat frames them (new strings) */
+char *scidac_private_file_xml(const int *L);
+char *scidac_checksum_xml(struct scidac_sum sum);
 void scidac_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec);
 /* The tracked g(x) of c as a SciDAC file of one ColorMatrix field
  * (USQCD_D<N>_ColorMatrix, datacount 1, typesize 16 N^2, big-endian

@@ -102,11 +102,22 @@ static char *record_xml(const struct conf *c, const struct lime_record *in, cons
     return z;
 }
 
+char *scidac_private_file_xml(const int *L)
+{
+    return conf_strfmt(XML_HEAD "<scidacFile><version>1.1</version><spacetime>4</spacetime>"
+                       "<dims>%d %d %d %d </dims><volfmt>0</volfmt></scidacFile>", L[0], L[1], L[2], L[3]);
+}
+
+char *scidac_checksum_xml(struct scidac_sum sum)
+{
+    return conf_strfmt(XML_HEAD "<scidacChecksum><version>1.0</version><suma>%" PRIx32 "</suma><sumb>%" PRIx32
+                       "</sumb></scidacChecksum>", sum.a, sum.b);
+}
+
 /* message 1 of every file we write: the lattice, and the user's file XML */
 static void put_file_message(struct ildg_out *o, const int *L, const struct lime_record *file_xml, const char *dflt)
 {
-    char *s = conf_strfmt(XML_HEAD "<scidacFile><version>1.1</version><spacetime>4</spacetime>"
-                          "<dims>%d %d %d %d </dims><volfmt>0</volfmt></scidacFile>", L[0], L[1], L[2], L[3]);
+    char *s = scidac_private_file_xml(L);
     put_string(o, "scidac-private-file-xml", s, 1, 0);
     free(s);
     if (file_xml) put_kept(o, file_xml, 0, 1);
@@ -122,8 +133,7 @@ static void put_private_record(struct ildg_out *o, int nc, int prec, int datacou
 
 static void put_checksum(struct ildg_out *o, struct scidac_sum sum)
 {
-    char *s = conf_strfmt(XML_HEAD "<scidacChecksum><version>1.0</version><suma>%" PRIx32 "</suma><sumb>%" PRIx32
-                          "</sumb></scidacChecksum>", sum.a, sum.b);
+    char *s = scidac_checksum_xml(sum);
     put_string(o, "scidac-checksum", s, 0, 1);
     free(s);
 }

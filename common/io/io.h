@@ -5,4 +5,5 @@
 #define LAT_IO_H
 #include "io/conf.h"
 #include "io/dist.h"
+#include "io/propagator.h"
 #endif

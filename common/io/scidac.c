@@ -37,16 +37,23 @@ void scidac_write(FILE *f, const char *name, const struct conf *c, const struct 
 
 char *scidac_private_record_xml(int nc, int prec, int datacount)
 {
-    char date[64];
+    return scidac_private_record_xml_typed("ColorMatrix", nc, 0, field_link_reals(nc) * (size_t)(prec / 8), prec,
+                                           datacount);
+}
+
+char *scidac_private_record_xml_typed(const char *kind, int nc, int spins, size_t typesize, int prec, int datacount)
+{
+    char date[64], sp[48] = "";
     time_t now = conf_now();
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%a %b %e %H:%M:%S %Y UTC", &tm);
     char pc = prec == 64 ? 'D' : 'F';
+    if (spins) snprintf(sp, sizeof sp, "<spins>%d</spins>", spins);
     return conf_strfmt(LAT_XML_HEAD "<scidacRecord><version>1.1</version><date>%s</date><recordtype>0</recordtype>"
-                       "<datatype>USQCD_%c%d_ColorMatrix</datatype><precision>%c</precision><colors>%d</colors>"
+                       "<datatype>USQCD_%c%d_%s</datatype><precision>%c</precision><colors>%d</colors>%s"
                        "<typesize>%zu</typesize><datacount>%d</datacount></scidacRecord>",
-                       date, pc, nc, pc, nc, field_link_reals(nc) * (size_t)(prec / 8), datacount);
+                       date, pc, nc, kind, pc, nc, sp, typesize, datacount);
 }
 
 struct parse {

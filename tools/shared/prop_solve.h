@@ -1,0 +1,46 @@
+/* prop_solve.h -- one column of a quark propagator: M x = b solved with the
+ * solver module (kernels/solvers) over the Dirac operator's adapters
+ * (kernels/dirac: dirac_solver_op_eo / _full), and checked in double.
+ *
+ *   prop_solve_check(&o)   the option combination is one the solvers have:
+ *                          0, or -1 with one line in o.why (a usage error)
+ *   prop_solve(op, &o, b, x, &r)   x (full field) from b (full field):
+ *     eo: bhat_o = dirac_eo_prepare(b), Mhat x_o = bhat_o solved to the
+ *         relative residual tol |b| / |bhat_o| (so that the full system's
+ *         residual, which lives on the odd sites only, is <= tol |b|),
+ *         x = dirac_eo_reconstruct(x_o, b);
+ *     full: M x = b to tol;
+ *   cg: CG on the normal equations A^dag A x = A^dag b; bicgstab on A.
+ *   precision 'd' double, 's' single (the Krylov loop in single, the
+ *   result checked in double), 'm' mixed: double outer with reliable
+ *   updates, sloppy 's' single or 'h' half.
+ *   r.true_residual = |b - M x| / |b| computed in double with the full
+ *   operator; r.converged: the solver stopped on its criterion within
+ *   max_iter and true_residual <= tol. */
+#ifndef LAT_PROP_SOLVE_H
+#define LAT_PROP_SOLVE_H
+
+#include "dirac/dirac.h"
+
+struct prop_solve_opts {
+    int bicgstab;     /* 0: CG on the normal equations */
+    int eo;           /* even-odd preconditioned */
+    double tol;       /* relative true residual */
+    int max_iter;
+    char precision;   /* 'd' 's' 'm' */
+    char sloppy;      /* mixed: 's' or 'h' */
+    char why[160];
+};
+
+struct prop_solve_result {
+    int iterations;
+    double true_residual;
+    int converged;
+};
+
+int prop_solve_check(struct prop_solve_opts *o);
+
+void prop_solve(struct dirac_op *op, const struct prop_solve_opts *o, const double *b, double *x,
+                struct prop_solve_result *r);
+
+#endif
