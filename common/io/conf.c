@@ -132,6 +132,20 @@ time_t conf_now(void)
     return time(NULL);
 }
 
+FILE *conf_open_input(const char *path, const char *remedy, const char **name)
+{
+    if (!path || strcmp(path, "-") == 0) {
+        /* a terminal is never a file lat reads: say so instead of waiting */
+        if (isatty(fileno(stdin))) lat_die(2, "standard input", "is a terminal: name %s", remedy);
+        *name = "standard input";
+        return stdin;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) lat_die(1, path, "cannot open: %s", strerror(errno));
+    *name = path;
+    return f;
+}
+
 static void read_conf(const char *path, struct conf *c, int defer);
 
 void conf_read(const char *path, struct conf *c) { read_conf(path, c, 0); }
@@ -147,19 +161,8 @@ static void read_conf(const char *path, struct conf *c, int defer)
 {
     memset(c, 0, sizeof *c);
     c->deferred.on = defer ? -1 : 0; /* -1: asked for; ildg_read makes it 1 */
-    FILE *f;
     const char *name;
-    if (!path || strcmp(path, "-") == 0) {
-        /* a terminal is never a configuration: say so instead of waiting */
-        if (isatty(fileno(stdin)))
-            lat_die(2, "standard input", "is a terminal: name an INPUT file or pipe a configuration in");
-        f = stdin;
-        name = "standard input";
-    } else {
-        f = fopen(path, "rb");
-        if (!f) lat_die(1, path, "cannot open: %s", strerror(errno));
-        name = path;
-    }
+    FILE *f = conf_open_input(path, "an INPUT file or pipe a configuration in", &name);
     c->name = name;
     lat_alloc_where = name;
     unsigned char pre[CONF_DETECT_BYTES];

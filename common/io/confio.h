@@ -63,6 +63,10 @@ void conf_field_grow(struct field *u, int64_t upto, int64_t *cap);
  * those the ILDG writer regenerates): "<file_kind> cannot hold ...; not
  * written".  file_kind e.g. "a MILC file"; kept_type may be NULL. */
 void conf_warn_lost(const struct conf *c, const char *name, const char *file_kind, const char *kept_type);
+/* Open a file to read (path NULL or "-": standard input, refused with exit 2
+ * and "is a terminal: name <remedy>" when it is a terminal; a path that
+ * cannot be opened: exit 1); *name becomes the name for messages. */
+FILE *conf_open_input(const char *path, const char *remedy, const char **name);
 /* Bytes the input still holds when it is a regular file, else -1 (a pipe). */
 int64_t conf_input_left(const struct byte_in *in);
 /* "8x8x8x16" */

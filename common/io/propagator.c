@@ -383,18 +383,8 @@ static void read_field(struct pr *s, int64_t left)
 void prop_read(const char *path, struct propagator *p)
 {
     memset(p, 0, sizeof *p);
-    FILE *f;
     const char *name;
-    if (!path || strcmp(path, "-") == 0) {
-        if (isatty(fileno(stdin)))
-            lat_die(2, "standard input", "is a terminal: name a propagator file or pipe one in");
-        f = stdin;
-        name = "standard input";
-    } else {
-        f = fopen(path, "rb");
-        if (!f) lat_die(1, path, "cannot open: %s", strerror(errno));
-        name = path;
-    }
+    FILE *f = conf_open_input(path, "a propagator file or pipe one in", &name);
     p->name = name;
     struct pr st;
     memset(&st, 0, sizeof st);
