@@ -72,16 +72,12 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
             st = SOLVER_BREAKDOWN;
             break;
         }
-        if (rn > maxr) maxr = rn; /* the largest residual since the last update (QUDA) */
-        if (rn <= s->target || (mixed && rn < s->delta * maxr)) {
-            solve_accumulate(s, xs);
-            rn = solve_true_residual(s, k);
-            if (rn <= s->target) {
-                st = SOLVER_CONVERGED;
-                break;
-            }
-            blas->copy(c, rs, s->r);
-            maxr = rn;
+        enum reliable_step rel = solve_reliable(s, k, mixed, xs, rs, &rn, &maxr);
+        if (rel == RELIABLE_CONVERGED) {
+            st = SOLVER_CONVERGED;
+            break;
+        }
+        if (rel == RELIABLE_UPDATED) {
             /* restart the shadow and the direction from the true r: kept,
              * the biorthogonality lost in the sloppy precision cost 2.6x
              * (single) and 9.7x (half) the double iterations on the

@@ -38,17 +38,13 @@ enum solver_status solver_cg(const struct solver_op *op, const struct solver_bla
         double rr_new = blas->norm2(c, rs);
         rn = sqrt(rr_new);
         solve_iteration(s, k, rn);
-        if (rn > maxr) maxr = rn; /* the largest residual since the last update (QUDA) */
-        if (rn <= s->target || (mixed && rn < s->delta * maxr)) {
-            solve_accumulate(s, xs);
-            rn = solve_true_residual(s, k);
-            if (rn <= s->target) {
-                st = SOLVER_CONVERGED;
-                break;
-            }
-            blas->copy(c, rs, s->r);
+        enum reliable_step rel = solve_reliable(s, k, mixed, xs, rs, &rn, &maxr);
+        if (rel == RELIABLE_CONVERGED) {
+            st = SOLVER_CONVERGED;
+            break;
+        }
+        if (rel == RELIABLE_UPDATED) {
             rr_new = blas->norm2(c, rs);
-            maxr = rn;
             /* the true r is not quite orthogonal to p as the recursion's
              * was: project it out (QUDA does the same) */
             solver_complex rp = blas->cdot(c, rs, ps);

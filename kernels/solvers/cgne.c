@@ -47,16 +47,12 @@ enum solver_status solver_cgne(const struct solver_op *op, const struct solver_b
         blas->axpy(c, -alpha, ws, rs);
         rn = sqrt(blas->norm2(c, rs));
         solve_iteration(s, k, rn);
-        if (rn > maxr) maxr = rn; /* the largest residual since the last update (QUDA) */
-        if (rn <= s->target || (mixed && rn < s->delta * maxr)) {
-            solve_accumulate(s, xs);
-            rn = solve_true_residual(s, k);
-            if (rn <= s->target) {
-                st = SOLVER_CONVERGED;
-                break;
-            }
-            blas->copy(c, rs, s->r);
-            maxr = rn;
+        enum reliable_step rel = solve_reliable(s, k, mixed, xs, rs, &rn, &maxr);
+        if (rel == RELIABLE_CONVERGED) {
+            st = SOLVER_CONVERGED;
+            break;
+        }
+        if (rel == RELIABLE_UPDATED) {
             sloppy_apply(s, 1, zs, rs);
             double zn = blas->norm2(c, zs);
             /* z = A^dag r of the true r is not quite orthogonal to p as the

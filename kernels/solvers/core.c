@@ -83,6 +83,19 @@ void solve_accumulate(struct solve *s, struct solver_vec *xs)
     s->blas->zero(s->blas->ctx, xs);
 }
 
+enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, struct solver_vec *xs, struct solver_vec *rs,
+                                  double *rn, double *maxr)
+{
+    if (*rn > *maxr) *maxr = *rn; /* the largest residual since the last update (QUDA) */
+    if (!(*rn <= s->target || (mixed && *rn < s->delta * *maxr))) return RELIABLE_NONE;
+    solve_accumulate(s, xs);
+    *rn = solve_true_residual(s, iteration);
+    if (*rn <= s->target) return RELIABLE_CONVERGED;
+    s->blas->copy(s->blas->ctx, rs, s->r);
+    *maxr = *rn;
+    return RELIABLE_UPDATED;
+}
+
 void solve_free(struct solve *s)
 {
     for (int i = 0; i < s->nvecs; i++) s->blas->free(s->blas->ctx, s->vecs[i]);

@@ -11,6 +11,15 @@
  *                 |r| returned, counted and reported as a reliable update
  *   solve_iteration      one history line of the recursion's residual
  *   solve_accumulate     x += xs (the sloppy solution, any precision), xs = 0
+ *   solve_reliable       the reliable-update step every Krylov recursion
+ *                 takes after computing its residual norm *rn: tracks the
+ *                 largest residual since the last update (*maxr, QUDA's
+ *                 rule); when *rn is below the target, or (mixed) below
+ *                 delta * *maxr, folds xs into x, recomputes the true
+ *                 residual in double, and returns RELIABLE_CONVERGED if it
+ *                 meets the target, else RELIABLE_UPDATED with rs = the true
+ *                 r and *rn, *maxr reset (the caller then repairs its own
+ *                 recursion); RELIABLE_NONE when no update was due
  *   solve_end     the final true residual, the result, everything freed
  *   solve_free    everything freed (no residual, no result)
  *   sloppy_apply  out = A in (dag: A^dag) for vectors of the sloppy
@@ -48,6 +57,9 @@ struct solver_vec *solve_vec(struct solve *s, enum solver_prec prec);
 double solve_true_residual(struct solve *s, int iteration);
 void solve_iteration(struct solve *s, int iteration, double rnorm);
 void solve_accumulate(struct solve *s, struct solver_vec *xs);
+enum reliable_step { RELIABLE_NONE = 0, RELIABLE_UPDATED = 1, RELIABLE_CONVERGED = 2 };
+enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, struct solver_vec *xs, struct solver_vec *rs,
+                                  double *rn, double *maxr);
 enum solver_status solve_end(struct solve *s, enum solver_status status, int iterations);
 void solve_free(struct solve *s); /* the work vectors only (multi-shift: results of its own) */
 void sloppy_apply(struct solve *s, int dag, struct solver_vec *out, const struct solver_vec *in);
