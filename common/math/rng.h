@@ -21,6 +21,10 @@ enum rng_purpose {
     RNG_STOCHASTIC = 3,  /* stochastic relaxation coin flips */
     RNG_ANNEAL = 4,      /* simulated-annealing heatbath for g(x) */
     RNG_HEATBATH = 5,    /* lat-heatbath link updates */
+    RNG_MOMENTA = 6,     /* lat-hmc: su(N) momenta drawn each trajectory */
+    RNG_PSEUDOFERMION = 7, /* lat-hmc: Gaussian noise of the pseudofermion heatbath */
+    RNG_ACCEPT = 8,      /* lat-hmc: the Metropolis accept/reject number */
+    RNG_NOISE = 9,       /* lat-hmc: noise vectors of the stochastic condensate */
     RNG_TEST = 15        /* tests only */
 };
 
