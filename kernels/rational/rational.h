@@ -5,8 +5,8 @@
  *
  * approximates x^(num/den) with relative error |r(x)/x^(num/den) - 1| at most
  * max_rel_error on [lo, hi].  The shifts b[i] are >= 0 (they are the
- * sigma_i of solver_multishift_cg) and the residues a[i] > 0 for the powers
- * the RHMC uses, so r(M^dag M) is positive.  An exact case needs no Remez
+ * sigma_i of solver_multishift_cg); the residues a[i] are > 0 for negative
+ * powers and < 0 for positive ones (x^(1/4) = x * x^(-3/4)).  An exact case needs no Remez
  * algorithm: x^-1 is order 1, a0 = 0, a[0] = 1, b[0] = 0 (exact HMC).
  *
  * Exported (the data here; the Remez algorithm that fills it, with MPFR,
