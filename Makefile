@@ -20,7 +20,7 @@
 # kernels/{cpu,gpu,fft}, kernels/{gaugefix,heatbath,fourier,solvers}, tools/shared, tools.
 # Every folder with .c/.cu files becomes build/lib<folder>.a; a program
 # links the archives in that order and takes only the objects it uses.
-# kernels/*/cpu.c (the CPU sweeps) is compiled once per precision variant
+# kernels/*/cpu.c and kernels/dirac/staggered_cpu.c (the CPU sweeps) are compiled once per precision variant
 # (d = double, s = single, m = mixed: single storage, double arithmetic).
 # Header dependencies come from the compilers (-MMD): changing a header
 # rebuilds only the objects that include it.
@@ -97,10 +97,10 @@ endif
 
 # ---- sources ----------------------------------------------------------------
 # the folders in link order, top of SPEC §10 first
-LIB_DIRS := tools/shared kernels/heatbath kernels/fourier kernels/gaugefix kernels/dirac kernels/solvers kernels/gpu kernels/fft kernels/cpu \
+LIB_DIRS := tools/shared kernels/hmc kernels/heatbath kernels/fourier kernels/gaugefix kernels/dirac kernels/solvers kernels/gpu kernels/fft kernels/cpu \
             common/io common/lattice common/base
 lib_name = build/lib$(notdir $(1)).a
-VARIANT_SRC := $(wildcard kernels/*/cpu.c)
+VARIANT_SRC := $(wildcard kernels/*/cpu.c) kernels/dirac/staggered_cpu.c
 ifeq ($(CUDA),1)
 GPU_ONLY_EXCLUDE := kernels/gpu/nocuda.c
 else

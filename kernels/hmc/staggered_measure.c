@@ -1,0 +1,106 @@
+/* hmc/staggered_measure.c -- measurements on the staggered operator that
+ * lat-hmc makes each trajectory (hmc/staggered_monomial.h gives the
+ * definitions and normalisations): staggered_condensate (the noisy
+ * estimate of (1/V) Re Tr M^-1) and staggered_spectral_range (the interval
+ * the rational approximations must cover).  Sums are sequential: the same
+ * bits for any thread count. */
+#include "hmc/staggered_monomial.h"
+#include "dirac/staggered.h"
+#include "solvers/solvers.h"
+#include "lattice/field.h"
+#include "math/rng.h"
+#include "base/log.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the condensate's CG: relative residual (its error is far below the noise) */
+#define CONDENSATE_TOL 1e-10
+#define CONDENSATE_MAX_ITER 100000
+/* power iteration: at most this many steps, stopping when the Rayleigh
+ * quotient moves by less than POWER_RTOL */
+#define POWER_MAX_ITER 200
+#define POWER_RTOL 1e-4
+#define SPECTRAL_SAFETY 1.1
+
+static struct staggered_op *make_op(const struct field *u, double mass, const char *who)
+{
+    char why[256];
+    struct staggered_op *op = staggered_create(u, mass, why, sizeof why);
+    if (!op) lat_die(1, who, "%s", why);
+    return op;
+}
+
+static double dot_re(const double *a, const double *b, size_t n)
+{
+    double s = 0;
+    for (size_t k = 0; k < n; k++) s += a[k] * b[k];
+    return s;
+}
+
+double staggered_condensate(const struct field *u, double mass, int nnoise, uint64_t seed, uint32_t trajectory,
+                            double *err, long *iters)
+{
+    static const char who[] = "staggered_condensate";
+    if (!(mass > 0) || nnoise < 1) lat_die(1, who, "needs mass > 0 and at least one noise vector (got %g, %d)", mass, nnoise);
+    struct staggered_op *op = make_op(u, mass, who);
+    struct solver_blas *blas = solver_blas_cpu_open(NULL);
+    if (!blas) lat_die(1, who, "out of memory");
+    struct solver_op so;
+    staggered_solver_op_ee(&so, op);
+    const size_t hr = staggered_half_reals(op);
+    double *eta = (double *)lat_malloc(hr * sizeof(double)), *x = (double *)lat_malloc(hr * sizeof(double));
+    const struct solver_params par = {.tol = CONDENSATE_TOL, .max_iter = CONDENSATE_MAX_ITER, .sloppy = SOLVER_DOUBLE};
+    const double V = (double)u->lat.V;
+    double sum = 0, sum2 = 0;
+    long it = 0;
+    for (int k = 0; k < nnoise; k++) {
+        struct solver_result res;
+        staggered_z2(op, 0, seed, (uint32_t)k, trajectory, eta);
+        memset(x, 0, hr * sizeof(double));
+        enum solver_status st = solver_cg(&so, blas, eta, x, &par, &res);
+        it += res.iterations;
+        if (st != SOLVER_CONVERGED)
+            lat_die(1, who, "CG did not converge (%s after %d iterations, residual %.3g)", solver_status_name(st),
+                    res.iterations, res.residual);
+        const double est = 2 * mass * dot_re(eta, x, hr) / V;
+        sum += est;
+        sum2 += est * est;
+    }
+    const double mean = sum / nnoise;
+    if (err) err[0] = nnoise < 2 ? NAN : sqrt(fmax(0, (sum2 - nnoise * mean * mean) / (nnoise - 1)) / nnoise);
+    if (iters) *iters = it;
+    free(eta);
+    free(x);
+    solver_blas_cpu_close(blas);
+    staggered_free(op);
+    return mean;
+}
+
+void staggered_spectral_range(const struct field *u, double mass, double *lo, double *hi)
+{
+    struct staggered_op *op = make_op(u, mass, "staggered_spectral_range");
+    const size_t hr = staggered_half_reals(op);
+    double *v = (double *)lat_malloc(hr * sizeof(double)), *w = (double *)lat_malloc(hr * sizeof(double));
+    /* a fixed start vector (seed and stream of this function's own) */
+    staggered_z2(op, 0, 0x5bec7a1ULL, 0, 0xffffffffu, v);
+    double lam = 0, nv = sqrt(dot_re(v, v, hr));
+    for (int it = 0; it < POWER_MAX_ITER; it++) {
+        for (size_t k = 0; k < hr; k++) v[k] /= nv;
+        staggered_mdagm_ee(op, w, v);
+        const double q = dot_re(v, w, hr); /* Rayleigh quotient, |v| = 1 */
+        const int done = it > 10 && fabs(q - lam) <= POWER_RTOL * q;
+        lam = q;
+        double *t = v;
+        v = w;
+        w = t;
+        nv = sqrt(dot_re(v, v, hr));
+        if (done) break;
+    }
+    *lo = mass * mass;
+    *hi = fmin(SPECTRAL_SAFETY * lam, mass * mass + 16);
+    free(v);
+    free(w);
+    staggered_free(op);
+}

@@ -1,0 +1,340 @@
+/* hmc/staggered_monomial.c -- the staggered pseudofermion monomial
+ * (hmc/staggered_monomial.h: the formulas, the modes, the noise streams):
+ * parameter checks, refresh (exact and rational heatbath), action, force
+ * from the multi-shift solutions, and the noise generators. */
+#include "hmc/staggered_monomial.h"
+#include "dirac/staggered.h"
+#include "solvers/solvers.h"
+#include "lattice/field.h"
+#include "math/algebra.h"
+#include "math/rng.h"
+#include "base/log.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char WHO[] = "staggered monomial";
+
+struct stag_mono {
+    struct staggered_monomial_params p;
+    struct rational hb, md, met; /* hb unused in exact mode */
+    int exact;
+    struct staggered_op *op;
+    struct solver_blas *blas;
+    double **phi;                /* npf even half fields */
+    long iters;
+};
+
+/* ---- noise ----------------------------------------------------------------- */
+static void noise(const struct staggered_op *op, int parity, uint64_t seed, uint32_t copy, uint32_t traj,
+                  int purpose, double *out)
+{
+    const int n = staggered_nc(op);
+    const int64_t count = parity < 0 ? staggered_lattice(op)->V : staggered_lattice(op)->V / 2;
+    const double h = sqrt(0.5);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < count; i++) {
+        const int64_t x = parity < 0 ? i : staggered_half_site(op, parity, i);
+        struct lat_rng r;
+        rng_init(&r, seed, copy, (uint64_t)x, traj, (uint32_t)purpose);
+        double *o = out + (size_t)i * 2 * n;
+        for (int k = 0; k < 2 * n; k++) {
+            if (purpose == RNG_NOISE) o[k] = (rng_u32(&r) & 1u) ? h : -h;
+            else o[k] = h * rng_normal(&r);
+        }
+    }
+}
+
+void staggered_gaussian(const struct staggered_op *op, int parity, uint64_t seed, uint32_t copy, uint32_t trajectory,
+                        double *out)
+{ noise(op, parity, seed, copy, trajectory, RNG_PSEUDOFERMION, out); }
+void staggered_z2(const struct staggered_op *op, int parity, uint64_t seed, uint32_t copy, uint32_t trajectory,
+                  double *out)
+{ noise(op, parity, seed, copy, trajectory, RNG_NOISE, out); }
+
+/* sequential sums: the same bits for any thread count */
+static double dot_re(const double *a, const double *b, size_t n)
+{
+    double s = 0;
+    for (size_t k = 0; k < n; k++) s += a[k] * b[k];
+    return s;
+}
+
+/* ---- solves ---------------------------------------------------------------- */
+/* K + sigma on even half fields, double and single, for solver_cg */
+struct shifted { struct staggered_op *op; double sigma; size_t n; };
+static void sh_apply(void *c, double *o, const double *in)
+{
+    struct shifted *s = (struct shifted *)c;
+    staggered_mdagm_ee(s->op, o, in);
+    for (size_t k = 0; k < s->n; k++) o[k] += s->sigma * in[k];
+}
+static void sh_apply_f(void *c, float *o, const float *in)
+{
+    struct shifted *s = (struct shifted *)c;
+    staggered_mdagm_ee_f(s->op, o, in);
+    const float sg = (float)s->sigma;
+    for (size_t k = 0; k < s->n; k++) o[k] += sg * in[k];
+}
+
+static void check_solve(enum solver_status st, const struct solver_result *res, double tol, const char *what)
+{
+    if (st != SOLVER_CONVERGED)
+        lat_die(1, WHO, "the %s solve did not converge (%s after %d iterations, residual %.3g, wanted %.3g)", what,
+                solver_status_name(st), res->iterations, res->residual, tol);
+}
+
+/* x[i] = (K + r->b[i])^-1 b for every pole (even half fields) */
+static void solve_shifts(struct stag_mono *c, const struct rational *r, double tol, int sloppy, const double *b,
+                         double **x, const char *what)
+{
+    const size_t hr = staggered_half_reals(c->op);
+    struct solver_params par = {.tol = tol, .max_iter = c->p.max_iter, .sloppy = SOLVER_DOUBLE};
+    struct solver_result res[RATIONAL_MAX_ORDER];
+    if (r->order == 0) return;
+    if (sloppy) {
+        par.sloppy = SOLVER_SINGLE;
+        for (int i = 0; i < r->order; i++) {
+            struct shifted sh = {c->op, r->b[i], hr};
+            struct solver_op so = {.n = hr, .site_reals = 2 * (size_t)staggered_nc(c->op), .ctx = &sh,
+                                   .apply = sh_apply, .apply_dag = sh_apply, .apply_f = sh_apply_f,
+                                   .apply_dag_f = sh_apply_f};
+            memset(x[i], 0, hr * sizeof(double));
+            enum solver_status st = solver_cg(&so, c->blas, b, x[i], &par, &res[i]);
+            c->iters += res[i].iterations;
+            check_solve(st, &res[i], tol, what);
+        }
+        return;
+    }
+    /* the normal view: [even | odd] vectors, b with a zero odd half */
+    struct solver_op so;
+    staggered_solver_op_normal(&so, c->op);
+    double *bf = (double *)calloc(2 * hr, sizeof(double));
+    double *xf[RATIONAL_MAX_ORDER];
+    if (!bf) lat_die(1, WHO, "out of memory");
+    memcpy(bf, b, hr * sizeof(double));
+    for (int i = 0; i < r->order; i++) xf[i] = (double *)lat_malloc(2 * hr * sizeof(double));
+    enum solver_status st = solver_multishift_cg(&so, c->blas, bf, r->order, r->b, NULL, xf, &par, res);
+    int most = 0;
+    for (int i = 0; i < r->order; i++) most = res[i].iterations > most ? res[i].iterations : most;
+    c->iters += most;
+    for (int i = 0; i < r->order; i++) {
+        check_solve(res[i].status, &res[i], tol, what);
+        memcpy(x[i], xf[i], hr * sizeof(double));
+        free(xf[i]);
+    }
+    (void)st;
+    free(bf);
+}
+
+static double **alloc_halves(int k, size_t hr)
+{
+    double **v = (double **)lat_malloc((size_t)(k > 0 ? k : 1) * sizeof(double *));
+    for (int i = 0; i < k; i++) v[i] = (double *)lat_malloc(hr * sizeof(double));
+    return v;
+}
+static void free_halves(double **v, int k)
+{
+    for (int i = 0; i < k; i++) free(v[i]);
+    free(v);
+}
+
+/* ---- the callbacks ------------------------------------------------------- */
+static void mono_refresh(void *ctx, const struct field *u, uint64_t seed, uint32_t trajectory)
+{
+    struct stag_mono *c = (struct stag_mono *)ctx;
+    staggered_set_links(c->op, u);
+    const size_t hr = staggered_half_reals(c->op);
+    const double m = staggered_mass(c->op);
+    for (int k = 0; k < c->p.npf; k++) {
+        if (c->exact) {
+            /* phi = m chi_e - D_eo chi_o */
+            double *chi = (double *)lat_malloc(2 * hr * sizeof(double)), *ce = (double *)lat_malloc(hr * sizeof(double));
+            double *co = (double *)lat_malloc(hr * sizeof(double));
+            staggered_gaussian(c->op, -1, seed, (uint32_t)k, trajectory, chi);
+            staggered_full_to_half(c->op, 0, ce, chi);
+            staggered_full_to_half(c->op, 1, co, chi);
+            staggered_hop(c->op, 0, c->phi[k], co);
+            for (size_t i = 0; i < hr; i++) c->phi[k][i] = m * ce[i] - c->phi[k][i];
+            free(chi);
+            free(ce);
+            free(co);
+        } else {
+            double *eta = (double *)lat_malloc(hr * sizeof(double));
+            double **x = alloc_halves(c->hb.order, hr);
+            staggered_gaussian(c->op, 0, seed, (uint32_t)k, trajectory, eta);
+            solve_shifts(c, &c->hb, c->p.tol_metropolis, 0, eta, x, "pseudofermion heatbath");
+            for (size_t i = 0; i < hr; i++) {
+                double s = c->hb.a0 * eta[i];
+                for (int j = 0; j < c->hb.order; j++) s += c->hb.a[j] * x[j][i];
+                c->phi[k][i] = s;
+            }
+            free_halves(x, c->hb.order);
+            free(eta);
+        }
+    }
+}
+
+static double mono_action(void *ctx, const struct field *u)
+{
+    struct stag_mono *c = (struct stag_mono *)ctx;
+    staggered_set_links(c->op, u);
+    const size_t hr = staggered_half_reals(c->op);
+    double **x = alloc_halves(c->met.order, hr), s = 0;
+    for (int k = 0; k < c->p.npf; k++) {
+        solve_shifts(c, &c->met, c->p.tol_metropolis, 0, c->phi[k], x, "action");
+        s += c->met.a0 * dot_re(c->phi[k], c->phi[k], hr);
+        for (int j = 0; j < c->met.order; j++) s += c->met.a[j] * dot_re(c->phi[k], x[j], hr);
+    }
+    free_halves(x, c->met.order);
+    return s;
+}
+
+/* out += coeff TA(W) per link, W of the header's formula */
+static void mono_force(void *ctx, const struct field *u, double coeff, double *out)
+{
+    struct stag_mono *c = (struct stag_mono *)ctx;
+    staggered_set_links(c->op, u);
+    const struct rational *r = &c->md;
+    const size_t hr = staggered_half_reals(c->op);
+    const int n = staggered_nc(c->op);
+    const struct lattice *lat = staggered_lattice(c->op);
+    const size_t lr = field_link_reals(n);
+    double **x = alloc_halves(r->order, hr), **y = alloc_halves(r->order, hr);
+    for (int k = 0; k < c->p.npf; k++) {
+        solve_shifts(c, r, c->p.tol_md, c->p.mixed, c->phi[k], x, "molecular-dynamics");
+        for (int i = 0; i < r->order; i++) staggered_hop(c->op, 1, y[i], x[i]);
+#pragma omp parallel for schedule(static)
+        for (int64_t s = 0; s < lat->V; s++) {
+            const int even = lattice_parity(lat, s) == 0;
+            for (int mu = 0; mu < LAT_ND; mu++) {
+                const int64_t t = lattice_neighbour(lat, s, mu, +1);
+                /* O = sum_i a_i v_i w_i^dag: v = Y(y+mu), w = X(y) (y even) or v = Y(y), w = X(y+mu) */
+                lat_complex o[LAT_NC_MAX * LAT_NC_MAX], w[LAT_NC_MAX * LAT_NC_MAX], h[LAT_NC_MAX * LAT_NC_MAX];
+                lat_real pk[LAT_NC_MAX * LAT_NC_MAX];
+                sun_zero(n, o);
+                for (int i = 0; i < r->order; i++) {
+                    const double *v = y[i] + (size_t)((even ? t : s) >> 1) * 2 * n;
+                    const double *ww = x[i] + (size_t)((even ? s : t) >> 1) * 2 * n;
+                    for (int a = 0; a < n; a++)
+                        for (int b = 0; b < n; b++) {
+                            const lat_complex va = c_make(v[2 * a], v[2 * a + 1]);
+                            const lat_complex wb = c_make(ww[2 * b], ww[2 * b + 1]);
+                            o[a * n + b] = c_add(o[a * n + b], c_scale(r->a[i], c_mul(va, c_conj(wb))));
+                        }
+                }
+                const lat_complex *ul = (const lat_complex *)staggered_link(c->op, s, mu);
+                if (even) sun_mul(n, w, ul, o);
+                else sun_mul_nd(n, w, o, ul);
+                /* TA(W) = i H, H = traceless (W - W^dag)/(2i) */
+                alg_pack_antiherm_part(n, w, pk);
+                alg_unpack(n, pk, h);
+                double *g = out + ((size_t)s * LAT_ND + mu) * lr;
+                for (int e = 0; e < n * n; e++) {
+                    g[2 * e] -= coeff * h[e].im;
+                    g[2 * e + 1] += coeff * h[e].re;
+                }
+            }
+        }
+    }
+    free_halves(x, r->order);
+    free_halves(y, r->order);
+}
+
+static long mono_iterations(void *ctx)
+{
+    struct stag_mono *c = (struct stag_mono *)ctx;
+    const long k = c->iters;
+    c->iters = 0;
+    return k;
+}
+
+/* ---- creation -------------------------------------------------------------- */
+static int bad(char *why, size_t len, const char *msg)
+{
+    snprintf(why, len, "%s", msg);
+    return -1;
+}
+
+/* r approximates x^(num/den) with num/den = pn/pd, coefficients sane */
+static int check_rational(const struct rational *r, long pn, long pd, const char *name, char *why, size_t len)
+{
+    if (r->order < 0 || r->order > RATIONAL_MAX_ORDER || r->den == 0 || (long)r->num * pd != pn * (long)r->den) {
+        snprintf(why, len, "the %s rational approximates x^(%d/%d) with %d poles, not x^(%ld/%ld) with 0 to %d",
+                 name, r->num, r->den, r->order, pn, pd, RATIONAL_MAX_ORDER);
+        return -1;
+    }
+    int ok = isfinite(r->a0);
+    for (int i = 0; i < r->order; i++) ok = ok && isfinite(r->a[i]) && isfinite(r->b[i]) && r->b[i] >= 0;
+    if (!ok) {
+        snprintf(why, len, "the %s rational has a coefficient that is not finite or a shift < 0", name);
+        return -1;
+    }
+    return 0;
+}
+
+int staggered_monomial_create(struct hmc_monomial *m, const struct staggered_monomial_params *p,
+                              const struct field *u_shape, char *why, size_t len)
+{
+    if (!(p->mass > 0) || !isfinite(p->mass)) {
+        snprintf(why, len, "the staggered mass must be a finite number > 0, not %g", p->mass);
+        return -1;
+    }
+    if (p->nf < 1 || p->npf < 1) {
+        snprintf(why, len, "staggered quarks need nf >= 1 and npf >= 1 (got nf %d, npf %d)", p->nf, p->npf);
+        return -1;
+    }
+    if (!(p->tol_md > 0 && p->tol_md < 1) || !(p->tol_metropolis > 0 && p->tol_metropolis < 1))
+        return bad(why, len, "the staggered solver tolerances must lie in (0, 1)");
+    if (p->max_iter < 1) return bad(why, len, "the staggered solver needs max_iter >= 1");
+    if (p->timescale < 0) return bad(why, len, "the staggered monomial's time scale must be >= 0");
+    const int exact = p->heatbath == NULL;
+    if (exact && p->nf != 4 * p->npf) {
+        snprintf(why, len, "exact (non-rational) staggered HMC needs nf = 4 npf, not nf %d with npf %d: give the rationals",
+                 p->nf, p->npf);
+        return -1;
+    }
+    /* x^-1 exactly: the exact mode's action and force */
+    struct rational inv = {.num = -1, .den = 1, .order = 1, .lo = 0, .hi = INFINITY, .a0 = 0};
+    inv.a[0] = 1;
+    inv.b[0] = 0;
+    const long pd = 4L * p->npf;
+    if (!exact) {
+        if (!p->md || !p->metropolis) return bad(why, len, "rational staggered HMC needs the md and metropolis rationals");
+        if (check_rational(p->heatbath, p->nf, 2 * pd, "heatbath", why, len)) return -1;
+    }
+    if (p->md && check_rational(p->md, -p->nf, pd, "md", why, len)) return -1;
+    if (p->metropolis && check_rational(p->metropolis, -p->nf, pd, "metropolis", why, len)) return -1;
+    struct staggered_op *op = staggered_create(u_shape, p->mass, why, len);
+    if (!op) return -1;
+    struct stag_mono *c = (struct stag_mono *)calloc(1, sizeof *c);
+    struct solver_blas *blas = solver_blas_cpu_open(NULL);
+    if (!c || !blas) lat_die(1, WHO, "out of memory");
+    c->p = *p;
+    c->exact = exact;
+    c->op = op;
+    c->blas = blas;
+    c->md = p->md ? *p->md : inv;
+    c->met = p->metropolis ? *p->metropolis : inv;
+    if (!exact) c->hb = *p->heatbath;
+    c->p.heatbath = c->p.md = c->p.metropolis = NULL; /* the copies above are used */
+    c->phi = (double **)lat_malloc((size_t)p->npf * sizeof(double *));
+    for (int k = 0; k < p->npf; k++) c->phi[k] = (double *)calloc(staggered_half_reals(op), sizeof(double));
+    *m = (struct hmc_monomial){.name = exact ? "staggered-hmc" : "staggered-rhmc", .ctx = c, .timescale = p->timescale,
+                               .refresh = mono_refresh, .action = mono_action, .force = mono_force,
+                               .iterations = mono_iterations};
+    return 0;
+}
+
+void staggered_monomial_free(struct hmc_monomial *m)
+{
+    struct stag_mono *c = (struct stag_mono *)m->ctx;
+    if (!c) return;
+    for (int k = 0; k < c->p.npf; k++) free(c->phi[k]);
+    free(c->phi);
+    staggered_free(c->op);
+    solver_blas_cpu_close(c->blas);
+    free(c);
+    m->ctx = NULL;
+}
