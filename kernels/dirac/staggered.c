@@ -69,7 +69,7 @@ void staggered_set_links(struct staggered_op *op, const struct field *u)
         lat_die(1, "staggered_set_links", "links of another shape than the operator's");
     const size_t lr = field_link_reals(op->nc), nl = (size_t)op->lat.V * LAT_ND * lr;
     const int64_t nlinks = op->lat.V * LAT_ND;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nlinks >= 4096)
     for (int64_t l = 0; l < nlinks; l++) {
         const double s = op->phase[l];
         for (size_t k = 0; k < lr; k++) op->links_d[(size_t)l * lr + k] = s * u->d[(size_t)l * lr + k];

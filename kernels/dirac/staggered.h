@@ -75,9 +75,10 @@ void staggered_mdagm_ee_f(struct staggered_op *op, float *out, const float *in);
  *        solver_cg solves (M^dag M)_ee x = b, single precision included;
  *   _normal: A = M^dag P_e on vectors of V sites stored as [even half | odd
  *        half] (P_e keeps the even half): A^dag A = diag((M^dag M)_ee, 0),
- *        so solver_multishift_cg (which solves A^dag A + sigma) and
- *        solver_cgne, given b with a zero odd half, solve (M^dag M)_ee +
- *        sigma on the even half and leave the odd half zero. */
+ *        so solver_multishift_cg (which solves A^dag A + sigma), given b
+ *        with a zero odd half, solves (M^dag M)_ee + sigma on the even half
+ *        and leaves the odd half zero (its Krylov vectors never leave the
+ *        even half, so sigma = 0 is fine).  Double and single. */
 void staggered_solver_op_ee(struct solver_op *s, struct staggered_op *op);
 void staggered_solver_op_normal(struct solver_op *s, struct staggered_op *op);
 

@@ -16,6 +16,9 @@
 
 static const char WHO[] = "staggered monomial";
 
+/* below this many sites a loop runs on one thread */
+#define MONO_OMP_MIN 1024
+
 struct stag_mono {
     struct staggered_monomial_params p;
     struct rational hb, md, met; /* hb unused in exact mode */
@@ -33,7 +36,7 @@ static void noise(const struct staggered_op *op, int parity, uint64_t seed, uint
     const int n = staggered_nc(op);
     const int64_t count = parity < 0 ? staggered_lattice(op)->V : staggered_lattice(op)->V / 2;
     const double h = sqrt(0.5);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count >= MONO_OMP_MIN)
     for (int64_t i = 0; i < count; i++) {
         const int64_t x = parity < 0 ? i : staggered_half_site(op, parity, i);
         struct lat_rng r;
@@ -205,7 +208,7 @@ static void mono_force(void *ctx, const struct field *u, double coeff, double *o
     for (int k = 0; k < c->p.npf; k++) {
         solve_shifts(c, r, c->p.tol_md, c->p.mixed, c->phi[k], x, "molecular-dynamics");
         for (int i = 0; i < r->order; i++) staggered_hop(c->op, 1, y[i], x[i]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (lat->V >= MONO_OMP_MIN)
         for (int64_t s = 0; s < lat->V; s++) {
             const int even = lattice_parity(lat, s) == 0;
             for (int mu = 0; mu < LAT_ND; mu++) {

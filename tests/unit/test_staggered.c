@@ -322,6 +322,27 @@ static void test_single_and_solvers(void)
         CHECK(st == SOLVER_CONVERGED && rel_diff(r, b, hr) < 1e-9 && norm(xs[i] + hr, hr) == 0,
               "multi-shift shift %g: residual %g, odd half %g", sig[i], rel_diff(r, b, hr), norm(xs[i] + hr, hr));
     }
+    /* the normal view in single: A and A^dag as in double, to float rounding */
+    float *nf_in = malloc(2 * hr * 4), *nf_out = malloc(2 * hr * 4);
+    double *nd_in = malloc(2 * hr * 8), *nd_out = malloc(2 * hr * 8);
+    random_vec(nd_in, 2 * hr, 12);
+    for (size_t k = 0; k < 2 * hr; k++) nf_in[k] = (float)nd_in[k];
+    for (int dag = 0; dag < 2; dag++) {
+        (dag ? sn.apply_dag : sn.apply)(sn.ctx, nd_out, nd_in);
+        (dag ? sn.apply_dag_f : sn.apply_f)(sn.ctx, nf_out, nf_in);
+        double e = 0;
+        for (size_t k = 0; k < 2 * hr; k++) e += (nf_out[k] - nd_out[k]) * (nf_out[k] - nd_out[k]);
+        e = sqrt(e) / norm(nd_out, 2 * hr);
+        CHECK(e < 1e-6 && e > 0, "normal view%s in single differs from double by %g", dag ? " (dagger)" : "", e);
+    }
+    /* and A^dag is A's adjoint */
+    double *nd_b = malloc(2 * hr * 8), *nd_ab = malloc(2 * hr * 8);
+    random_vec(nd_b, 2 * hr, 13);
+    sn.apply(sn.ctx, nd_out, nd_in);
+    sn.apply_dag(sn.ctx, nd_ab, nd_b);
+    const cplx l1 = dot(nd_b, nd_out, 2 * hr), l2 = dot(nd_ab, nd_in, 2 * hr);
+    CHECK(cabs(l1 - l2) < 1e-13 * cabs(l1), "normal view: <b, A x> - <A^dag b, x> = %g", cabs(l1 - l2));
+    free(nf_in); free(nf_out); free(nd_in); free(nd_out); free(nd_b); free(nd_ab);
     solver_blas_cpu_close(blas);
     free(b); free(kb); free(x); free(r); free(bf); free(kf); free(bf2); free(x0); free(x1);
     staggered_free(op);
