@@ -158,6 +158,7 @@ void dirac_free(struct dirac_op *op)
 
 size_t dirac_full_reals(const struct dirac_op *op) { return (size_t)op->vo * 8 * op->nc; }
 size_t dirac_half_reals(const struct dirac_op *op) { return (size_t)op->vh * 8 * op->nc; }
+size_t dirac_site_reals(const struct dirac_op *op) { return 8 * (size_t)op->nc; }
 int64_t dirac_half_site(const struct dirac_op *op, int parity, int64_t i) { return op->half_site[parity & 1][i] - op->off; }
 
 void dirac_reduce_layout(const struct dirac_op *op, int half, struct solver_reduce_layout *l)

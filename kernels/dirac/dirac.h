@@ -108,6 +108,8 @@ void dirac_free(struct dirac_op *op);
  * and 4 nc V, V the owned sites) */
 size_t dirac_full_reals(const struct dirac_op *op);
 size_t dirac_half_reals(const struct dirac_op *op);
+/* reals of one site of either (8 nc) */
+size_t dirac_site_reals(const struct dirac_op *op);
 /* the owned global timeslices t0 .. t0+n-1: returns n, sets *t0 */
 int dirac_owned_timeslices(const struct dirac_op *op, int *t0);
 /* the solvers' reduction layout (solver_blas_cpu_open) for full (half 0)
