@@ -130,7 +130,7 @@ int main(int argc, char **argv)
     prop.lat = *lat;
     prop.nc = x.nc;
     char why[256];
-    if (prop_source_parse(source, lat, &prop.src, why, sizeof why) != 0) lat_die(1, c->name, "--source %s", why);
+    if (prop_source_parse(source, lat, &prop.src, why, sizeof why) != 0) lat_die_all(1, c->name, "--source %s", why); /* every rank alike */
     if (prop.src.wall) { /* a wall source is gauge-variant: Coulomb gauge first */
         struct gauge_quality q;
         gauge_quality_measure(x.u, GAUGE_COULOMB, &q);
@@ -140,11 +140,11 @@ int main(int argc, char **argv)
             if (!(q.theta_t[t] <= worst)) { worst = q.theta_t[t]; tw = t; }
         gauge_quality_free(&q);
         if (!(worst <= wall_theta))
-            lat_die(1, c->name, "a wall source needs a Coulomb-gauge configuration: theta_t = %.3g at t = %d exceeds "
+            lat_die_all(1, c->name, "a wall source needs a Coulomb-gauge configuration: theta_t = %.3g at t = %d exceeds "
                                 "--wall-theta %.3g (fix it with lat-overrelax --gauge coulomb)", worst, tw, wall_theta);
     }
     struct dirac_op *op = dirac_create(x.u, &dp, why, sizeof why);
-    if (!op) lat_die(1, c->name, "%s", why);
+    if (!op) lat_die_all(1, c->name, "%s", why); /* on a slab every rank returns NULL alike */
 
     const int ncol = PROP_NS * x.nc;
     const size_t nr = dirac_full_reals(op), sr = dirac_site_reals(op);
