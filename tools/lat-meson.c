@@ -12,12 +12,20 @@
  *         lists C_<channel>_p<p2>, meff_log_<channel>_p<p2>,
  *         meff_cosh_<channel>_p<p2> (null where undefined).
  * A propagator whose history says converged=no draws a warning.
- * Exit 0, 1 unreadable or mismatched files, 2 usage.  See lat-meson(1). */
+ * Exit 0, 1 unreadable or mismatched files, 2 usage.  See lat-meson(1).
+ *
+ * Under mpirun (R dividing T) rank 0 reads and checks the files, each rank
+ * receives its t-slab of every column (geometry_scatter) and contracts its
+ * timeslices (meson_correlators_slab), comm_sum puts the timeslices
+ * together (each one computed on one rank: exact), and rank 0 prints the
+ * report: the same bytes for any R. */
 #include "base/cli.h"
+#include "base/comm.h"
 #include "base/lat.h"
 #include "base/log.h"
 #include "base/report.h"
 #include "io/propagator.h"
+#include "lattice/geometry.h"
 #include "shared/meson.h"
 #include <math.h>
 #include <stdio.h>
@@ -54,23 +62,67 @@ int main(int argc, char **argv)
         cli_usage_error("standard input can be only one of the two propagators");
 
     struct propagator p1, p2;
-    prop_read(argv[first], &p1);
-    warn_unconverged(&p1);
-    const struct propagator *anti = &p1;
-    if (n == 2) {
-        prop_read(argv[first + 1], &p2);
-        warn_unconverged(&p2);
-        if (memcmp(p1.lat.L, p2.lat.L, sizeof p1.lat.L) != 0 || p1.nc != p2.nc)
-            lat_die(1, p2.name, "lattice or N differs from %s's", p1.name);
-        if (memcmp(&p1.src, &p2.src, sizeof p1.src) != 0) lat_die(1, p2.name, "its source differs from %s's", p1.name);
-        anti = &p2;
+    memset(&p1, 0, sizeof p1);
+    memset(&p2, 0, sizeof p2);
+    /* rank 0 reads and checks; the others learn the shape (or rank 0's exit) */
+    struct { struct lattice lat; int nc; struct prop_source src; } shape;
+    if (comm_is_root()) {
+        comm_root_begin();
+        prop_read(argv[first], &p1);
+        warn_unconverged(&p1);
+        if (n == 2) {
+            prop_read(argv[first + 1], &p2);
+            warn_unconverged(&p2);
+            if (memcmp(p1.lat.L, p2.lat.L, sizeof p1.lat.L) != 0 || p1.nc != p2.nc)
+                lat_die(1, p2.name, "lattice or N differs from %s's", p1.name);
+            if (memcmp(&p1.src, &p2.src, sizeof p1.src) != 0) lat_die(1, p2.name, "its source differs from %s's", p1.name);
+        }
+        shape.lat = p1.lat;
+        shape.nc = p1.nc;
+        shape.src = p1.src;
+        comm_root_end(&shape, sizeof shape);
+    } else {
+        comm_root_wait(&shape, sizeof shape);
     }
-    const int T = p1.lat.L[3];
+    const int T = shape.lat.L[3];
     double *c[MESON_CHANNELS][MESON_MOMENTA], *ml = malloc((size_t)T * sizeof(double)),
            *mc = malloc((size_t)T * sizeof(double));
     for (int ch = 0; ch < MESON_CHANNELS; ch++)
         for (int p = 0; p < MESON_MOMENTA; p++) c[ch][p] = lat_malloc((size_t)T * sizeof(double));
-    meson_correlators(&p1, anti, c);
+    const struct geometry *d = geometry_for(&shape.lat); /* NULL: one rank; dies unless R divides T */
+    if (!d) {
+        meson_correlators(&p1, n == 2 ? &p2 : &p1, c);
+    } else {
+        /* each rank's slab of every column: the owned slices of a local field */
+        struct propagator s[2];
+        const int ncol = PROP_NS * shape.nc;
+        const size_t sr = 2 * PROP_NS * (size_t)shape.nc, slice = (size_t)d->v3 * sr;
+        for (int q = 0; q < n; q++) {
+            memset(&s[q], 0, sizeof s[q]);
+            s[q].lat = shape.lat;
+            s[q].nc = shape.nc;
+            s[q].src = shape.src;
+            for (int k = 0; k < ncol; k++) {
+                double *local = lat_malloc(slice * (size_t)(d->lt + 2) * sizeof(double));
+                geometry_scatter(d, q ? p2.col[k] : p1.col[k], local, sr);
+                s[q].col[k] = local;
+            }
+        }
+        for (int q = 0; q < n; q++) /* the columns without their halo slices */
+            for (int k = 0; k < ncol; k++) s[q].col[k] += slice;
+        meson_correlators_slab(&s[0], &s[n - 1], d->t0, d->lt, c);
+        for (int q = 0; q < n; q++)
+            for (int k = 0; k < ncol; k++) free(s[q].col[k] - slice);
+        for (int ch = 0; ch < MESON_CHANNELS; ch++)
+            for (int p = 0; p < MESON_MOMENTA; p++) comm_sum(c[ch][p], (size_t)T);
+    }
+    if (!comm_is_root()) { /* rank 0 reports */
+        for (int ch = 0; ch < MESON_CHANNELS; ch++)
+            for (int p = 0; p < MESON_MOMENTA; p++) free(c[ch][p]);
+        free(ml);
+        free(mc);
+        comm_exit(LAT_OK);
+    }
 
     char lattice[64], src[64];
     snprintf(lattice, sizeof lattice, "%dx%dx%dx%d", p1.lat.L[0], p1.lat.L[1], p1.lat.L[2], p1.lat.L[3]);

@@ -1,5 +1,5 @@
 /* lat-propagator -- Wilson / Wilson-clover quark propagators (SPEC §8) on
- * the CPU, one process: the 4 nc spin-colour solves M x = e_{s,c} of one
+ * the CPU, one process or MPI ranks: the 4 nc spin-colour solves M x = e_{s,c} of one
  * point or wall source, written as a USQCD/SciDAC LIME propagator file
  * (io/propagator.h; lat(7), PROPAGATOR FILES).
  *
@@ -23,7 +23,12 @@
  * added (kappa, c_sw, bc, source, solver, precision, iterations and true
  * residuals per solve).  --format json|tsv: the run report (lat(7)
  * REPORTS) after the file is written.  Exit 0, 1 bad input, 2 usage, 3 not
- * converged.  See lat-propagator(1). */
+ * converged.  See lat-propagator(1).
+ *
+ * Under mpirun each rank holds its t-slab of the links, the sources and the
+ * solutions (dist.h, dirac.h); rank 0 gathers each solution and writes the
+ * file, whose bytes do not depend on the rank count (every sum has one slot
+ * per timeslice, added in a fixed order). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "base/lat.h"
@@ -115,7 +120,6 @@ int main(int argc, char **argv)
     struct prop_solve_opts so = {.bicgstab = solver[0] == 'b', .eo = !no_eo, .tol = tol, .max_iter = max_iter,
                                  .precision = precision[0], .sloppy = precision[0] == 'm' ? sloppy[0] : 0};
     if (prop_solve_check(&so) != 0) cli_usage_error("%s", so.why);
-    if (comm_size() > 1) lat_die_all(2, NULL, "runs in one process only for now (the Dirac operator has no MPI halo yet)");
 
     struct dist x;
     dist_read(&x, input, check_input, NULL);
@@ -126,7 +130,7 @@ int main(int argc, char **argv)
     prop.lat = *lat;
     prop.nc = x.nc;
     char why[256];
-    if (prop_source_parse(source, lat, &prop.src, why, sizeof why) != 0) lat_die(1, c->name, "--source %s", why);
+    if (prop_source_parse(source, lat, &prop.src, why, sizeof why) != 0) lat_die_all(1, c->name, "--source %s", why); /* every rank alike */
     if (prop.src.wall) { /* a wall source is gauge-variant: Coulomb gauge first */
         struct gauge_quality q;
         gauge_quality_measure(x.u, GAUGE_COULOMB, &q);
@@ -136,25 +140,32 @@ int main(int argc, char **argv)
             if (!(q.theta_t[t] <= worst)) { worst = q.theta_t[t]; tw = t; }
         gauge_quality_free(&q);
         if (!(worst <= wall_theta))
-            lat_die(1, c->name, "a wall source needs a Coulomb-gauge configuration: theta_t = %.3g at t = %d exceeds "
+            lat_die_all(1, c->name, "a wall source needs a Coulomb-gauge configuration: theta_t = %.3g at t = %d exceeds "
                                 "--wall-theta %.3g (fix it with lat-overrelax --gauge coulomb)", worst, tw, wall_theta);
     }
     struct dirac_op *op = dirac_create(x.u, &dp, why, sizeof why);
-    if (!op) lat_die(1, c->name, "%s", why);
+    if (!op) lat_die_all(1, c->name, "%s", why); /* on a slab every rank returns NULL alike */
 
     const int ncol = PROP_NS * x.nc;
-    const size_t nr = dirac_full_reals(op);
+    const size_t nr = dirac_full_reals(op), sr = dirac_site_reals(op);
+    int t_first;
+    const int nt = dirac_owned_timeslices(op, &t_first);
     double *b = lat_malloc(nr * sizeof(double));
+    /* a rank's solution with one (unused) slice in front: geometry_gather's
+     * layout of a slab; with one rank the column itself */
+    const size_t v3r = (size_t)(lat->V / lat->L[3]) * sr;
+    double *slab = x.dom ? lat_calloc(nr + 2 * v3r, sizeof(double)) : NULL;
     int *iters = lat_calloc((size_t)ncol, sizeof(int));
     double *res = lat_calloc((size_t)ncol, sizeof(double)), *iters_d = lat_calloc((size_t)ncol, sizeof(double));
     int converged = 1, total = 0;
     double t0 = now_seconds();
     int show = cli_show_progress();
     for (int k = 0; k < ncol; k++) {
-        prop_source_field(&prop.src, lat, x.nc, k / x.nc, k % x.nc, b);
-        prop.col[k] = lat_calloc(nr, sizeof(double));
+        prop_source_field_slab(&prop.src, lat, x.nc, k / x.nc, k % x.nc, t_first, nt, b);
+        if (comm_is_root()) prop.col[k] = lat_calloc(prop_column_reals(&prop), sizeof(double));
         struct prop_solve_result r;
-        prop_solve(op, &so, b, prop.col[k], &r);
+        prop_solve(op, &so, b, x.dom ? slab + v3r : prop.col[k], &r);
+        if (x.dom) geometry_gather(x.dom, slab, prop.col[k], sr);
         iters[k] = r.iterations;
         iters_d[k] = r.iterations;
         res[k] = r.true_residual;
@@ -169,6 +180,7 @@ int main(int argc, char **argv)
     if (show) fprintf(stderr, "\n");
     double seconds = now_seconds() - t0;
     free(b);
+    free(slab);
     dirac_free(op);
 
     /* provenance: the history entry and the file XML */
@@ -186,7 +198,7 @@ int main(int argc, char **argv)
     r0 += n; left -= (size_t)n;
     for (int k = 0; k < ncol; k++) { n = snprintf(r0, left, "%s%.3e", k ? "," : "", res[k]); r0 += n; left -= (size_t)n; }
     snprintf(r0, left, " converged=%s", converged ? "yes" : "no");
-    conf_history_add(c, results);
+    if (comm_is_root()) conf_history_add(c, results); /* rank 0 holds the history (dist.h) */
     prop.history = c->history;
     struct plaquette pl = measure_plaquette(x.u);
     snprintf(num, sizeof num, "%.15g", pl.all);
@@ -199,7 +211,14 @@ int main(int argc, char **argv)
                                    total, converged ? "yes" : "no", lat->L[0], lat->L[1], lat->L[2], lat->L[3], x.nc, num,
                                    LAT_VERSION);
     struct report *rep = run_report_begin(format, c->name, lat, x.nc, output);
-    prop_write(output, &prop, xml, file_bits);
+    int done = 0; /* rank 0 writes; a failure there stops every rank with its status */
+    if (comm_is_root()) {
+        comm_root_begin();
+        prop_write(output, &prop, xml, file_bits);
+        comm_root_end(&done, sizeof done);
+    } else {
+        comm_root_wait(&done, sizeof done);
+    }
     prop.history = NULL;
     if (rep) {
         report_num(rep, "kappa", kappa);

@@ -71,17 +71,25 @@ void prop_source_format(const struct prop_source *s, char *buf, size_t n)
     else snprintf(buf, n, "point:%d,%d,%d,%d", s->x[0], s->x[1], s->x[2], s->x[3]);
 }
 
+void prop_source_field_slab(const struct prop_source *s, const struct lattice *lat, int nc, int spin, int colour,
+                            int t0, int nt, double *field)
+{
+    const size_t per = 2 * PROP_NS * (size_t)nc, at = 2 * ((size_t)spin * (size_t)nc + (size_t)colour);
+    const int64_t V3 = lat->V / lat->L[3];
+    memset(field, 0, (size_t)(V3 * nt) * per * sizeof(double));
+    if (s->x[3] < t0 || s->x[3] >= t0 + nt) return; /* the source is on another rank's slab */
+    const int64_t first = (int64_t)t0 * V3;
+    if (!s->wall) {
+        field[(size_t)(lattice_site(lat, s->x) - first) * per + at] = 1.0;
+        return;
+    }
+    for (int64_t i = 0; i < V3; i++) field[(size_t)(s->x[3] * V3 + i - first) * per + at] = 1.0;
+}
+
 void prop_source_field(const struct prop_source *s, const struct lattice *lat, int nc, int spin, int colour,
                        double *field)
 {
-    const size_t per = 2 * PROP_NS * (size_t)nc, at = 2 * ((size_t)spin * (size_t)nc + (size_t)colour);
-    memset(field, 0, (size_t)lat->V * per * sizeof(double));
-    if (!s->wall) {
-        field[(size_t)lattice_site(lat, s->x) * per + at] = 1.0;
-        return;
-    }
-    int64_t V3 = lat->V / lat->L[3];
-    for (int64_t i = 0; i < V3; i++) field[(size_t)(s->x[3] * V3 + i) * per + at] = 1.0;
+    prop_source_field_slab(s, lat, nc, spin, colour, 0, lat->L[3], field);
 }
 
 /* ---- writer --------------------------------------------------------------- */

@@ -71,6 +71,11 @@ void prop_source_format(const struct prop_source *s, char *buf, size_t n);
  * first): 1 at every source site */
 void prop_source_field(const struct prop_source *s, const struct lattice *lat, int nc, int spin, int colour,
                        double *field);
+/* the same restricted to the global timeslices t0 .. t0+nt-1 (a rank's
+ * slab, lattice/geometry.h): field holds nt V3 sites, its first the site
+ * (0,0,0,t0) */
+void prop_source_field_slab(const struct prop_source *s, const struct lattice *lat, int nc, int spin, int colour,
+                            int t0, int nt, double *field);
 
 /* Write p (all 4 nc columns set) atomically to path (NULL or "-":
  * standard output, never a terminal) in precision prec (32 or 64);

@@ -1,10 +1,12 @@
 /* dirac/clover.c -- the clover term of every site, built once per operator
  * on the host in double (private to the module, declared in dirac/cpu.h):
  *
- *   dirac_clover_build(op, u, why, len)
+ *   dirac_clover_build(op, why, len)
  *       op->clov_d / clovinv_d (and their float roundings clov_f /
- *       clovinv_f): the packed A(x) and A(x)^-1 of site.h for every site,
- *       from the links u as given (no boundary phases).  F_mu_nu(x) =
+ *       clovinv_f): the packed A(x) and A(x)^-1 of site.h for every owned
+ *       site (index x - op->off), from op->links_d before the boundary
+ *       phases are folded in (dirac.c calls it then), halo slices current:
+ *       a leaf of an owned site reaches at most one slice across the cut.  F_mu_nu(x) =
  *       (Q - Q^dag)/8 with Q the four clover leaves of the (mu,nu) plane at
  *       x, each starting at x in the sense mu then nu (dirac.h); A from
  *       site.h's clover_site_build.  Each 2n x 2n block is inverted by
@@ -21,7 +23,9 @@
 
 #define NN (LAT_NC_MAX * LAT_NC_MAX)
 
-static const double *link_at(const struct field *u, int64_t x, int mu) { return field_link(u, x, mu); }
+/* the links as given: op->links_d before the phases go in */
+static const double *link_at(const struct dirac_op *op, int64_t x, int mu)
+{ return op->links_d + ((size_t)x * LAT_ND + (size_t)mu) * 2 * (size_t)op->nc * (size_t)op->nc; }
 
 static void load(int n, lat_complex *m, const double *p)
 {
@@ -29,7 +33,7 @@ static void load(int n, lat_complex *m, const double *p)
 }
 
 /* Q_mu_nu(x): the four leaves, each a closed loop from x */
-static void clover_leaves(const struct dirac_op *op, const struct field *u, int n, int64_t x, int mu, int nu,
+static void clover_leaves(const struct dirac_op *op, int n, int64_t x, int mu, int nu,
                           lat_complex *q)
 {
     const int32_t *f = op->fwd, *b = op->bwd;
@@ -37,33 +41,33 @@ static void clover_leaves(const struct dirac_op *op, const struct field *u, int 
     const int64_t xmmpn = f[4 * xmm + nu], xmmmn = b[4 * xmm + nu], xpmmn = f[4 * xmn + mu];
     lat_complex a[NN], c[NN], t[NN], l1[NN], l2[NN], l3[NN], l4[NN];
     lat_complex umx[NN], unx[NN], m1[NN], m2[NN];
-    load(n, umx, link_at(u, x, mu));
-    load(n, unx, link_at(u, x, nu));
+    load(n, umx, link_at(op, x, mu));
+    load(n, unx, link_at(op, x, nu));
     /* U_mu(x) U_nu(x+mu) U_mu(x+nu)^dag U_nu(x)^dag */
-    load(n, m1, link_at(u, xpm, nu));
+    load(n, m1, link_at(op, xpm, nu));
     sun_mul(n, a, umx, m1);
-    load(n, m1, link_at(u, xpn, mu));
+    load(n, m1, link_at(op, xpn, mu));
     sun_mul_nd(n, c, a, m1);
     sun_mul_nd(n, l1, c, unx);
     /* U_nu(x) U_mu(x-mu+nu)^dag U_nu(x-mu)^dag U_mu(x-mu) */
-    load(n, m1, link_at(u, xmmpn, mu));
+    load(n, m1, link_at(op, xmmpn, mu));
     sun_mul_nd(n, a, unx, m1);
-    load(n, m1, link_at(u, xmm, nu));
+    load(n, m1, link_at(op, xmm, nu));
     sun_mul_nd(n, c, a, m1);
-    load(n, m2, link_at(u, xmm, mu));
+    load(n, m2, link_at(op, xmm, mu));
     sun_mul(n, l2, c, m2);
     /* U_mu(x-mu)^dag U_nu(x-mu-nu)^dag U_mu(x-mu-nu) U_nu(x-nu) */
-    load(n, m1, link_at(u, xmmmn, nu));
+    load(n, m1, link_at(op, xmmmn, nu));
     sun_mul(n, t, m1, m2); /* U_nu(x-mu-nu) U_mu(x-mu) */
     sun_dagger(n, a, t);
-    load(n, m1, link_at(u, xmmmn, mu));
+    load(n, m1, link_at(op, xmmmn, mu));
     sun_mul(n, c, a, m1);
-    load(n, m1, link_at(u, xmn, nu));
+    load(n, m1, link_at(op, xmn, nu));
     sun_mul(n, l3, c, m1);
     /* U_nu(x-nu)^dag U_mu(x-nu) U_nu(x+mu-nu) U_mu(x)^dag */
-    load(n, m2, link_at(u, xmn, mu));
+    load(n, m2, link_at(op, xmn, mu));
     sun_mul_dn(n, a, m1, m2);
-    load(n, m1, link_at(u, xpmmn, nu));
+    load(n, m1, link_at(op, xpmmn, nu));
     sun_mul(n, c, a, m1);
     sun_mul_nd(n, l4, c, umx);
     for (int k = 0; k < n * n; k++) q[k] = c_add(c_add(l1[k], l2[k]), c_add(l3[k], l4[k]));
@@ -112,26 +116,27 @@ static int invert(int d, const lat_complex *m, lat_complex *inv)
     return 0;
 }
 
-int dirac_clover_build(struct dirac_op *op, const struct field *u, char *why, size_t len)
+int dirac_clover_build(struct dirac_op *op, char *why, size_t len)
 {
     const int n = op->nc, d = 2 * n;
-    const int64_t V = op->lat.V;
+    const int64_t V = op->vo;
     const size_t cr = CLOVER_SITE_REALS(n);
     op->clov_d = (double *)lat_malloc((size_t)V * cr * sizeof(double));
     op->clovinv_d = (double *)lat_malloc((size_t)V * cr * sizeof(double));
     int64_t bad = -1;
 #pragma omp parallel for schedule(static) if (V >= 1024)
-    for (int64_t x = 0; x < V; x++) {
+    for (int64_t xo = 0; xo < V; xo++) {
+        const int64_t x = xo + op->off;
         lat_complex f[6 * NN], q[NN], blk[4 * NN], inv[4 * NN];
         int p = 0;
         for (int mu = 0; mu < LAT_ND; mu++)
             for (int nu = mu + 1; nu < LAT_ND; nu++, p++) {
-                clover_leaves(op, u, n, x, mu, nu, q);
+                clover_leaves(op, n, x, mu, nu, q);
                 for (int i = 0; i < n; i++)
                     for (int j = 0; j < n; j++)
                         f[p * n * n + i * n + j] = c_scale(0.125, c_sub(q[i * n + j], c_conj(q[j * n + i])));
             }
-        double *a = op->clov_d + (size_t)x * cr, *ai = op->clovinv_d + (size_t)x * cr;
+        double *a = op->clov_d + (size_t)xo * cr, *ai = op->clovinv_d + (size_t)xo * cr;
         clover_site_build(n, op->csw * op->kappa, f, a);
         for (int b = 0; b < 2; b++) {
             clover_unpack_block(n, a + b * CLOVER_BLOCK_REALS(n), blk);
@@ -143,9 +148,17 @@ int dirac_clover_build(struct dirac_op *op, const struct field *u, char *why, si
             clover_pack_block(n, inv, ai + b * CLOVER_BLOCK_REALS(n));
         }
     }
-    if (bad >= 0) {
+    /* on a slab every rank must take the same way out: the first singular
+     * global site over all ranks (-1: none) */
+    int64_t gbad = bad >= 0 ? geometry_global_site(op->dom, bad) : -1;
+    if (op->dom) {
+        double m = gbad >= 0 ? -(double)gbad : -1e300;
+        comm_max(&m, 1);
+        gbad = m > -1e300 ? (int64_t)-m : -1;
+    }
+    if (gbad >= 0) {
         int c[LAT_ND];
-        lattice_coords(&op->lat, bad, c);
+        lattice_coords(geometry_global(op->dom, &op->lat), gbad, c);
         snprintf(why, len, "the clover term A = 1 + i c_sw kappa sigma F is singular at site (%d,%d,%d,%d) "
                  "(kappa %g, c_sw %g)", c[0], c[1], c[2], c[3], op->kappa, op->csw);
         return -1;

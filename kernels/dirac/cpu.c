@@ -48,7 +48,8 @@ CPU_INLINE const lat_complex *view(int k, lat_complex *buf, const store_t *p)
     return buf;
 }
 
-/* One output site x (full index; its storage index xo = x >> shift).  The
+/* One output site x (local full index; its storage index in out and loc
+ * xo = (x - off) >> shift, in in x >> shift, of the clover x - off).  The
  * buffers: u[8] links (n*n each), p[8] spinors (4n each), acc, v (4n), a
  * (clover reals). */
 CPU_INLINE void sweep_site(const struct dirac_op *op, int n, const struct dirac_sweep *w, int shift, int64_t x,
@@ -67,20 +68,20 @@ CPU_INLINE void sweep_site(const struct dirac_op *op, int n, const struct dirac_
     }
     dirac_site_hop(n, w->sign, uv, pv, uv + 4, pv + 4, acc);
     const lat_real alpha = (lat_real)w->alpha;
-    const size_t xo = (size_t)(x >> shift);
+    const size_t xo = (size_t)((x - op->off) >> shift), xc = (size_t)(x - op->off);
     if (w->local == DIRAC_LOCAL_NONE) {
         for (int k = 0; k < 4 * n; k++) v[k] = c_scale(alpha, acc[k]);
     } else {
         cpu_load(4 * n, t, loc + xo * sr);
         if (w->local == DIRAC_LOCAL_CLOVER && op->clover) {
-            clover_site(n, OP_CLOV(op, 0) + (size_t)x * CLOVER_SITE_REALS(n), a, t, v);
+            clover_site(n, OP_CLOV(op, 0) + xc * CLOVER_SITE_REALS(n), a, t, v);
             for (int k = 0; k < 4 * n; k++) v[k] = c_add(v[k], c_scale(alpha, acc[k]));
         } else {
             for (int k = 0; k < 4 * n; k++) v[k] = c_add(t[k], c_scale(alpha, acc[k]));
         }
     }
     if (w->post_inv && op->clover) {
-        clover_site(n, OP_CLOV(op, 1) + (size_t)x * CLOVER_SITE_REALS(n), a, v, t);
+        clover_site(n, OP_CLOV(op, 1) + xc * CLOVER_SITE_REALS(n), a, v, t);
         cpu_store_to(4 * n, out + xo * sr, t);
     } else {
         cpu_store_to(4 * n, out + xo * sr, v);
@@ -95,7 +96,7 @@ CPU_INLINE void sweep_site(const struct dirac_op *op, int n, const struct dirac_
         lat_complex *up[8], *pp[8];                                                                                \
         lat_real a[CLOVER_SITE_REALS(NC)];                                                                         \
         for (int k = 0; k < 8; k++) { up[k] = ub[k]; pp[k] = pb[k]; }                                            \
-        const int64_t x = w->parity < 0 ? i : op->half_site[w->parity][i];                                       \
+        const int64_t x = w->parity < 0 ? op->off + i : op->half_site[w->parity][i];                             \
         sweep_site(op, nval, w, shift, x, o, src, lc, up, pp, acc, v, t, a);                                      \
     }
 
@@ -103,7 +104,7 @@ void VSFX(dirac_cpu_sweep)(const struct dirac_op *op, const struct dirac_sweep *
                            const void *loc)
 {
     const int n = op->nc, shift = w->parity < 0 ? 0 : 1;
-    const int64_t count = w->parity < 0 ? op->lat.V : op->vh;
+    const int64_t count = w->parity < 0 ? op->vo : op->vh;
     store_t *o = (store_t *)out;
     const store_t *src = (const store_t *)in, *lc = (const store_t *)loc;
     if (n == 3) {
@@ -117,14 +118,14 @@ void VSFX(dirac_cpu_clover)(const struct dirac_op *op, int parity, int inv, void
 {
     const int n = op->nc;
     const size_t sr = 8 * (size_t)n;
-    const int64_t count = parity < 0 ? op->lat.V : op->vh;
+    const int64_t count = parity < 0 ? op->vo : op->vh;
     store_t *o = (store_t *)out;
     const store_t *src = (const store_t *)in;
 #pragma omp parallel for schedule(static) if (count >= DIRAC_OMP_MIN)
     for (int64_t i = 0; i < count; i++) {
         lat_complex t[4 * LAT_NC_MAX], v[4 * LAT_NC_MAX];
         lat_real a[CLOVER_SITE_REALS(LAT_NC_MAX)];
-        const int64_t x = parity < 0 ? i : op->half_site[parity][i];
+        const int64_t x = parity < 0 ? i : op->half_site[parity][i] - op->off; /* owned index */
         cpu_load(4 * n, t, src + (size_t)i * sr);
         if (op->clover) {
             clover_site(n, OP_CLOV(op, inv) + (size_t)x * CLOVER_SITE_REALS(n), a, t, v);

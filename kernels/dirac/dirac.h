@@ -1,9 +1,12 @@
 /* dirac/dirac.h -- the Wilson and Wilson-clover Dirac operators (SPEC §8) on
  * the CPU: M, M^dag, the clover term and its inverse, even-odd (Schur)
  * preconditioning, double and single precision, and their struct solver_op
- * for the solvers.  One rank only (no MPI this step: dirac_create refuses a
- * field on a slab); the stencil (dirac/site.h) reaches neighbours through a
- * neighbour table, which is where halo faces will plug in.
+ * for the solvers.  On one process or over MPI ranks: on a field cut into
+ * t-slabs (lattice/geometry.h) every vector below holds this rank's owned
+ * sites only (its slab, the same layout as the whole lattice's restricted
+ * to the owned timeslices), each application fetches the spinor's halo
+ * slices from the neighbour ranks (lattice/halo.h, through base/comm.c) and
+ * is collective, and every owned site gets the bits one process gives it.
  *
  * The operator (SPEC §8, in the kappa normalisation):
  *   M psi(x) = A(x) psi(x) - kappa sum_mu [ (1 - gamma_mu) U_mu(x) psi(x+mu)
@@ -90,18 +93,30 @@ struct dirac_op;
 /* kappa, csw; periodic in x, y, z, antiperiodic in t */
 void dirac_params_default(struct dirac_params *p, double kappa, double csw);
 
-/* The operator on the double links field u (FIELD_LINKS, prec 64, whole
- * lattice: u->dom NULL).  Returns NULL with a one-line reason in why[len]
- * (kappa not > 0 or not finite, a phase not of modulus 1, a field of
- * another kind or on a slab, odd extents, a singular clover block).  u is
- * copied (with the phases folded in): it may change or go afterwards. */
+/* The operator on the double links field u (FIELD_LINKS, prec 64, the
+ * whole lattice or this rank's slab: then collective, and the links of the
+ * halo slices are fetched from the neighbours, whatever u's halo holds).
+ * Returns NULL with a one-line reason in why[len] (kappa not > 0 or not
+ * finite, a phase not of modulus 1, a field of another kind, odd global
+ * extents, a singular clover block -- on a slab every rank returns NULL
+ * with the same reason).  u is copied (with the phases folded in): it may
+ * change or go afterwards. */
 struct dirac_op *dirac_create(const struct field *u, const struct dirac_params *p, char *why, size_t len);
 void dirac_free(struct dirac_op *op);
 
-/* reals of a full and of a half spinor field (8 nc V and 4 nc V) */
+/* reals of a full and of a half spinor field of the owned sites (8 nc V
+ * and 4 nc V, V the owned sites) */
 size_t dirac_full_reals(const struct dirac_op *op);
 size_t dirac_half_reals(const struct dirac_op *op);
-/* the full site of half index i of parity p */
+/* reals of one site of either (8 nc) */
+size_t dirac_site_reals(const struct dirac_op *op);
+/* the owned global timeslices t0 .. t0+n-1: returns n, sets *t0 */
+int dirac_owned_timeslices(const struct dirac_op *op, int *t0);
+/* the solvers' reduction layout (solver_blas_cpu_open) for full (half 0)
+ * or half fields: one chunk per global timeslice, so sums (norms, dot
+ * products) have the same bits on any number of ranks */
+void dirac_reduce_layout(const struct dirac_op *op, int half, struct solver_reduce_layout *l);
+/* the owned full site (index into a full field) of half index i of parity p */
 int64_t dirac_half_site(const struct dirac_op *op, int parity, int64_t i);
 /* copy the sites of parity p between a full field and a half field */
 void dirac_full_to_half(const struct dirac_op *op, int parity, double *half, const double *full);
@@ -118,7 +133,7 @@ void dirac_apply_dag_f(struct dirac_op *op, float *out, const float *in);
  * 0) or A^-1 (inv 1) of one site (site.h's layout), NULL when c_sw = 0. */
 void dirac_clover_apply(const struct dirac_op *op, double *out, const double *in);
 void dirac_clover_inv_apply(const struct dirac_op *op, double *out, const double *in);
-const double *dirac_clover_site(const struct dirac_op *op, int64_t site, int inv);
+const double *dirac_clover_site(const struct dirac_op *op, int64_t site, int inv); /* site: owned index */
 
 /* even-odd: out_o = Mhat in_o, Mhat^dag in_o (half fields of the odd sites) */
 void dirac_eo_apply(struct dirac_op *op, double *out, const double *in);

@@ -70,7 +70,14 @@ static void component_matrices(const int *gs, cplx A[4][4], cplx B[4][4])
 
 void meson_correlators(const struct propagator *s1, const struct propagator *s2, double *c[MESON_CHANNELS][MESON_MOMENTA])
 {
+    meson_correlators_slab(s1, s2, 0, s1->lat.L[3], c);
+}
+
+void meson_correlators_slab(const struct propagator *s1, const struct propagator *s2, int t0, int nt,
+                            double *c[MESON_CHANNELS][MESON_MOMENTA])
+{
     const struct lattice *lat = &s1->lat;
+    const int64_t first = (int64_t)t0 * (lat->V / lat->L[3]), count = (int64_t)nt * (lat->V / lat->L[3]);
     const int nc = s1->nc, T = lat->L[3];
     const size_t per = 2 * PROP_NS * (size_t)nc;
     static cplx A[MESON_CHANNELS][3][4][4], B[MESON_CHANNELS][3][4][4];
@@ -79,7 +86,8 @@ void meson_correlators(const struct propagator *s1, const struct propagator *s2,
     cplx *acc = calloc((size_t)MESON_CHANNELS * MESON_MOMENTA * (size_t)T, sizeof(cplx));
     if (!acc) lat_die(1, NULL, "out of memory for the correlators");
     const double tw = 2 * 3.14159265358979323846;
-    for (int64_t x = 0; x < lat->V; x++) {
+    for (int64_t xl = 0; xl < count; xl++) { /* xl: index in the columns, x: global site */
+        const int64_t x = first + xl;
         int xc[LAT_ND];
         lattice_coords(lat, x, xc);
         /* M[a][b][a'][b'] */
@@ -87,9 +95,9 @@ void meson_correlators(const struct propagator *s1, const struct propagator *s2,
         memset(M, 0, sizeof M);
         for (int b = 0; b < 4; b++)
             for (int d = 0; d < nc; d++) {
-                const double *c1 = s1->col[b * nc + d] + (size_t)x * per;
+                const double *c1 = s1->col[b * nc + d] + (size_t)xl * per;
                 for (int bp = 0; bp < 4; bp++) {
-                    const double *c2 = s2->col[bp * nc + d] + (size_t)x * per;
+                    const double *c2 = s2->col[bp * nc + d] + (size_t)xl * per;
                     for (int a = 0; a < 4; a++)
                         for (int ap = 0; ap < 4; ap++) {
                             cplx s = 0;
@@ -122,7 +130,8 @@ void meson_correlators(const struct propagator *s1, const struct propagator *s2,
     }
     for (int ch = 0; ch < MESON_CHANNELS; ch++)
         for (int p = 0; p < MESON_MOMENTA; p++)
-            for (int t = 0; t < T; t++) c[ch][p][t] = creal(acc[((size_t)ch * MESON_MOMENTA + (size_t)p) * (size_t)T + (size_t)t]);
+            for (int t = 0; t < T; t++) /* + 0.0: no -0, so a sum over ranks changes nothing */
+                c[ch][p][t] = creal(acc[((size_t)ch * MESON_MOMENTA + (size_t)p) * (size_t)T + (size_t)t]) + 0.0;
     free(acc);
 }
 

@@ -38,6 +38,14 @@ extern const char *const meson_channel_gamma[MESON_CHANNELS]; /* "g5", "gt g5", 
 /* c[ch][p2][t] for p2 = 0, 1: arrays of T doubles the caller owns (T =
  * s1->lat.L[3]); s1 and s2 of one lattice, nc and source */
 void meson_correlators(const struct propagator *s1, const struct propagator *s2, double *c[MESON_CHANNELS][MESON_MOMENTA]);
+/* the same from the global timeslices t0 .. t0+nt-1 alone (a rank's slab:
+ * the columns of s1 and s2 hold nt V3 sites, the first (0,0,0,t0); s->lat
+ * is the whole lattice): each C(t) is the sum over the sites of one
+ * timeslice, in site order, so the slab that owns a timeslice computes its
+ * C(t) completely and the other C(t) are 0 (never -0): a sum over the
+ * ranks (comm_sum) gives the bits of the whole lattice */
+void meson_correlators_slab(const struct propagator *s1, const struct propagator *s2, int t0, int nt,
+                            double *c[MESON_CHANNELS][MESON_MOMENTA]);
 /* effective masses of c[0..T-1] into mlog and mcosh (T entries; the last NaN) */
 void meson_effective_mass(const double *c, int T, double *mlog, double *mcosh);
 

@@ -2,7 +2,10 @@
  * contract is prop_solve.h.  The Krylov solvers live in kernels/solvers
  * (written once over struct solver_op); this file only prepares the
  * system, picks the solver and precision, and checks the answer in double
- * with the full operator. */
+ * with the full operator.  Over MPI ranks the fields are this rank's slabs
+ * (dirac.h) and every norm, here and in the solvers, is a sum with one slot
+ * per global timeslice (dirac_reduce_layout): the same bits for any rank
+ * count. */
 #include "shared/prop_solve.h"
 #include "base/log.h"
 #include "solvers/solvers.h"
@@ -11,10 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double norm2(const double *v, size_t n)
+/* |v|^2 over all ranks of a full (half 0) or half field */
+static double norm2(struct dirac_op *op, int half, const double *v, size_t n)
 {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += v[i] * v[i];
+    struct solver_reduce_layout l;
+    dirac_reduce_layout(op, half, &l);
+    struct solver_blas *blas = solver_blas_cpu_open(&l);
+    if (!blas) lat_die(1, NULL, "out of memory for a norm");
+    const struct solver_vec x = {SOLVER_DOUBLE, n, dirac_site_reals(op), (void *)v, NULL};
+    double s = blas->norm2(blas->ctx, &x);
+    solver_blas_cpu_close(blas);
     return s;
 }
 
@@ -34,7 +43,7 @@ static double true_residual(struct dirac_op *op, const double *b, const double *
     double *r = lat_malloc(n * sizeof(double));
     dirac_apply(op, r, x);
     for (size_t i = 0; i < n; i++) r[i] = b[i] - r[i];
-    double res = sqrt(norm2(r, n) / norm2(b, n));
+    double res = sqrt(norm2(op, 0, r, n) / norm2(op, 0, b, n));
     free(r);
     return res;
 }
@@ -52,7 +61,7 @@ void prop_solve(struct dirac_op *op, const struct prop_solve_opts *o, const doub
         xh = lat_calloc(nh, sizeof(double));
         dirac_eo_prepare(op, bh, b);
         /* the full residual lives on the odd sites: |r| <= tol |b| needs tol |b| / |bhat| there */
-        double nb = sqrt(norm2(b, nf)), nbh = sqrt(norm2(bh, nh));
+        double nb = sqrt(norm2(op, 0, b, nf)), nbh = sqrt(norm2(op, 1, bh, nh));
         if (nbh > nb) tol *= nb / nbh;
         rhs = bh;
         sol = xh;
@@ -60,7 +69,9 @@ void prop_solve(struct dirac_op *op, const struct prop_solve_opts *o, const doub
         dirac_solver_op_full(&A, op);
         memset(x, 0, nf * sizeof(double));
     }
-    struct solver_blas *blas = solver_blas_cpu_open(NULL);
+    struct solver_reduce_layout lay;
+    dirac_reduce_layout(op, o->eo, &lay);
+    struct solver_blas *blas = solver_blas_cpu_open(&lay);
     if (!blas) lat_die(1, NULL, "out of memory for the solver's vectors");
     struct solver_params sp = {.tol = tol, .max_iter = o->max_iter, .delta = 0};
     sp.sloppy = o->precision == 'm' ? (o->sloppy == 'h' ? SOLVER_HALF : SOLVER_SINGLE)
