@@ -17,7 +17,7 @@
 #   make CFLAGS='-O1 -g -fsanitize=address,undefined' LDFLAGS=-fsanitize=address,undefined
 #
 # Layout (SPEC §10, bottom to top): common/{base,math,lattice,io},
-# kernels/{cpu,gpu,fft}, kernels/{gaugefix,heatbath,fourier,solvers}, tools/shared, tools.
+# kernels/{cpu,gpu,fft}, kernels/{gaugefix,heatbath,fourier,solvers,hmc}, tools/shared, tools.
 # Every folder with .c/.cu files becomes build/lib<folder>.a; a program
 # links the archives in that order and takes only the objects it uses.
 # kernels/*/cpu.c (the CPU sweeps) is compiled once per precision variant
@@ -97,7 +97,7 @@ endif
 
 # ---- sources ----------------------------------------------------------------
 # the folders in link order, top of SPEC §10 first
-LIB_DIRS := tools/shared kernels/heatbath kernels/fourier kernels/gaugefix kernels/dirac kernels/solvers kernels/gpu kernels/fft kernels/cpu \
+LIB_DIRS := tools/shared kernels/hmc kernels/heatbath kernels/fourier kernels/gaugefix kernels/dirac kernels/solvers kernels/gpu kernels/fft kernels/cpu \
             common/io common/lattice common/base
 lib_name = build/lib$(notdir $(1)).a
 VARIANT_SRC := $(wildcard kernels/*/cpu.c)
