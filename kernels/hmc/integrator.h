@@ -6,7 +6,8 @@
  * Forcrand, PRE 73 (2006) 036706), one step of size h at time scale k:
  *     P += lam h F_k;  D_k(h/2);  P += (1 - 2 lam) h F_k;  D_k(h/2);  P += lam h F_k
  * with lam = HMC_OMELYAN_LAMBDA and F_k the forces of the monomials of
- * timescale k.  D_k(s), the drift over time s, is the link update
+ * timescale k (the last kick of a step and the first of the next are
+ * applied as one, 2 lam h).  D_k(s), the drift over time s, is the link update
  * U <- exp(s P) U on the finest scale, and on a coarser one `substeps`
  * 2MN steps of scale k+1 over s: each step of scale k contains
  * 2 x substeps steps of scale k+1 (substeps in each half).  Scale 0 (the
