@@ -12,7 +12,7 @@
  *     numerical derivative d/dt S(exp(tX) U) (fourth-order central
  *     differences) along random su(3) directions X to 1e-7 relative;
  *   - reversibility: integrate, flip P, integrate: links back to 1e-10 and
- *     H back to 1e-9 (4^4, two time scales: the gauge action split in two
+ *     H back to 1e-9 (4^4 and 8^4, two time scales: the gauge action split in two
  *     monomials beta/2 on scales 0 and 1);
  *   - energy error: over 6 fixed starts (thermalised 4^4, beta 5.7)
  *     mean(dH^2) ~ h^(2p) with the step h = tau/md_steps (md_steps 12,
@@ -251,9 +251,9 @@ static void test_force(void)
 }
 
 /* thermalise a 4^4 field at beta from cold with n trajectories */
-static void thermalised(struct field *u, double beta, int n, uint64_t seed)
+static void thermalised_L(struct field *u, int L, double beta, int n, uint64_t seed)
 {
-    cold_or_hot(u, 4, 0, seed);
+    cold_or_hot(u, L, 0, seed);
     struct hmc_gauge_ctx g;
     struct hmc_monomial m = hmc_gauge_monomial(&g, beta, 0);
     struct hmc_params par = {{1.0, 10, 1}, seed};
@@ -263,10 +263,12 @@ static void thermalised(struct field *u, double beta, int n, uint64_t seed)
     }
 }
 
-static void test_reversibility(void)
+static void thermalised(struct field *u, double beta, int n, uint64_t seed) { thermalised_L(u, 4, beta, n, seed); }
+
+static void test_reversibility(int L)
 {
     struct field u, u0;
-    thermalised(&u, 5.7, 5, 3);
+    thermalised_L(&u, L, 5.7, 5, 3);
     field_copy(&u0, &u);
     struct hmc_gauge_ctx g1, g2;
     struct hmc_monomial m[2] = {hmc_gauge_monomial(&g1, 2.85, 0), hmc_gauge_monomial(&g2, 2.85, 1)};
@@ -284,7 +286,7 @@ static void test_reversibility(void)
         double d = fabs(u.d[i] - u0.d[i]);
         if (d > dmax) dmax = d;
     }
-    printf("reversibility: max link change %.3g, |H(back) - H0| %.3g, forward dH %.3g\n", dmax, fabs(H2 - H0), H1 - H0);
+    printf("reversibility %d^4: max link change %.3g, |H(back) - H0| %.3g, forward dH %.3g\n", L, dmax, fabs(H2 - H0), H1 - H0);
     CHECK(dmax < 1e-10, "reversibility: max link change %.3g", dmax);
     CHECK(fabs(H2 - H0) < 1e-9, "reversibility: |H(back) - H0| = %.3g (dH forward %.3g)", fabs(H2 - H0), H1 - H0);
     CHECK(fabs(H1 - H0) > 1e-6, "the forward trajectory moved H (%.3g): the test is not trivial", H1 - H0);
@@ -365,7 +367,8 @@ int main(void)
     test_exp();
     test_momenta();
     test_force();
-    test_reversibility();
+    test_reversibility(4);
+    test_reversibility(8);
     test_scaling();
     test_threads_and_reject();
     return unit_done("test_hmc");
