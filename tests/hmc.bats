@@ -29,7 +29,7 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 }
 
 @test "lat-hmc: the log has one line per trajectory, nf 0 columns, and the history its counter" {
-    "$HMC" --beta 5.7 --lattice 4 -n 3 --md-steps 4 --seed 2 --log l.tsv -o a.lime 2>/dev/null
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 3 --md-steps 4 --seed 2 --log l.tsv -o a.lime 2>/dev/null
     [ "$(head -n 1 l.tsv)" = "$(printf 'trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds')" ]
     [ "$(wc -l < l.tsv)" -eq 4 ]
     awk -F'\t' 'NR > 1 { if ($1 != NR - 2 || $8 != 0 || $9 != "nan" || ($7 != 0 && $7 != 1)) exit 1
@@ -41,7 +41,7 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 }
 
 @test "lat-hmc: <exp(-dH)> = 1 within 2 sigma over 250 trajectories (4^4, beta 5.7)" {
-    "$HMC" --beta 5.7 --lattice 4 -n 280 --md-steps 4 --seed 11 --log l.tsv -o a.lime 2>/dev/null
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 280 --md-steps 4 --seed 11 --log l.tsv -o a.lime 2>/dev/null
     # the first 30 thermalise from the cold start
     awk -F'\t' 'NR > 31 { n++; s += $6; s2 += $6 * $6; a += $7; dh += $5 }
         END { m = s / n; sd = sqrt((s2 / n - m * m) / (n - 1))
@@ -52,15 +52,15 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 @test "lat-hmc: the same bytes for 1 and 2 threads" {
     # the same command line (it is in the history): two folders
     mkdir one two
-    (cd one && OMP_NUM_THREADS=1 "$HMC" --beta 6.0 --lattice 4x4x4x8 --start hot -n 3 --md-steps 5 --seed 4 -o c.lime 2>/dev/null)
-    (cd two && OMP_NUM_THREADS=2 "$HMC" --beta 6.0 --lattice 4x4x4x8 --start hot -n 3 --md-steps 5 --seed 4 -o c.lime 2>/dev/null)
+    (cd one && OMP_NUM_THREADS=1 "$HMC" --beta 6.0 --lattice 4x4x4x8 --start hot --trajectories 3 --md-steps 5 --seed 4 -o c.lime 2>/dev/null)
+    (cd two && OMP_NUM_THREADS=2 "$HMC" --beta 6.0 --lattice 4x4x4x8 --start hot --trajectories 3 --md-steps 5 --seed 4 -o c.lime 2>/dev/null)
     cmp one/c.lime two/c.lime
 }
 
 @test "lat-hmc: --start FILE continues the trajectory counter: 2 + 2 = 4 trajectories, the same links" {
-    "$HMC" --beta 5.7 --lattice 4 --start hot -n 4 --md-steps 4 --seed 6 -o whole.lime 2>/dev/null
-    "$HMC" --beta 5.7 --lattice 4 --start hot -n 2 --md-steps 4 --seed 6 -o half.lime 2>/dev/null
-    "$HMC" --beta 5.7 --start half.lime -n 2 --md-steps 4 --seed 6 --log l.tsv -o cont.lime 2>/dev/null
+    "$HMC" --beta 5.7 --lattice 4 --start hot --trajectories 4 --md-steps 4 --seed 6 -o whole.lime 2>/dev/null
+    "$HMC" --beta 5.7 --lattice 4 --start hot --trajectories 2 --md-steps 4 --seed 6 -o half.lime 2>/dev/null
+    "$HMC" --beta 5.7 --start half.lime --trajectories 2 --md-steps 4 --seed 6 --log l.tsv -o cont.lime 2>/dev/null
     [ "$(sed -n 2p l.tsv | cut -f 1)" = 2 ]
     last_results cont.lime | grep -q 'next_trajectory=4 '
     "$BIN/lat-measure" -q --history cont.lime | grep -q 'first_trajectory=2'
@@ -70,7 +70,7 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 }
 
 @test "lat-hmc: --save-every K writes conf.NNNNNN.lime, the last one equal to -o" {
-    "$HMC" --beta 5.7 --lattice 4 -n 4 --md-steps 3 --save-every 2 -o conf.lime 2>/dev/null
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 4 --md-steps 3 --save-every 2 -o conf.lime 2>/dev/null
     [ -f conf.000002.lime ] && [ -f conf.000004.lime ] && [ -f conf.lime ]
     [ "$(ls | wc -l)" -eq 3 ]
     links conf.000004.lime > a.txt
@@ -80,9 +80,9 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 }
 
 @test "lat-hmc: an interrupted run leaves the previous file whole" {
-    "$HMC" --beta 5.7 --lattice 4 -n 1 --md-steps 2 -o a.lime 2>/dev/null
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 1 --md-steps 2 -o a.lime 2>/dev/null
     cp a.lime before.lime
-    "$HMC" --beta 5.7 --lattice 8 -n 100000 --md-steps 10 -o a.lime 2>/dev/null &
+    "$HMC" --beta 5.7 --lattice 8 --trajectories 100000 --md-steps 10 -o a.lime 2>/dev/null &
     pid=$!
     sleep 1.5
     kill -TERM "$pid"
@@ -129,7 +129,7 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 }
 
 @test "lat-hmc --format json: the run's numbers, the plaquette as lat-measure gives it" {
-    "$HMC" --beta 5.7 --lattice 4 -n 2 --md-steps 3 --format json -o a.lime > r.json
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 2 --md-steps 3 --format json -o a.lime > r.json
     grep -q '"trajectories": *2' r.json
     grep -q '"next_trajectory": *2' r.json
     grep -q '"acceptance"' r.json && grep -q '"mean_dH"' r.json

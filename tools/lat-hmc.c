@@ -108,13 +108,13 @@ int main(int argc, char **argv)
     long long seed = 1, ntraj = 10;
     struct cli_opt opts[] = {
         {"nf", 0, CLI_INT, &nf, "N", "staggered flavours: 0 (pure gauge), 2, 4, ... (default 0; this build: 0 only)", NULL, 0},
-        {"mass", 'm', CLI_DOUBLE, &mass, "AM", "staggered quark mass am (> 0 with fermions)", NULL, 0},
+        {"mass", 0, CLI_DOUBLE, &mass, "AM", "staggered quark mass am (>= 0; fermions will need > 0)", NULL, 0},
         {"npf", 0, CLI_INT, &npf, "N", "pseudofermion fields (default 1)", NULL, 0},
         {"pseudofermions", 0, CLI_INT, &npf, "N", "the same as --npf", NULL, 0},
         {"beta", 'b', CLI_DOUBLE, &beta, "B", "inverse gauge coupling beta = 6/g^2 (> 0, required)", NULL, 0},
         {"lattice", 'L', CLI_STRING, &lattice, "LXxLYxLZxLT", "lattice extents, even (or L for L^4): with --start cold|hot", NULL, 0},
         {"start", 0, CLI_STRING, &start, "cold|hot|FILE", "unit links, Haar-random links, or continue from a lat-hmc output (default cold)", NULL, 0},
-        {"trajectories", 'n', CLI_LONG, &ntraj, "N", "trajectories to run (default 10)", NULL, 0},
+        {"trajectories", 0, CLI_LONG, &ntraj, "N", "trajectories to run (default 10)", NULL, 0},
         {"tau", 0, CLI_DOUBLE, &tau, "T", "trajectory length (default 1)", NULL, 0},
         {"md-steps", 0, CLI_INT, &md_steps, "N", "2MN steps of the outermost time scale per trajectory (default 10)", NULL, 0},
         {"gauge-substeps", 0, CLI_INT, &substeps, "N", "gauge steps per half step of the fermion scale (default 1; nf 0: unused)", NULL, 0},
