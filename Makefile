@@ -17,7 +17,7 @@
 #   make CFLAGS='-O1 -g -fsanitize=address,undefined' LDFLAGS=-fsanitize=address,undefined
 #
 # Layout (SPEC §10, bottom to top): common/{base,math,lattice,io},
-# kernels/{cpu,gpu,fft}, kernels/{gaugefix,heatbath,fourier,solvers}, tools/shared, tools.
+# kernels/{cpu,gpu,fft}, kernels/{gaugefix,heatbath,fourier,solvers,hmc}, tools/shared, tools.
 # Every folder with .c/.cu files becomes build/lib<folder>.a; a program
 # links the archives in that order and takes only the objects it uses.
 # kernels/*/cpu.c and kernels/dirac/staggered_cpu.c (the CPU sweeps) are compiled once per precision variant

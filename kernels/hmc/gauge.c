@@ -1,0 +1,92 @@
+/* hmc/gauge.c -- the Wilson gauge monomial: action and force (contracts:
+ * gauge.h). */
+#include "hmc/gauge.h"
+#include "hmc/momenta.h"
+#include "heatbath/link.h"
+#include "lattice/observables_site.h"
+
+/* A = staple sum of U_mu(x) (heatbath/link.h) */
+static void staple(const struct field *u, int64_t x, int mu, lat_complex *A)
+{
+    const struct lattice *lat = &u->lat;
+    const int n = u->nc;
+    int64_t xpm = lattice_neighbour(lat, x, mu, 1);
+    sun_zero(n, A);
+    for (int nu = 0; nu < LAT_ND; nu++) {
+        if (nu == mu) continue;
+        int64_t xpn = lattice_neighbour(lat, x, nu, 1), xmn = lattice_neighbour(lat, x, nu, -1);
+        int64_t xpmmn = lattice_neighbour(lat, xpm, nu, -1);
+        hb_staple_nu(n, A, (const lat_complex *)field_link(u, xpm, nu), (const lat_complex *)field_link(u, xpn, mu),
+                     (const lat_complex *)field_link(u, x, nu), (const lat_complex *)field_link(u, xpmmn, nu),
+                     (const lat_complex *)field_link(u, xmn, mu), (const lat_complex *)field_link(u, xmn, nu));
+    }
+}
+
+/* the plaquettes in the forward (mu < nu) planes of site x: sum Re tr U_P
+ * (lattice/observables_site.h, the formula lat-measure uses) */
+static long double plaq_site(const void *c, int64_t x)
+{
+    const struct field *u = c;
+    const struct lattice *lat = &u->lat;
+    long double s = 0;
+    for (int mu = 0; mu < LAT_ND; mu++) {
+        int64_t xpm = lattice_neighbour(lat, x, mu, 1);
+        for (int nu = mu + 1; nu < LAT_ND; nu++) {
+            int64_t xpn = lattice_neighbour(lat, x, nu, 1);
+            s += obs_plaquette(u->nc, (const lat_complex *)field_link(u, x, mu),
+                               (const lat_complex *)field_link(u, xpm, nu), (const lat_complex *)field_link(u, x, nu),
+                               (const lat_complex *)field_link(u, xpn, mu));
+        }
+    }
+    return s;
+}
+
+double hmc_gauge_action(const struct field *u, double beta)
+{
+    long double re = hmc_site_sum(&u->lat, plaq_site, u);
+    long double nplaq = (long double)u->lat.V * 6;
+    return (double)((long double)beta * (nplaq - re / u->nc));
+}
+
+void hmc_gauge_force(const struct field *u, double beta, double coeff, double *out)
+{
+    const int n = u->nc;
+    const size_t per = field_link_reals(n);
+    const double c = -coeff * beta / n;
+#pragma omp parallel for schedule(static)
+    for (int64_t x = 0; x < u->lat.V; x++) {
+        for (int mu = 0; mu < LAT_ND; mu++) {
+            lat_complex A[LAT_NC_MAX * LAT_NC_MAX], W[LAT_NC_MAX * LAT_NC_MAX];
+            staple(u, x, mu, A);
+            sun_mul(n, W, (const lat_complex *)field_link(u, x, mu), A);
+            lat_complex *f = (lat_complex *)(out + ((size_t)x * LAT_ND + mu) * per);
+            double tr = 0; /* Im tr W: TA(W) has the diagonal i (Im W_aa - Im tr W / N) */
+            for (int a = 0; a < n; a++) tr += W[a * (n + 1)].im;
+            for (int a = 0; a < n; a++)
+                for (int b = 0; b < n; b++) {
+                    /* (W_ab - conj W_ba) / 2 */
+                    double re = (W[a * n + b].re - W[b * n + a].re) / 2, im = (W[a * n + b].im + W[b * n + a].im) / 2;
+                    if (a == b) im -= tr / n;
+                    f[a * n + b].re += c * re;
+                    f[a * n + b].im += c * im;
+                }
+        }
+    }
+}
+
+static double gauge_action_cb(void *ctx, const struct field *u)
+{
+    return hmc_gauge_action(u, ((struct hmc_gauge_ctx *)ctx)->beta);
+}
+
+static void gauge_force_cb(void *ctx, const struct field *u, double coeff, double *out)
+{
+    hmc_gauge_force(u, ((struct hmc_gauge_ctx *)ctx)->beta, coeff, out);
+}
+
+struct hmc_monomial hmc_gauge_monomial(struct hmc_gauge_ctx *ctx, double beta, int timescale)
+{
+    ctx->beta = beta;
+    struct hmc_monomial m = {"gauge", ctx, timescale, NULL, gauge_action_cb, gauge_force_cb, NULL};
+    return m;
+}

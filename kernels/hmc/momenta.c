@@ -1,0 +1,101 @@
+/* hmc/momenta.c -- momenta, kinetic energy, link update, site sums
+ * (contracts: momenta.h). */
+#include "hmc/momenta.h"
+#include "base/log.h"
+#include "math/rng.h"
+#include "math/su3_exp.h"
+#include <stdlib.h>
+#include <string.h>
+
+double *hmc_momenta_alloc(const struct field *u)
+{
+    size_t n = (size_t)u->lat.V * LAT_ND * field_link_reals(u->nc);
+    double *p = calloc(n, sizeof *p);
+    if (!p) lat_die(1, NULL, "out of memory for the HMC momenta (%zu reals)", n);
+    return p;
+}
+
+long double hmc_site_sum(const struct lattice *lat, long double (*f)(const void *ctx, int64_t site), const void *ctx)
+{
+    int lt = lat->L[3];
+    int64_t per = lat->V / lt;
+    long double *slice = malloc(sizeof *slice * (size_t)lt);
+    if (!slice) lat_die(1, NULL, "out of memory");
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < lt; t++) {
+        long double s = 0;
+        for (int64_t x = (int64_t)t * per; x < (int64_t)(t + 1) * per; x++) s += f(ctx, x);
+        slice[t] = s;
+    }
+    long double total = 0;
+    for (int t = 0; t < lt; t++) total += slice[t];
+    free(slice);
+    return total;
+}
+
+void hmc_momenta_draw(double *p, const struct field *u, uint64_t seed, uint32_t trajectory)
+{
+    const int n = u->nc;
+    const size_t per = field_link_reals(n);
+#pragma omp parallel for schedule(static)
+    for (int64_t x = 0; x < u->lat.V; x++) {
+        for (int mu = 0; mu < LAT_ND; mu++) {
+            struct lat_rng r;
+            rng_init(&r, seed, (uint32_t)mu, (uint64_t)x, trajectory, RNG_MOMENTA);
+            lat_complex *m = (lat_complex *)(p + ((size_t)x * LAT_ND + mu) * per);
+            sun_zero(n, m);
+            /* P = i H: off-diagonal P_ab = i (g1 + i g2)/sqrt 2, P_ba = -conj(P_ab) */
+            for (int a = 0; a < n; a++)
+                for (int b = a + 1; b < n; b++) {
+                    double g1 = rng_normal(&r) * M_SQRT1_2, g2 = rng_normal(&r) * M_SQRT1_2;
+                    m[a * n + b] = c_make(-g2, g1);
+                    m[b * n + a] = c_make(g2, g1);
+                }
+            for (int k = 1; k < n; k++) { /* diagonal: g_k D_k, times i */
+                double g = rng_normal(&r) / sqrt((double)k * (k + 1));
+                for (int a = 0; a < k; a++) m[a * (n + 1)].im += g;
+                m[k * (n + 1)].im -= k * g;
+            }
+        }
+    }
+}
+
+struct kin_ctx {
+    const double *p;
+    int n;
+};
+
+/* -1/2 sum_mu tr P^2 = 1/2 sum_mu sum_ab |P_ab|^2 for anti-Hermitian P */
+static long double kin_site(const void *c, int64_t x)
+{
+    const struct kin_ctx *k = c;
+    size_t per = field_link_reals(k->n);
+    const double *s = k->p + (size_t)x * LAT_ND * per;
+    long double t = 0;
+    for (size_t i = 0; i < LAT_ND * per; i++) t += (long double)s[i] * s[i];
+    return t / 2;
+}
+
+double hmc_kinetic_energy(const double *p, const struct field *u)
+{
+    struct kin_ctx k = {p, u->nc};
+    return (double)hmc_site_sum(&u->lat, kin_site, &k);
+}
+
+void hmc_link_update(struct field *u, const double *p, double eps)
+{
+    const int n = u->nc;
+    const size_t per = field_link_reals(n);
+#pragma omp parallel for schedule(static)
+    for (int64_t x = 0; x < u->lat.V; x++) {
+        for (int mu = 0; mu < LAT_ND; mu++) {
+            lat_complex q[LAT_NC_MAX * LAT_NC_MAX], e[LAT_NC_MAX * LAT_NC_MAX], r[LAT_NC_MAX * LAT_NC_MAX];
+            const lat_complex *pm = (const lat_complex *)(p + ((size_t)x * LAT_ND + mu) * per);
+            for (int i = 0; i < n * n; i++) q[i] = c_scale(eps, pm[i]);
+            sun_exp_antiherm(n, q, e);
+            lat_complex *l = (lat_complex *)field_link(u, x, mu);
+            sun_mul(n, r, e, l);
+            sun_copy(n, l, r);
+        }
+    }
+}

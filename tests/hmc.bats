@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# hmc.bats -- lat-hmc as a program (N_f = 0): the per-trajectory log,
+# <exp(-dH)> = 1, the same bytes for 1 and 2 threads, continuation from
+# its own output (trajectory counter, the links of one uninterrupted run),
+# --save-every files, an interrupted run that leaves the previous file
+# whole, bad input (one line, exit 1 or 2, nothing written), mpirun
+# refused, the --format json report.  The
+# physics of the pieces is tests/unit/test_hmc.c.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+    load common.bash
+    lat_test_paths lat-hmc lat-heatbath lat-measure
+}
+
+setup() {
+    load common.bash
+    load lime.bash
+    lat_test_dirs
+    HMC="$BIN/lat-hmc"
+    cd "$W"
+}
+
+links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8; }
+
+@test "lat-hmc: --help and --version" {
+    has_help_and_version "$HMC"
+}
+
+@test "lat-hmc: the log has one line per trajectory, nf 0 columns, and the history its counter" {
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 3 --md-steps 4 --seed 2 --log l.tsv -o a.lime 2>/dev/null
+    [ "$(head -n 1 l.tsv)" = "$(printf 'trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds')" ]
+    [ "$(wc -l < l.tsv)" -eq 4 ]
+    awk -F'\t' 'NR > 1 { if ($1 != NR - 2 || $8 != 0 || $9 != "nan" || ($7 != 0 && $7 != 1)) exit 1
+                         d = $6 - exp(-$5); if (d < 0) d = -d; if (d > 1e-6 * $6) exit 1 }' l.tsv
+    last_results a.lime | grep -q 'next_trajectory=3 trajectories=3 '
+    # the plaquette of the last line is the file's
+    p=$(mval a.lime plaquette)
+    close "$p" "$(tail -n 1 l.tsv | cut -f 2)" 1e-11
+}
+
+@test "lat-hmc: <exp(-dH)> = 1 within 2 sigma over 250 trajectories (4^4, beta 5.7)" {
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 280 --md-steps 4 --seed 11 --log l.tsv -o a.lime 2>/dev/null
+    # the first 30 thermalise from the cold start
+    awk -F'\t' 'NR > 31 { n++; s += $6; s2 += $6 * $6; a += $7; dh += $5 }
+        END { m = s / n; sd = sqrt((s2 / n - m * m) / (n - 1))
+              printf "n %d <exp(-dH)> %.4f +- %.4f acceptance %.3f <dH> %.4f\n", n, m, sd, a / n, dh / n
+              d = m - 1; if (d < 0) d = -d; exit !(n == 250 && d < 2 * sd && a / n > 0.3 && a / n < 0.99) }' l.tsv
+}
+
+@test "lat-hmc: the same bytes for 1 and 2 threads" {
+    # the same command line (it is in the history): two folders
+    mkdir one two
+    (cd one && OMP_NUM_THREADS=1 "$HMC" --beta 6.0 --lattice 4x4x4x8 --start hot --trajectories 3 --md-steps 5 --seed 4 -o c.lime 2>/dev/null)
+    (cd two && OMP_NUM_THREADS=2 "$HMC" --beta 6.0 --lattice 4x4x4x8 --start hot --trajectories 3 --md-steps 5 --seed 4 -o c.lime 2>/dev/null)
+    cmp one/c.lime two/c.lime
+}
+
+@test "lat-hmc: --start FILE continues the trajectory counter: 2 + 2 = 4 trajectories, the same links" {
+    "$HMC" --beta 5.7 --lattice 4 --start hot --trajectories 4 --md-steps 4 --seed 6 -o whole.lime 2>/dev/null
+    "$HMC" --beta 5.7 --lattice 4 --start hot --trajectories 2 --md-steps 4 --seed 6 -o half.lime 2>/dev/null
+    "$HMC" --beta 5.7 --start half.lime --trajectories 2 --md-steps 4 --seed 6 --log l.tsv -o cont.lime 2>/dev/null
+    [ "$(sed -n 2p l.tsv | cut -f 1)" = 2 ]
+    last_results cont.lime | grep -q 'next_trajectory=4 '
+    "$BIN/lat-measure" -q --history cont.lime | grep -q 'first_trajectory=2'
+    links whole.lime > w.txt
+    links cont.lime > c.txt
+    cmp w.txt c.txt
+}
+
+@test "lat-hmc: --save-every K writes conf.NNNNNN.lime, the last one equal to -o" {
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 4 --md-steps 3 --save-every 2 -o conf.lime 2>/dev/null
+    [ -f conf.000002.lime ] && [ -f conf.000004.lime ] && [ -f conf.lime ]
+    [ "$(ls | wc -l)" -eq 3 ]
+    links conf.000004.lime > a.txt
+    links conf.lime > b.txt
+    cmp a.txt b.txt
+    last_results conf.000002.lime | grep -q 'next_trajectory=2 '
+}
+
+@test "lat-hmc: an interrupted run leaves the previous file whole" {
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 1 --md-steps 2 -o a.lime 2>/dev/null
+    cp a.lime before.lime
+    "$HMC" --beta 5.7 --lattice 8 --trajectories 100000 --md-steps 10 -o a.lime 2>/dev/null &
+    pid=$!
+    sleep 1.5
+    kill -TERM "$pid"
+    run wait "$pid"
+    [ "$status" -ne 0 ]
+    cmp a.lime before.lime
+    [ "$(ls -A | sort | tr '\n' ' ')" = "a.lime before.lime " ]
+}
+
+@test "lat-hmc: bad parameters: one line, exit 2, nothing written" {
+    expect_error 2 lat-hmc 'needs the staggered fermions, not built yet' -- "$HMC" --nf 2 --beta 5.7 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc -- "$HMC" --nf -1 --beta 5.7 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'beta' -- "$HMC" --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'beta' -- "$HMC" --beta 0 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'beta' -- "$HMC" --beta -1 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'mass' -- "$HMC" --beta 5.7 --mass -0.1 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'md-steps' -- "$HMC" --beta 5.7 --md-steps 0 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'tau' -- "$HMC" --beta 5.7 --tau 0 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'even' -- "$HMC" --beta 5.7 --lattice 5 -o o.lime
+    expect_error 2 lat-hmc 'lattice' -- "$HMC" --beta 5.7 -o o.lime
+    expect_error 2 lat-hmc 'not yet' -- "$HMC" --beta 5.7 --lattice 4 --device gpu -o o.lime
+    expect_error 2 lat-hmc 'save-every' -- "$HMC" --beta 5.7 --lattice 4 --save-every 2
+    expect_error 2 lat-hmc 'npf' -- "$HMC" --beta 5.7 --lattice 4 --npf 0 -o o.lime
+    expect_error 2 lat-hmc -- "$HMC" --beta 5.7 --lattice 4 --precision single -o o.lime
+    expect_clean
+}
+
+@test "lat-hmc: bad start files: one line, exit 1, nothing written" {
+    "$BIN/lat-heatbath" --sweeps 0 --start hot --nc 2 --lattice 4 -o su2.lime
+    expect_error 1 lat-hmc 'SU\(2\)' -- "$HMC" --beta 5.7 --start su2.lime -o o.lime
+    printf 'not a configuration\n' > junk
+    expect_error 1 lat-hmc -- "$HMC" --beta 5.7 --start junk -o o.lime
+    expect_error 1 lat-hmc -- "$HMC" --beta 5.7 --start missing.lime -o o.lime
+    expect_clean su2.lime junk
+}
+
+@test "lat-hmc: under mpirun with 2 ranks: one clear line, exit 2, nothing written" {
+    grep -q 'MPI=1' "$ROOT/build/.config" || skip "built without MPI (make MPI=0)"
+    command -v mpirun >/dev/null || skip "mpirun not found"
+    run --separate-stderr mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np 2 "$HMC" --beta 6 --lattice 4 -o o.lime
+    [ "$status" -eq 2 ]
+    [[ "$stderr" == *"lat-hmc: runs on one process: the HMC has no MPI decomposition yet"* ]]
+    expect_clean
+}
+
+@test "lat-hmc --format json: the run's numbers, the plaquette as lat-measure gives it" {
+    "$HMC" --beta 5.7 --lattice 4 --trajectories 2 --md-steps 3 --format json -o a.lime > r.json
+    grep -q '"trajectories": *2' r.json
+    grep -q '"next_trajectory": *2' r.json
+    grep -q '"acceptance"' r.json && grep -q '"mean_dH"' r.json
+    p=$(sed -n 's/.*"plaquette": *\([0-9.e+-]*\).*/\1/p' r.json | head -n 1)
+    close "$p" "$(mval a.lime plaquette)" 1e-11
+}
