@@ -204,7 +204,7 @@ jval() { "$BIN/lat-convert" --check --format json "$1" | sed -E "s/.*\"$2\": \"?
     run ! mpi "$BIN/lat-measure" "$T/one.lime"
     [[ "$output" == *"the link U_y at site x=1 y=2 z=3 t=2 is minus an SU(3) matrix"* ]]
     # a pipe: rank 0 reads and finds it, the others learn it
-    run ! bash -c "cat '$T/s32.lime' | mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np 2 '$BIN/lat-anneal' -q -o out.lime -"
+    run ! mpirun_stdin "$T/s32.lime" 2 "$BIN/lat-anneal" -q -o out.lime -
     [[ "$output" == *"standard input: the time links at t=LT-1=5 carry an antiperiodic boundary sign"* ]]
     [ "$(cat out.lime)" = keep ]
 }

@@ -67,7 +67,7 @@ prop_all_R() {
 
 @test "lat-propagator on standard input/output under mpirun, full-lattice CG with half sloppy: the same bytes as one process" {
     "$BIN/lat-propagator" -q --kappa 0.12 --csw 1.5 --no-eo --precision mixed --sloppy half --tol 1e-9 < "$T/hot.lime" > one.lime
-    mpi 4 "$BIN/lat-propagator" -q --kappa 0.12 --csw 1.5 --no-eo --precision mixed --sloppy half --tol 1e-9 < "$T/hot.lime" > four.lime
+    mpirun_stdin "$T/hot.lime" 4 "$BIN/lat-propagator" -q --kappa 0.12 --csw 1.5 --no-eo --precision mixed --sloppy half --tol 1e-9 > four.lime
     cmp one.lime four.lime
 }
 

@@ -135,7 +135,8 @@ mval() { # FILE NAME [lat-measure options]
 }
 
 @test "pipes under mpirun: rank 0 reads standard input and writes standard output" {
-    mpi 2 "$BIN/lat-randomize-orbit" -q --seed 5 < "$T/c48.lime" | mpi 4 "$BIN/lat-overrelax" -q --gauge landau --theta 1e-10 > p.lime
+    mpirun_stdin "$T/c48.lime" 2 "$BIN/lat-randomize-orbit" -q --seed 5 > r.lime
+    mpirun_stdin r.lime 4 "$BIN/lat-overrelax" -q --gauge landau --theta 1e-10 > p.lime
     "$BIN/lat-randomize-orbit" -q --seed 5 < "$T/c48.lime" | "$BIN/lat-overrelax" -q --gauge landau --theta 1e-10 > q.lime
     cmp p.lime q.lime
 }

@@ -92,6 +92,10 @@ void lat_die_all(int status, const char *where, const char *fmt, ...)
         va_end(ap);
     }
     for (int i = n_die_hooks - 1; i >= 0; i--) die_hooks[i]();
+    /* every rank is here (the error is met alike): none leaves before rank
+     * 0 has written the line, since mpirun ends the whole job as soon as
+     * one rank exits with a non-zero status */
+    comm_barrier();
     comm_exit(status);
 }
 
