@@ -35,4 +35,24 @@ static inline double rational_eval(const struct rational *r, double x)
     return s;
 }
 
+/* remez.c (MPFR) -- the Remez algorithm that fills struct rational.
+ *
+ * rational_remez: the minimax-relative-error rational approximation of
+ * x^(num/den) of the given order (numerator and denominator degree `order`)
+ * on [lo, hi], computed in MPFR arithmetic and returned in partial fractions
+ * (poles real, shifts b[i] >= 0).  r->max_rel_error is measured afterwards
+ * in MPFR, for the double coefficients returned, on 4000 log-spaced points
+ * plus the extrema.  Returns 0, or -1 with a one-line reason in why (the
+ * range is empty, lo <= 0, order out of 1..RATIONAL_MAX_ORDER, the iteration
+ * did not converge: "a range that the Remez algorithm cannot fit", a pole
+ * that is not real and <= 0); *r is written only on success.
+ *
+ * rational_remez_tol: the smallest order (1..RATIONAL_MAX_ORDER) whose
+ * max_rel_error is <= tol (the minimax error falls with the order, so the
+ * orders tried bracket it); -1 with a reason when no order reaches tol
+ * (tol below what double coefficients can carry, about 1e-15, included). */
+#include <stddef.h>
+int rational_remez(struct rational *r, int num, int den, int order, double lo, double hi, char *why, size_t len);
+int rational_remez_tol(struct rational *r, int num, int den, double tol, double lo, double hi, char *why, size_t len);
+
 #endif
