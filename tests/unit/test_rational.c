@@ -6,7 +6,8 @@
  * alternating sign whose extrema agree to 2 %); the orders rational_remez_tol
  * picks for the RHMC's powers at 1e-12 and 1e-6 meet the tolerance and one
  * order less does not; the error falls geometrically with the order; the
- * exact x^-1; r_{-1/2}(x)^2 x ~ 1 and r_{1/4}(x)^2 r_{-1/2}(x) ~ 1 (the
+ * exact x^-1; the minimax errors of x^p and x^-p agree (the map x -> lo hi/x
+ * takes one problem to the other); r_{-1/2}(x)^2 x ~ 1 and r_{1/4}(x)^2 r_{-1/2}(x) ~ 1 (the
  * heatbath-then-action identity of the RHMC) within the errors' sum; poles
  * real and <= 0 and residues of the stated sign; bad input -> -1, a reason
  * and the struct untouched. */
@@ -187,6 +188,27 @@ static void test_orders_and_identities(void)
     CHECK(falls, "the error of x^(-1/2) falls by a factor >= 1/0.6 per order over orders 4..10");
 }
 
+/* x -> lo hi / x maps [lo, hi] onto itself, x^p onto (lo hi)^p x^-p and a
+ * rational function of type (n, n) onto another: the minimax errors of x^p
+ * and x^-p of one order agree (an invariant remez.c knows nothing of). */
+static void test_inversion_symmetry(void)
+{
+    static const struct { int num, den, order; } cases[] = {{1, 4, 7}, {1, 2, 9}, {1, 8, 5}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct rational plus, minus;
+        char why[256];
+        int s = rational_remez(&plus, cases[c].num, cases[c].den, cases[c].order, LO, HI, why, sizeof why);
+        s |= rational_remez(&minus, -cases[c].num, cases[c].den, cases[c].order, LO, HI, why, sizeof why);
+        CHECK(s == 0, "x^(+-%d/%d): %s", cases[c].num, cases[c].den, why);
+        if (s) continue;
+        double rel = fabs(plus.max_rel_error / minus.max_rel_error - 1);
+        printf("  order %d: x^(%d/%d) error %.6e, x^(-%d/%d) error %.6e\n", cases[c].order, cases[c].num, cases[c].den,
+               plus.max_rel_error, cases[c].num, cases[c].den, minus.max_rel_error);
+        CHECK(rel < 1e-4, "x^(+-%d/%d) order %d: errors differ by %.3g (relative)", cases[c].num, cases[c].den,
+              cases[c].order, rel);
+    }
+}
+
 static void test_exact(void)
 {
     struct rational r;
@@ -236,6 +258,7 @@ int main(void)
     test_exact();
     test_bad_input();
     test_minimax();
+    test_inversion_symmetry();
     test_orders_and_identities();
     return unit_done("test_rational");
 }
