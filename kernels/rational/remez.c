@@ -49,7 +49,7 @@
 
 #define RND MPFR_RNDN
 #define MAX_POINTS (2 * RATIONAL_MAX_ORDER + 2)
-#define CONVERGED 1e-4   /* (max - min)/max of the extrema's |error| */
+#define CONVERGED 1e-6   /* (max - min)/max of the extrema's |error| */
 #define MAX_EXCHANGES 100
 #define MAX_NEWTON 40
 #define MEASURE_POINTS 4000
