@@ -31,20 +31,22 @@
  *
  * Precision: 96 + n (6 + log2(hi/lo)/2) bits (the conditioning of the
  * monomial system grows like (hi/lo)^(n/2)); the error level is resolved far
- * below double precision.  Requires MPFR (Debian libmpfr-dev): without its
+ * below double precision.  Powers: -1 <= num/den < 1 (others are refused).
+ * Known limit: on narrow ranges (hi/lo ~ 65) orders >= 24, whose error
+ * would be far below double precision anyway, do not converge; the
+ * tolerance search never asks for them.  Requires MPFR (Debian libmpfr-dev): without its
  * header this file does not compile, on purpose. */
-#include "rational/rational.h"
-#include <float.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #if defined(__has_include)
 #if !__has_include(<mpfr.h>)
 #error "kernels/rational/remez.c needs MPFR: install libmpfr-dev (scripts/install-deps)"
 #endif
 #endif
+#include "rational/rational.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <mpfr.h>
 
 #define RND MPFR_RNDN
@@ -356,6 +358,11 @@ static int check_args(int num, int den, double lo, double hi, char *why, size_t 
 {
     if (den <= 0 || num == 0) {
         why_set(why, len, "the power %d/%d is not a nonzero fraction with a positive denominator", num, den);
+        return -1;
+    }
+    if (num < -den || num >= den) { /* the best (n, n) approximations of other powers lack real negative poles */
+        why_set(why, len, "the power %d/%d is outside -1 <= p < 1, where partial fractions with shifts >= 0 exist "
+                "(a larger number of pseudofermion fields brings it in)", num, den);
         return -1;
     }
     if (!(lo > 0) || !isfinite(lo)) {
