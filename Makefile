@@ -31,7 +31,9 @@ CFLAGS   ?= -O2 -g
 NVCC_OPT ?= -O3
 LAT_CFLAGS := -fopenmp -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
               -Icommon -Ikernels -Itools -MMD -MP
-LAT_LDLIBS := -lm
+# MPFR (kernels/rational/remez.c, the RHMC's Remez algorithm): required;
+# without its header remez.c stops the build with a message saying so
+LAT_LDLIBS := -lmpfr -lgmp -lm
 
 -include build/config.mk
 
@@ -97,7 +99,7 @@ endif
 
 # ---- sources ----------------------------------------------------------------
 # the folders in link order, top of SPEC §10 first
-LIB_DIRS := tools/shared kernels/hmc kernels/heatbath kernels/fourier kernels/gaugefix kernels/dirac kernels/solvers kernels/gpu kernels/fft kernels/cpu \
+LIB_DIRS := tools/shared kernels/hmc kernels/heatbath kernels/fourier kernels/gaugefix kernels/dirac kernels/solvers kernels/rational kernels/gpu kernels/fft kernels/cpu \
             common/io common/lattice common/base
 lib_name = build/lib$(notdir $(1)).a
 VARIANT_SRC := $(wildcard kernels/*/cpu.c) kernels/dirac/staggered_cpu.c

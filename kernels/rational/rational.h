@@ -35,4 +35,27 @@ static inline double rational_eval(const struct rational *r, double x)
     return s;
 }
 
+/* remez.c (MPFR) -- the Remez algorithm that fills struct rational.
+ *
+ * rational_remez: the minimax-relative-error rational approximation of
+ * x^(num/den) of the given order (numerator and denominator degree `order`)
+ * on [lo, hi], computed in MPFR arithmetic and returned in partial fractions
+ * (poles real, shifts b[i] >= 0).  r->max_rel_error is measured afterwards
+ * in MPFR, for the double coefficients returned, on 4000 log-spaced points
+ * plus the extrema.  Returns 0, or -1 with a one-line reason in why (the
+ * range is empty, lo <= 0, order out of 1..RATIONAL_MAX_ORDER, a power
+ * outside -1 <= num/den < 1 (x^-1 itself comes back exact, order 1), the iteration
+ * did not converge: "a range that the Remez algorithm cannot fit", two
+ * poles coinciding, a residue of the wrong sign; the poles are real and
+ * negative by construction); *r is written only on success.
+ *
+ * rational_remez_tol: the smallest order (1..RATIONAL_MAX_ORDER) whose
+ * max_rel_error is <= tol (the minimax error falls with the order, so the
+ * orders tried bracket it); -1 with a reason when no order reaches tol
+ * (tol < 1e-16, below what double coefficients carry, or an error that
+ * stops falling above tol: about 4e-15 for x^(1/4) on [1e-4, 16]). */
+#include <stddef.h>
+int rational_remez(struct rational *r, int num, int den, int order, double lo, double hi, char *why, size_t len);
+int rational_remez_tol(struct rational *r, int num, int den, double tol, double lo, double hi, char *why, size_t len);
+
 #endif
