@@ -175,7 +175,7 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
  *     rounding in the recursion (rarely needed);
  *   single / half: r, the directions and the operator products of the
  *     shared recursion are sloppy (apply_f, apply_dag_f; x[i] accumulate
- *     in double), it stops each shift at max(tol[i], 1e-5 single / 1e-3
+ *     in double), it stops each shift at max(tol[i], 1e-6 single / 1e-4
  *     half) where the true residual of a sloppy recursion stalls, and every
  *     shift is then refined in mixed precision (one double residual per
  *     reliable update): the double operator runs a few times per decade
