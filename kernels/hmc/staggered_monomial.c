@@ -65,22 +65,6 @@ static double dot_re(const double *a, const double *b, size_t n)
 }
 
 /* ---- solves ---------------------------------------------------------------- */
-/* K + sigma on even half fields, double and single, for solver_cg */
-struct shifted { struct staggered_op *op; double sigma; size_t n; };
-static void sh_apply(void *c, double *o, const double *in)
-{
-    struct shifted *s = (struct shifted *)c;
-    staggered_mdagm_ee(s->op, o, in);
-    for (size_t k = 0; k < s->n; k++) o[k] += s->sigma * in[k];
-}
-static void sh_apply_f(void *c, float *o, const float *in)
-{
-    struct shifted *s = (struct shifted *)c;
-    staggered_mdagm_ee_f(s->op, o, in);
-    const float sg = (float)s->sigma;
-    for (size_t k = 0; k < s->n; k++) o[k] += sg * in[k];
-}
-
 static void check_solve(enum solver_status st, const struct solver_result *res, double tol, const char *what)
 {
     if (st != SOLVER_CONVERGED)
@@ -93,23 +77,11 @@ static void solve_shifts(struct stag_mono *c, const struct rational *r, double t
                          double **x, const char *what)
 {
     const size_t hr = staggered_half_reals(c->op);
-    struct solver_params par = {.tol = tol, .max_iter = c->p.max_iter, .sloppy = SOLVER_DOUBLE};
+    /* mixed: the multi-shift recursion in single, each pole refined to tol
+     * by the solver module (true residuals in double) */
+    struct solver_params par = {.tol = tol, .max_iter = c->p.max_iter, .sloppy = sloppy ? SOLVER_SINGLE : SOLVER_DOUBLE};
     struct solver_result res[RATIONAL_MAX_ORDER];
     if (r->order == 0) return;
-    if (sloppy) {
-        par.sloppy = SOLVER_SINGLE;
-        for (int i = 0; i < r->order; i++) {
-            struct shifted sh = {c->op, r->b[i], hr};
-            struct solver_op so = {.n = hr, .site_reals = 2 * (size_t)staggered_nc(c->op), .ctx = &sh,
-                                   .apply = sh_apply, .apply_dag = sh_apply, .apply_f = sh_apply_f,
-                                   .apply_dag_f = sh_apply_f};
-            memset(x[i], 0, hr * sizeof(double));
-            enum solver_status st = solver_cg(&so, c->blas, b, x[i], &par, &res[i]);
-            c->iters += res[i].iterations;
-            check_solve(st, &res[i], tol, what);
-        }
-        return;
-    }
     /* the normal view: [even | odd] vectors, b with a zero odd half */
     struct solver_op so;
     staggered_solver_op_normal(&so, c->op);

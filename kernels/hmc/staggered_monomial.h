@@ -30,9 +30,10 @@
  *     y odd:  W = sum_i a_i Y_i(y) X_i(y+mu)^dag U'_mu(y)^dag
  *   (hmc/monomial.h's convention: Re tr(X G) = d/dt S).
  * Solves: the double multi-shift CG on the normal view of the operator
- * (staggered_solver_op_normal); params.mixed makes the MD solves single
- * precision with reliable updates, one solver_cg per shift (the multi-shift
- * CG runs in double only); heatbath and action always in double.  A solve
+ * (staggered_solver_op_normal); params.mixed makes the MD solves the
+ * mixed multi-shift CG (the shared recursion in single, every pole refined
+ * to the MD tolerance with true residuals in double); heatbath and action
+ * always in double.  A solve
  * that does not converge ends the program (lat_die): the Hamiltonian would
  * be wrong otherwise.
  *
@@ -65,7 +66,7 @@ struct staggered_monomial_params {
     const struct rational *md;             /* x^(-nf/(4 npf)) for the force */
     const struct rational *metropolis;     /* x^(-nf/(4 npf)) at high accuracy for the action */
     double tol_md, tol_metropolis;         /* relative CG residuals (e.g. 1e-8, 1e-12) */
-    int mixed;                             /* 1: MD solves in single with reliable updates; heatbath/action always double */
+    int mixed;                             /* 1: MD solves by the mixed (single) multi-shift CG; heatbath/action always double */
     int max_iter; int timescale;
 };
 

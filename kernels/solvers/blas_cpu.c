@@ -13,7 +13,8 @@
  * double by one thread; the blocks of a chunk are added pairwise (a binary
  * tree fixed by their number), then the chunks of the whole vector, over
  * ranks, pairwise in global order (see solvers.h: comm_sum only ever adds
- * a number to zeros).  No step depends on the thread count.
+ * a number to zeros).  No step depends on the thread count, and vectors
+ * under OMP_MIN_REALS reals are not threaded at all (the same bits).
  * A blas is used by one solve at a time (its scratch space is shared). */
 #include "solvers/solvers.h"
 #include "solvers/half.h"
@@ -23,6 +24,14 @@
 #include <string.h>
 
 #define REDUCE_BLOCK_REALS 512
+/* Vectors of fewer reals than this run on the calling thread alone: an
+ * OpenMP region costs microseconds (and, on a loaded machine, spinning
+ * threads that wait for a core) while such a vector's loop takes about as
+ * long.  Only the number of threads changes, never what a thread sums: the
+ * reduction blocks and their pairwise tree stay as they are, so the bits
+ * are those of any thread count (8^4 Wilson even-odd fields, 49152 reals,
+ * are threaded; a 4^4 lattice's are not). */
+#define OMP_MIN_REALS 32768
 
 struct cpu_blas {
     struct solver_blas blas; /* first: the table handed out */
@@ -114,7 +123,7 @@ static void cpu_caxpby(void *ctx, solver_complex a, const struct solver_vec *x, 
     same_shape(x, y, "solver_blas_cpu caxpby");
     size_t m = y->site_reals;
     long nt = (long)(y->n / m);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (y->n >= OMP_MIN_REALS)
     for (long t = 0; t < nt; t++) {
         double xb[SOLVER_SITE_REALS_MAX], yb[SOLVER_SITE_REALS_MAX];
         const double *xp = tile_in(x, (size_t)t, xb);
@@ -135,7 +144,7 @@ static void real_axpby(double a, const struct solver_vec *x, double b, struct so
     same_shape(x, y, "solver_blas_cpu axpby");
     size_t m = y->site_reals;
     long nt = (long)(y->n / m);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (y->n >= OMP_MIN_REALS)
     for (long t = 0; t < nt; t++) {
         double xb[SOLVER_SITE_REALS_MAX], yb[SOLVER_SITE_REALS_MAX];
         const double *xp = tile_in(x, (size_t)t, xb);
@@ -220,7 +229,7 @@ static void reduce(struct cpu_blas *c, const struct solver_vec *x, const struct 
     size_t tpb = m >= REDUCE_BLOCK_REALS ? 1 : REDUCE_BLOCK_REALS / m; /* tiles per reduction block */
     size_t bpc = ct ? (ct + tpb - 1) / tpb : 0, nb = nchunk * bpc;
     double *partial = grow(&c->partial, &c->partial_cap, nb * (size_t)nres + 1);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (x->n >= OMP_MIN_REALS)
     for (long bl = 0; bl < (long)nb; bl++) {
         size_t ci = (size_t)bl / bpc, j = (size_t)bl % bpc;
         size_t t0 = ci * ct + j * tpb, t1 = t0 + tpb < (ci + 1) * ct ? t0 + tpb : (ci + 1) * ct;

@@ -1,6 +1,6 @@
 /* solvers/multishift.c -- multi-shift CG (Jegerlehner, hep-lat/9612014):
- * (A^dag A + sigma_i) x_i = b for all shifts with the Krylov space of one.
- * Exported: solver_multishift_cg (solvers.h).
+ * (A^dag A + sigma_i) x_i = b for all shifts with the Krylov space of one,
+ * in double or mixed precision.  Exported: solver_multishift_cg (solvers.h).
  *
  * The base system is the smallest shift (the worst conditioned, which
  * converges last); its CG gives alpha_k, beta_k and r_k, and the residual
@@ -10,22 +10,48 @@
  *   alpha_i = alpha_k zeta_{k+1} / zeta_k,  beta_i = beta_k (zeta_{k+1} / zeta_k)^2,
  *   x_i += alpha_i p_i,  p_i = zeta_{k+1} r_{k+1} + beta_i p_i,
  * from zeta_{-1} = zeta_0 = 1, alpha_{-1} = 1, beta_{-1} = 0.  Shift i is
- * frozen once |zeta_i r| <= tol_i |b|.  Then every shift's true residual
- * b - (A^dag A + sigma_i) x_i is computed in double; a shift that misses its
- * tolerance there (rounding in the recursion) is refined by solver_cg on
- * the operator A^dag A + sigma_i (normal_op below), from its x_i. */
+ * frozen once |zeta_i r| <= its stopping tolerance |b|.  Then every shift's
+ * true residual b - (A^dag A + sigma_i) x_i is computed in double; a shift
+ * that misses its tolerance there is refined by solver_cg on the operator
+ * A^dag A + sigma_i (normal_op below), started from its x_i.
+ *
+ * Mixed precision (params.sloppy single or half): r, the p_i and the
+ * operator products of the shared recursion live in the sloppy precision
+ * (the operator's apply_f/apply_dag_f), the x_i accumulate in double.  The
+ * recursion's residual keeps falling while the true one stalls near the
+ * sloppy precision's rounding, so each shift stops at max(tol_i, floor)
+ * (SLOPPY_FLOOR_*), and every shift is then refined to tol_i by solver_cg
+ * in the same mixed precision (its own reliable updates, true residuals in
+ * double).  Why not reliable updates inside the multi-shift recursion: the
+ * shifted residuals are zeta_i r only as long as they stay collinear; a
+ * true residual recomputed for the base shift breaks that for all others,
+ * and restoring it would cost a double residual per shift per update --
+ * the per-shift refinement (as QUDA's multi-shift solver does it) needs one
+ * sloppy CG per shift from an already good start, and keeps the contract
+ * (true residual of every shift in double) without a new invariant. */
 #include "solvers/core.h"
 #include "base/log.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A^dag A + sigma as a Hermitian operator for solver_cg (double only) */
+/* where the sloppy recursion stops (relative residual): about a decade
+ * above where its true residual stalls.  Measured on test_solvers' Wilson
+ * and staggered cases (tol 1e-10, 1e-12): single-precision floors 1e-5,
+ * 1e-6, 1e-7, 1e-8 cost 954, 838, 798, 824 single applications (staggered,
+ * 1e-10), so the stall is near 1e-7; half stalls near its 2^-15 ~ 3e-5
+ * resolution.  A floor too low only wastes sloppy iterations; the
+ * refinement mends either way. */
+#define SLOPPY_FLOOR_SINGLE 1e-6
+#define SLOPPY_FLOOR_HALF 1e-4
+
+/* A^dag A + sigma as a Hermitian operator for solver_cg, in double and
+ * (when the operator has both single forms) in single */
 struct normal_op {
     const struct solver_op *op;
     const struct solver_blas *blas;
     double sigma;
-    struct solver_vec *tmp;
+    struct solver_vec *tmp, *tmp_f; /* A in, double and single */
 };
 
 static void normal_apply(void *ctx, double *out, const double *in)
@@ -39,7 +65,18 @@ static void normal_apply(void *ctx, double *out, const double *in)
     if (N->sigma != 0) N->blas->axpy(N->blas->ctx, N->sigma, &vin, &vout);
 }
 
-/* r = b - (A^dag A + sigma) x, returns |r| */
+static void normal_apply_f(void *ctx, float *out, const float *in)
+{
+    struct normal_op *N = ctx;
+    const struct solver_op *op = N->op;
+    struct solver_vec vin = {SOLVER_SINGLE, op->n, op->site_reals, (void *)in, NULL};
+    struct solver_vec vout = {SOLVER_SINGLE, op->n, op->site_reals, out, NULL};
+    op->apply_f(op->ctx, (float *)N->tmp_f->data, in);
+    op->apply_dag_f(op->ctx, out, (const float *)N->tmp_f->data);
+    if (N->sigma != 0) N->blas->axpy(N->blas->ctx, N->sigma, &vin, &vout);
+}
+
+/* r = b - (A^dag A + sigma) x in double, returns |r| */
 static double shifted_residual(struct solve *s, struct solver_vec *w, double sigma, struct solver_vec *x,
                                struct solver_vec *r)
 {
@@ -58,19 +95,52 @@ static void report(const struct solver_params *par, int k, int shift, int reliab
     par->history(par->history_ctx, &st);
 }
 
+/* the refinement's history lines, as lines of shift `shift` counted on
+ * from the shared iterations */
+struct refine_history {
+    const struct solver_params *par;
+    int shift, offset;
+};
+static void refine_report(void *ctx, const struct solver_step *step)
+{
+    const struct refine_history *h = ctx;
+    report(h->par, h->offset + step->iteration, h->shift, step->reliable, step->residual);
+}
+
+/* shift i refined by solver_cg from x[i] (result accumulated) */
+static void refine(struct solve *s, struct normal_op *N, int i, double ti, double *xi, struct solver_result *res)
+{
+    const struct solver_op *op = s->op;
+    const struct solver_params *par = s->par;
+    int single = N->tmp_f != NULL;
+    struct solver_op nop = {op->n, op->site_reals, N, normal_apply, normal_apply, single ? normal_apply_f : NULL,
+                            single ? normal_apply_f : NULL};
+    struct refine_history h = {par, i, res->iterations};
+    struct solver_params rp = *par;
+    rp.tol = ti;
+    if (par->history) rp.history = refine_report, rp.history_ctx = &h;
+    struct solver_result rr;
+    solver_cg(&nop, s->blas, (const double *)s->b.data, xi, &rp, &rr);
+    res->status = rr.status;
+    res->iterations += rr.iterations;
+    res->reliable_updates += rr.reliable_updates;
+    res->residual = rr.residual;
+}
+
 enum solver_status solver_multishift_cg(const struct solver_op *op, const struct solver_blas *blas, const double *b,
                                         int nshift, const double *sigma, const double *tol, double *const *x,
                                         const struct solver_params *par, struct solver_result *result)
 {
     const char *who = "solver_multishift_cg";
-    if (nshift < 1 || !sigma || !x || !result || !par || par->sloppy != SOLVER_DOUBLE)
-        lat_die(1, who, "called with %d shifts, or without shifts, solutions, results or in a sloppy precision", nshift);
+    if (nshift < 1 || !sigma || !x || !result || !par)
+        lat_die(1, who, "called with %d shifts, or without shifts, solutions, results or parameters", nshift);
     for (int i = 0; i < nshift; i++)
         if (!(sigma[i] >= 0) || !isfinite(sigma[i]) || !x[i] || (tol && !(tol[i] > 0)))
             lat_die(1, who, "shift %d: sigma %g, tolerance %g (sigma >= 0 and tol > 0 expected)", i, sigma[i],
                     tol ? tol[i] : par->tol);
     struct solve S, *s = &S;
-    /* solve_begin on shift 0 checks the operator and parameters, views b */
+    /* solve_begin on shift 0 checks the operator and parameters, views b,
+     * and prepares the sloppy operator's work vectors */
     if (solve_begin(s, who, op, blas, b, x[0], par, &result[0], 1)) {
         for (int i = 0; i < nshift; i++) {
             struct solver_vec xi = {SOLVER_DOUBLE, op->n, op->site_reals, x[i], NULL};
@@ -80,33 +150,37 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
         return SOLVER_CONVERGED;
     }
     void *c = blas->ctx;
+    const enum solver_prec sp = s->sloppy;
+    const double floor = sp == SOLVER_SINGLE ? SLOPPY_FLOOR_SINGLE : sp == SOLVER_HALF ? SLOPPY_FLOOR_HALF : 0;
     int nb = 0; /* the base: the smallest shift */
     for (int i = 1; i < nshift; i++)
         if (sigma[i] < sigma[nb]) nb = i;
-    double *zeta = calloc((size_t)nshift * 3, sizeof *zeta);
+    double *zeta = calloc((size_t)nshift * 4, sizeof *zeta);
     int *active = calloc((size_t)nshift, sizeof *active);
-    struct solver_vec **p = calloc((size_t)nshift, sizeof *p), *xv = calloc((size_t)nshift, sizeof *xv);
-    if (!zeta || !active || !p || !xv) lat_die(1, who, "out of memory for %d shifts", nshift);
-    double *zeta_prev = zeta + nshift, *zeta_next = zeta + 2 * nshift;
-    struct solver_vec **pv = p;
+    struct solver_vec **pv = calloc((size_t)nshift, sizeof *pv), *xv = calloc((size_t)nshift, sizeof *xv);
+    if (!zeta || !active || !pv || !xv) lat_die(1, who, "out of memory for %d shifts", nshift);
+    double *zeta_prev = zeta + nshift, *zeta_next = zeta + 2 * nshift, *stop = zeta + 3 * nshift;
+    struct solver_vec *r = solve_vec(s, sp);
+    blas->copy(c, r, &s->b);
     for (int i = 0; i < nshift; i++) {
-        pv[i] = blas->alloc(c, op->n, op->site_reals, SOLVER_DOUBLE);
+        pv[i] = blas->alloc(c, op->n, op->site_reals, sp);
         if (!pv[i]) lat_die(1, who, "out of memory for the direction of shift %d", i);
         xv[i] = (struct solver_vec){SOLVER_DOUBLE, op->n, op->site_reals, x[i], NULL};
         blas->zero(c, &xv[i]);
-        blas->copy(c, pv[i], &s->b);
+        blas->copy(c, pv[i], r);
         zeta[i] = zeta_prev[i] = 1;
         active[i] = 1;
+        double ti = tol ? tol[i] : par->tol;
+        stop[i] = ti > floor ? ti : floor;
         memset(&result[i], 0, sizeof result[i]);
         result[i].status = SOLVER_MAX_ITER;
     }
-    struct solver_vec *w = solve_vec(s, SOLVER_DOUBLE), *q = solve_vec(s, SOLVER_DOUBLE), *r = s->r;
-    blas->copy(c, r, &s->b);
+    struct solver_vec *w = solve_vec(s, sp), *q = solve_vec(s, sp);
     double rr = blas->norm2(c, r), alpha_prev = 1, beta_prev = 0;
     int nactive = nshift, k;
     for (k = 1; k <= par->max_iter && nactive > 0; k++) {
-        op_apply(op, 0, w, pv[nb]);
-        op_apply(op, 1, q, w);
+        sloppy_apply(s, 0, w, pv[nb]);
+        sloppy_apply(s, 1, q, w);
         blas->axpy(c, sigma[nb], pv[nb], q);
         double pq = blas->cdot(c, pv[nb], q).re;
         if (!(pq > 0) || !isfinite(pq)) {
@@ -137,7 +211,7 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
             zeta[i] = zeta_next[i];
             double rel = fabs(zeta[i]) * sqrt(rr_new) / s->bnorm;
             report(par, k, i, 0, rel);
-            if (rel <= (tol ? tol[i] : par->tol)) {
+            if (rel <= stop[i]) {
                 active[i] = 0;
                 nactive--;
                 result[i].status = SOLVER_CONVERGED;
@@ -148,25 +222,23 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
         beta_prev = beta;
         rr = rr_new;
     }
+    /* the true residuals in double; refinement where one misses */
+    struct solver_vec *wd = s->tmp, *qd = s->r; /* double work vectors of solve_begin */
+    struct solver_vec *wf = sp != SOLVER_DOUBLE && op->apply_f && op->apply_dag_f ? solve_vec(s, SOLVER_SINGLE) : NULL;
     enum solver_status worst = SOLVER_CONVERGED;
     for (int i = 0; i < nshift; i++) {
         if (active[i]) result[i].iterations = k - 1;
         double ti = tol ? tol[i] : par->tol;
-        double rn = shifted_residual(s, w, sigma[i], &xv[i], q) / s->bnorm;
+        double rn = shifted_residual(s, wd, sigma[i], &xv[i], qd) / s->bnorm;
         result[i].reliable_updates = 1;
         result[i].residual = rn;
         report(par, result[i].iterations, i, 1, rn);
-        if (result[i].status == SOLVER_CONVERGED && !(rn <= ti)) { /* refine in double */
-            struct normal_op N = {op, blas, sigma[i], w};
-            struct solver_op nop = {op->n, op->site_reals, &N, normal_apply, normal_apply, NULL, NULL};
-            struct solver_params rp = *par;
-            rp.tol = ti;
-            struct solver_result rr_res;
-            solver_cg(&nop, blas, b, x[i], &rp, &rr_res);
-            result[i].status = rr_res.status;
-            result[i].iterations += rr_res.iterations;
-            result[i].reliable_updates += rr_res.reliable_updates;
-            result[i].residual = shifted_residual(s, w, sigma[i], &xv[i], q) / s->bnorm;
+        /* a sloppy breakdown (rounding near the floor) is refined as well;
+         * the iteration limit is final */
+        int refinable = result[i].status == SOLVER_CONVERGED || (sp != SOLVER_DOUBLE && result[i].status == SOLVER_BREAKDOWN);
+        if (refinable && !(rn <= ti)) {
+            struct normal_op N = {op, blas, sigma[i], wd, wf};
+            refine(s, &N, i, ti, x[i], &result[i]);
         }
         if (result[i].status > worst) worst = result[i].status;
     }
@@ -174,7 +246,7 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
     solve_free(s);
     free(zeta);
     free(active);
-    free(p);
+    free(pv);
     free(xv);
     return worst;
 }

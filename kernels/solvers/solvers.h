@@ -165,14 +165,30 @@ enum solver_status solver_cgne(const struct solver_op *op, const struct solver_b
 enum solver_status solver_bicgstab(const struct solver_op *op, const struct solver_blas *blas, const double *b, double *x,
                                    const struct solver_params *params, struct solver_result *result);
 /* Multi-shift CG: (A^dag A + sigma[i]) x[i] = b for nshift shifts sigma[i]
- * >= 0 at once (Jegerlehner), started from x[i] = 0 (x[i] is overwritten),
- * in double (params.sloppy must be SOLVER_DOUBLE).  Shift i stops updating
- * when its residual reaches tol[i] (NULL: params.tol for all); each shift's
- * true residual is then recomputed in double, and a shift whose true
- * residual misses its tolerance is refined by solver_cg on A^dag A +
- * sigma[i] from its x[i].  result[i] per shift (iterations: the shared
- * iterations while shift i was active plus its refinement's); returns the
- * worst status. */
+ * >= 0 at once (Jegerlehner), started from x[i] = 0 (x[i] is overwritten).
+ * Shift i stops updating when its recursion residual reaches its stopping
+ * tolerance; each shift's true residual is then recomputed in double, and
+ * a shift that misses tol[i] (NULL: params.tol for all) is refined by
+ * solver_cg on A^dag A + sigma[i] from its x[i], in params.sloppy with
+ * reliable updates, to tol[i] (its own limit of params.max_iter).
+ *   double: the stopping tolerance is tol[i]; refinement only mends
+ *     rounding in the recursion (rarely needed);
+ *   single / half: r, the directions and the operator products of the
+ *     shared recursion are sloppy (apply_f, apply_dag_f; x[i] accumulate
+ *     in double), it stops each shift at max(tol[i], 1e-6 single / 1e-4
+ *     half) where the true residual of a sloppy recursion stalls, and every
+ *     shift is then refined in mixed precision (one double residual per
+ *     reliable update): the double operator runs a few times per decade
+ *     per shift instead of twice per iteration.  A sloppy breakdown is
+ *     refined too.  Reliable updates inside the shared recursion are not
+ *     used: a recomputed base residual is no longer collinear with the
+ *     other shifts' residuals.
+ * History: the shared iterations (shift i's lines), the true residual per
+ * shift (reliable = 1), then a refinement's lines with that shift's index,
+ * iterations counted on.  result[i] per shift: iterations = the shared
+ * iterations while shift i was active plus its refinement's; residual =
+ * the final true residual in double; reliable_updates = double residuals.
+ * Returns the worst status. */
 enum solver_status solver_multishift_cg(const struct solver_op *op, const struct solver_blas *blas, const double *b,
                                         int nshift, const double *sigma, const double *tol, double *const *x,
                                         const struct solver_params *params, struct solver_result *result);
