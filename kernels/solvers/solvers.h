@@ -30,7 +30,8 @@
  *     Sleijpen-van der Vorst) the double solution is updated and the true
  *     residual recomputed in double whenever the sloppy residual has fallen
  *     by delta (default 0.1) since the last update, and the sloppy residual
- *     restarts from it (the search direction is kept: one Krylov space);
+ *     restarts from it (the search direction is kept: one Krylov space;
+ *     BiCGstab keeps its shadow too, renewed once |r| fell by 1e-6);
  *   - the answer is a status (converged / iteration limit / breakdown),
  *     never an exit: lat_die only for programmer errors (n not a multiple
  *     of site_reals, a NULL operator);

@@ -464,11 +464,14 @@ static void test_lattice(void)
                    solver_prec_name(p), r.iterations, (double)r.iterations / base[f], r.reliable_updates, t);
             CHECK(r.status == SOLVER_CONVERGED && t <= 1e-12, "lattice %s %s: status %d, residual %g", names[f],
                   solver_prec_name(p), r.status, t);
-            /* the 1.3x bar is not met on this operator (cg 1.32x single,
-             * 1.41x half; bicgstab 1.9x, 2.3x): the ratios are printed and
-             * only bounded by 3x here */
-                CHECK(r.iterations <= 3 * base[f], "lattice %s double-%s: %d iterations, over 3x double %d", names[f],
-                      solver_prec_name(p), r.iterations, base[f]);
+            /* the 1.3x bar is not met on this operator by every solve
+             * (measured over 5 right-hand sides: cg 1.22-1.32x single, 1.40-1.46x
+             * half; bicgstab 1.17-1.30x single, 1.25-1.56x half; before the
+             * shadow renewal of bicgstab.c 1.9x and 2.3x): asserted are
+             * the bars reached, the ratios printed */
+            const double bar = f == 0 ? (p == SOLVER_SINGLE ? 1.35 : 1.5) : (p == SOLVER_SINGLE ? 1.3 : 1.6);
+            CHECK(r.iterations <= bar * base[f], "lattice %s double-%s: %d iterations, over %.2fx double %d", names[f],
+                  solver_prec_name(p), r.iterations, bar, base[f]);
         }
     /* the history callback: one line per iteration and per reliable update */
     struct hist h = {0};
