@@ -106,8 +106,13 @@ static void run_parity(const launch_args &a, int par)
         for (int b = 0; b < nb; b++) {
             blockIdx.x = (unsigned)b;
             cuda_on_host_block(4 * SB, [&] {
-                k_sweep_sh<U, G, UPD, TRACK, SB, 1, GF_LAZY_ROW3>(g, links, gt, act, par, p->omega, p->p, p->temperature,
-                                                                  a.seed, a.copy, a.sweep);
+                if constexpr (NC >= 5) /* as gpu_sweep.cuh launches it: one kernel, the rest at run time */
+                    k_sweep_sh<U, GF_RT, GF_RT, GF_RT, SB, 1, false>(g, links, gt, act, par, p->omega, p->p,
+                                                                     p->temperature, a.seed, a.copy, a.sweep, G, UPD,
+                                                                     TRACK);
+                else
+                    k_sweep_sh<U, G, UPD, TRACK, SB, 1, GF_LAZY_ROW3>(g, links, gt, act, par, p->omega, p->p,
+                                                                      p->temperature, a.seed, a.copy, a.sweep, 0, 0, 0);
             });
         }
     }

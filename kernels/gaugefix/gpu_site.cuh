@@ -56,14 +56,22 @@ template <int NC> struct gf_sweep_threads {
     static constexpr int value = NC <= 3 ? GF_THREADS_PER_SITE : 4;
 };
 
+/* GF_RT as the gauge, update or tracking argument of k_sweep_sh: the value
+ * is the kernel's run-time argument instead of a template constant.  One
+ * kernel then serves every gauge, update and tracking of an SU(N): used for
+ * N >= 5, whose 30 compile-time variants per N and precision made the CUDA
+ * build take many minutes, and whose speed is secondary (gpu_sweep.cuh). */
+#define GF_RT (-1)
+
 /* the update's parameters as gaugefix.h takes them (gauge and update fixed
- * at compile time) */
+ * at compile time, or rt_gauge and rt_update when they are GF_RT) */
 template <int G, int UPD>
-__device__ __forceinline__ struct gf_params kernel_params(double omega, double prob, double temp)
+__device__ __forceinline__ struct gf_params kernel_params(double omega, double prob, double temp, int rt_gauge = 0,
+                                                          int rt_update = 0)
 {
     struct gf_params par;
-    par.gauge = (enum gauge_kind)G;
-    par.update = (enum gf_update)UPD;
+    par.gauge = (enum gauge_kind)(G == GF_RT ? rt_gauge : G);
+    par.update = (enum gf_update)(UPD == GF_RT ? rt_update : UPD);
     par.omega = omega;
     par.p = prob;
     par.temperature = temp;

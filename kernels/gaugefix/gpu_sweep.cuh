@@ -115,8 +115,8 @@ static void launch(const sweep_args &a, int p)
                                                        a.seed, a.copy, a.sweep);
 }
 
-template <int NC, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY, int R>
-static void launch_sh(const sweep_args &a, int p)
+template <int NC, int G, int UPD, int TRACK, int SB, int MINB, bool LAZY, int R>
+static void launch_sh(const sweep_args &a, int p, int rt_gauge = 0, int rt_update = 0, int rt_track = 0)
 {
     static bool configured;
     if (!configured) { /* shared memory for MINB blocks and more; the rest L1 */
@@ -126,7 +126,7 @@ static void launch_sh(const sweep_args &a, int p)
     unsigned nb = (unsigned)((a.g.h1 - a.g.h0 + SB - 1) / SB);
     if (nb == 0) return;
     k_sweep_sh<links_of<NC, R>, G, UPD, TRACK, SB, MINB, LAZY><<<nb, 4 * SB>>>(a.g, a.links, a.gt, a.active, p, a.omega, a.prob, a.temp,
-                                                               a.seed, a.copy, a.sweep);
+                                                               a.seed, a.copy, a.sweep, rt_gauge, rt_update, rt_track);
 }
 
 /* The kernel of each precision is fixed (its arithmetic, hence its bits):
@@ -170,22 +170,30 @@ template <int NC, int G, int UPD, bool TRACK> struct gf_tuned {
  * SU(N >= 5): one shape, 32 sites per block and no minimum of blocks: the
  * links (2 N^2 complex numbers per thread) live in local memory whatever
  * the shape, the subgroup loop is not unrolled (gpu_sweep4.cuh), and the
- * speed of these N is secondary to having them. */
+ * speed of these N is secondary to having them.  So the gauge, the update
+ * and the tracking are run-time arguments there (GF_RT): one kernel per N
+ * and precision instead of 30, which cut the CUDA build's time (the
+ * branches cost little next to the local-memory traffic). */
 #define GF_SU4_MINB (sizeof(lat_real) == sizeof(float) ? 4 : 3)
 template <int NC, int G, int UPD, bool TRACK, int R>
 static void sweep_candidate_large(const sweep_args &a, int p, int c)
 {
     if constexpr (NC == 4) {
         constexpr int m = GF_SU4_MINB;
-        switch (c) { /* k_sweep_sh: sites per block (4 threads each), blocks per SM */
-        case 1: launch_sh<4, G, UPD, TRACK, 32, m + 1, false, R>(a, p); break;
-        case 2: launch_sh<4, G, UPD, TRACK, 64, 1, false, R>(a, p); break;
-        case 3: launch_sh<4, G, UPD, TRACK, 32, 2, false, R>(a, p); break;
-        default: launch_sh<4, G, UPD, TRACK, 32, m, false, R>(a, p); break;
+        if constexpr (gf_tuned<NC, G, UPD, TRACK>::ncand == 1) {
+            (void)c; /* the default shape only (see sweep_candidate) */
+            launch_sh<4, G, UPD, TRACK, 32, m, false, R>(a, p);
+        } else {
+            switch (c) { /* k_sweep_sh: sites per block (4 threads each), blocks per SM */
+            case 1: launch_sh<4, G, UPD, TRACK, 32, m + 1, false, R>(a, p); break;
+            case 2: launch_sh<4, G, UPD, TRACK, 64, 1, false, R>(a, p); break;
+            case 3: launch_sh<4, G, UPD, TRACK, 32, 2, false, R>(a, p); break;
+            default: launch_sh<4, G, UPD, TRACK, 32, m, false, R>(a, p); break;
+            }
         }
-    } else {
+    } else { /* one kernel per N: gauge, update and tracking at run time (GF_RT) */
         (void)c;
-        launch_sh<NC, G, UPD, TRACK, 32, 1, false, R>(a, p);
+        launch_sh<NC, GF_RT, GF_RT, GF_RT, 32, 1, false, R>(a, p, G, UPD, TRACK);
     }
 }
 
@@ -196,6 +204,17 @@ static void sweep_candidate(const sweep_args &a, int p, int c)
     if constexpr (gf_sweep_threads<NC>::value == 4 && NC >= 4) {
         sweep_candidate_large<NC, G, UPD, TRACK, R>(a, p, c);
         return;
+    } else if constexpr (gf_tuned<NC, G, UPD, TRACK>::ncand == 1) {
+        /* one candidate: only the default shape is compiled.  The other three
+         * would never run, yet nvcc would build them: for SU(2) and the
+         * untuned SU(3) kernels that was three quarters of the file's
+         * compile time */
+        (void)c;
+#if GF_THREADS_PER_SITE == 1
+        launch<NC, G, UPD, TRACK, 128, 2, R>(a, p);
+#else
+        launch_sh<NC, G, UPD, TRACK, 32, default_minb<G, UPD, TRACK>::value, GF_LAZY_ROW3, R>(a, p);
+#endif
     } else {
 #if GF_THREADS_PER_SITE == 1
     switch (c) { /* k_sweep: threads per block, blocks per SM */

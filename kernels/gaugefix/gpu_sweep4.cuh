@@ -3,6 +3,8 @@
  *   k_sweep4<U, G, UPD, TRACK, TPS, BS, MINB><<<ceil(TPS(h1-h0)/BS), BS>>>
  *       TPS = 2 or 4 threads per site, Step 1 shared by warp shuffles
  *   k_sweep_sh<U, G, UPD, TRACK, SB, MINB, LAZY><<<ceil((h1-h0)/SB), 4 SB>>>
+ *       (..., rt_gauge, rt_update, rt_track): G, UPD, TRACK may be GF_RT
+ *       (gpu_site.cuh), then the run-time arguments say them
  *       4 threads per site, g computed once per site through shared memory;
  *       LAZY: the SU(3) third rows rebuilt only where a subgroup uses them;
  *       any N (the kernel of every precision for N >= 4: gpu_sweep.cuh),
@@ -151,13 +153,17 @@ k_sweep4(kgeo g, typename U::store_type *__restrict__ links, typename U::store_t
  * memory, the warps of mu = 0 sum them in the fixed order, find g (once per
  * site) and write it back, and every thread applies it: two barriers per
  * subgroup, ~2700 FP64 instructions per site update. */
-template <class U, int G, int UPD, bool TRACK, int SB, int MINB, bool LAZY = false>
+template <class U, int G_, int UPD_, int TRACK_, int SB, int MINB, bool LAZY = false>
 __global__ void __launch_bounds__(4 * SB, MINB)
 k_sweep_sh(kgeo g, typename U::store_type *__restrict__ links, typename U::store_type *__restrict__ gt, const unsigned char *__restrict__ active,
-           int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep)
+           int p, double omega, double prob, double temp, uint64_t seed, uint32_t copy, uint32_t sweep, int rt_gauge,
+           int rt_update, int rt_track)
 {
     static_assert(SB % 32 == 0, "whole warps");
-    constexpr int NS = G == GAUGE_MAG ? 8 : 4; /* reals of one share */
+    /* the gauge, update and tracking: template constants, or GF_RT */
+    const int G = G_ == GF_RT ? rt_gauge : G_, UPD = UPD_ == GF_RT ? rt_update : UPD_;
+    const bool TRACK = TRACK_ == GF_RT ? rt_track != 0 : TRACK_ != 0;
+    constexpr int NS = G_ == GAUGE_MAG || G_ == GF_RT ? 8 : 4; /* reals of one share */
     __shared__ lat_real sh_c[NS][4][SB];
     __shared__ lat_real sh_g[4][SB];
     const int mu = threadIdx.x / SB, sl = threadIdx.x % SB;
@@ -193,7 +199,7 @@ k_sweep_sh(kgeo g, typename U::store_type *__restrict__ links, typename U::store
             U::load(pd, d);
         }
     }
-    const struct gf_params par = kernel_params<G, UPD>(omega, prob, temp);
+    const struct gf_params par = kernel_params<G_, UPD_>(omega, prob, temp, rt_gauge, rt_update);
     struct lat_rng r; /* used by the threads of mu = 0 */
     rng_init(&r, seed, copy, (uint64_t)(site + g.site0), sweep, UPD == GF_ANNEAL ? RNG_ANNEAL : RNG_STOCHASTIC);
     /* the tracked transform: thread mu holds its columns mu, mu + 4, ...
