@@ -19,47 +19,30 @@
  * The GPU columns come with the CUDA backend. */
 #include "dirac/dirac.h"
 #include "lattice/field.h"
+#include "bench_cpu.h"
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-static double now(void)
+/* one application of the operator under test (bench_time's callback) */
+struct op_call {
+    struct dirac_op *op;
+    int eo, single;
+    void *out;
+    const void *in;
+};
+static void apply_op(void *ctx)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* seconds per application (the run's mean, >= 0.2 s in all), and the
- * process's CPU seconds per application in *cpu (all threads) */
-static double time_op(struct dirac_op *op, int eo, int single, void *out, const void *in, double *cpu)
-{
-    int reps = 0;
-    double t0 = 0, dt = 0;
-    clock_t c0 = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        t0 = now();
-        c0 = clock();
-        reps = 0;
-        do {
-            if (single) (eo ? dirac_eo_apply_f : dirac_apply_f)(op, (float *)out, (const float *)in);
-            else (eo ? dirac_eo_apply : dirac_apply)(op, (double *)out, (const double *)in);
-            reps++;
-            dt = now() - t0;
-        } while (pass == 1 && dt < 0.2);
-    }
-    *cpu = (double)(clock() - c0) / CLOCKS_PER_SEC / reps;
-    return dt / reps;
+    struct op_call *c = ctx;
+    if (c->single) (c->eo ? dirac_eo_apply_f : dirac_apply_f)(c->op, (float *)c->out, (const float *)c->in);
+    else (c->eo ? dirac_eo_apply : dirac_apply)(c->op, (double *)c->out, (const double *)c->in);
 }
 
 int main(int argc, char **argv)
 {
-    int sizes[8] = {8, 16}, nsizes = 2;
-    if (argc > 1) {
-        nsizes = 0;
-        for (int k = 1; k < argc && nsizes < 8; k++) sizes[nsizes++] = atoi(argv[k]);
-    }
+    int sizes[8];
+    const int nsizes = bench_sizes(argc, argv, sizes, 8);
     const int maxt = omp_get_max_threads();
     printf("# Dirac operators, SU(3), hot links, kappa 0.12, CPU (GPU columns: later, with the CUDA backend)\n");
     printf("# %-6s %-7s %-9s %4s %7s %10s %12s %10s %9s %8s %12s\n", "op", "action", "precision", "L", "threads",
@@ -93,7 +76,8 @@ int main(int argc, char **argv)
                     for (int ti = 0; ti < (maxt > 1 ? 2 : 1); ti++) {
                         omp_set_num_threads(tc[ti]);
                         double cpu;
-                        const double t = single ? time_op(op, eo, 1, outf, inf, &cpu) : time_op(op, eo, 0, out, in, &cpu);
+                        struct op_call call = {op, eo, single, single ? (void *)outf : (void *)out, single ? (const void *)inf : (const void *)in};
+                        const double t = bench_time(apply_op, &call, &cpu);
                         const double rate = sites / t;
                         printf("  %-6s %-7s %-9s %4d %7d %10.5f %12.5f %10.3f %9.3f %8.0f %12.3f\n", eo ? "Mhat" : "M",
                                clover ? "clover" : "Wilson", single ? "single" : "double", l, tc[ti], rate * 1e-9,

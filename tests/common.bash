@@ -71,6 +71,22 @@ expect_error() { # STATUS PROGRAM-NAME [PATTERN] -- command...
     [ -z "$output" ] || { echo "stdout not empty: $output"; return 1; }
 }
 
+# mpirun with what CI needs: root allowed, 4 ranks on 2 cores, shared memory
+mpi() { # R PROGRAM ARGS...
+    local r=$1
+    shift
+    mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np "$r" "$@"
+}
+
+# the setup of a file of MPI tests: skipped without MPI or mpirun; T the
+# file's folder, the test's own folder the working directory
+mpi_setup() {
+    grep -q 'MPI=1' "$ROOT/build/.config" || skip "built without MPI (make MPI=0)"
+    command -v mpirun >/dev/null || skip "mpirun not found"
+    T="$BATS_FILE_TMPDIR"
+    cd "$BATS_TEST_TMPDIR"
+}
+
 # mpirun_stdin FILE R PROGRAM ARGS...: PROGRAM on R ranks with FILE as its
 # standard input (mpirun forwards it to rank 0).  OpenMPI 4.1.4's mpirun
 # itself now and then crashes in that forwarding (a segmentation fault in
@@ -83,7 +99,7 @@ mpirun_stdin() {
     out=$(mktemp) err=$(mktemp)
     for try in 1 2 3 4 5; do
         st=0
-        mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np "$r" "$@" < "$in" > "$out" 2> "$err" || st=$?
+        mpi "$r" "$@" < "$in" > "$out" 2> "$err" || st=$?
         grep -q orte_iof_hnp_read_local_handler "$err" || break
     done
     cat "$out"

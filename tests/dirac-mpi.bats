@@ -7,6 +7,7 @@
 # the meson reports.  Bad input stops every rank with one line.
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
 
 setup_file() {
     export ROOT="$BATS_TEST_DIRNAME/.."
@@ -15,18 +16,7 @@ setup_file() {
     "$BIN/lat-heatbath" -q --start hot -b 5.8 -L 4x4x4x8 -n 5 -s 7 -o "$BATS_FILE_TMPDIR/hot.lime"
 }
 
-setup() {
-    grep -q 'MPI=1' "$ROOT/build/.config" || skip "built without MPI (make MPI=0)"
-    command -v mpirun >/dev/null || skip "mpirun not found"
-    T="$BATS_FILE_TMPDIR"
-    cd "$BATS_TEST_TMPDIR"
-}
-
-mpi() { # R PROGRAM ARGS...
-    local r=$1
-    shift
-    mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np "$r" "$@"
-}
+setup() { mpi_setup; }
 
 # lat-propagator ARGS... -o p.lime in r1 (plain), r2, r4; the files compared
 # byte for byte (the history holds the command line: the same in each)

@@ -122,7 +122,7 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 @test "lat-hmc: under mpirun with 2 ranks: one clear line, exit 2, nothing written" {
     grep -q 'MPI=1' "$ROOT/build/.config" || skip "built without MPI (make MPI=0)"
     command -v mpirun >/dev/null || skip "mpirun not found"
-    run --separate-stderr mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np 2 "$HMC" --beta 6 --lattice 4 -o o.lime
+    run --separate-stderr mpi 2 "$HMC" --beta 6 --lattice 4 -o o.lime
     [ "$status" -eq 2 ]
     [[ "$stderr" == *"lat-hmc: runs on one process: the HMC has no MPI decomposition yet"* ]]
     expect_clean

@@ -7,6 +7,7 @@
 # Lt stops every rank with one line and writes nothing.
 
 bats_require_minimum_version 1.5.0
+source "$BATS_TEST_DIRNAME/common.bash"
 
 setup_file() {
     export ROOT="$BATS_TEST_DIRNAME/.."
@@ -17,19 +18,7 @@ setup_file() {
     "$BIN/lat-randomize-orbit" -q --seed 9 "$d/c48.lime" -o "$d/r48.lime"
 }
 
-setup() {
-    grep -q 'MPI=1' "$ROOT/build/.config" || skip "built without MPI (make MPI=0)"
-    command -v mpirun >/dev/null || skip "mpirun not found"
-    T="$BATS_FILE_TMPDIR"
-    cd "$BATS_TEST_TMPDIR"
-}
-
-# mpirun with what CI needs: root allowed, 4 ranks on 2 cores, shared memory
-mpi() { # R PROGRAM ARGS...
-    local r=$1
-    shift
-    mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np "$r" "$@"
-}
+setup() { mpi_setup; }
 
 # run "PROGRAM ARGS... -o OUT" for R = 1 (plain), 2, 4 in directories
 # r1, r2, r4 (the history records the command line, so names must agree)
@@ -43,12 +32,6 @@ same_for_all_R() { # OUTNAME PROGRAM ARGS...
     (cd r4 && mpi 4 "$@" -o "$out")
     cmp r1/"$out" r2/"$out"
     cmp r1/"$out" r4/"$out"
-}
-
-mval() { # FILE NAME [lat-measure options]
-    local f=$1 n=$2
-    shift 2
-    "$BIN/lat-measure" --format tsv "$@" "$f" | awk -F'\t' -v n="$n" 'NR==1{for(i=1;i<=NF;i++) if($i==n) c=i} NR==2{print $c}'
 }
 
 @test "randomize-orbit: bit-identical on 1, 2 and 4 ranks, with the tracked transform" {
