@@ -388,6 +388,21 @@ int main(int argc, char **argv)
         measure_polyakov(r.x.u, &pre, &pim);
         report_num(rep, "beta", beta);
         report_int(rep, "nf", nf);
+        if (nf > 0) {
+            report_int(rep, "npf", npf);
+            report_num(rep, "mass", mass);
+            report_int(rep, "rhmc", fer.rational);
+            report_num(rep, "mean_condensate", st.ncond ? st.sum_cond / (double)st.ncond : NAN);
+            report_int(rep, "range_refits", fer.refits);
+            if (fer.rational) {
+                report_int(rep, "order_heatbath", fer.hb.order);
+                report_num(rep, "error_heatbath", fer.hb.max_rel_error);
+                report_int(rep, "order_metropolis", fer.met.order);
+                report_num(rep, "error_metropolis", fer.met.max_rel_error);
+                report_int(rep, "order_md", fer.md.order);
+                report_num(rep, "error_md", fer.md.max_rel_error);
+            }
+        }
         report_int(rep, "seed", seed);
         report_int(rep, "first_trajectory", first_traj);
         report_int(rep, "next_trajectory", next);
@@ -404,7 +419,11 @@ int main(int argc, char **argv)
                  "<dH> = %.4g, <exp(-dH)> = %.4f, plaquette = %.12f",
                  ext, beta, nf, st.done, tau, md_steps, elapsed, st.accepted / nd, st.sum_dh / nd, st.sum_exp / nd,
                  pl.all);
+        if (st.ncond)
+            lat_info("chiral condensate (1/V) Re Tr M^-1 of one staggered field (4 tastes), mean over %lld trajectories: %.6g",
+                     st.ncond, st.sum_cond / (double)st.ncond);
     }
+    if (nf > 0) staggered_monomial_free(&fer.mono);
     dist_free(&r.x);
     free(r.base_history);
     return LAT_OK;
