@@ -221,3 +221,20 @@ rerr() { grep -o "$1=x^([^ ]*" | head -n 1 | sed 's/.*error=//'; }
               printf "condensate %.6f +- %.6f, free 0.203537, %.2f sigma\n", m, e, d / e
               exit !(n == 10 && a == 0 && !bad && e > 0 && d < 2 * e && -d < 2 * e) }' l.tsv
 }
+
+@test "lat-hmc --nf 2: an interrupted run leaves the last saved file and -o whole" {
+    "$HMC" --nf 2 --mass 0.2 --beta 5.5 --lattice 4 --trajectories 1 --md-steps 3 --noise 0 -o a.lime 2>/dev/null
+    cp a.lime before.lime
+    "$HMC" --nf 2 --mass 0.2 --beta 5.5 --start a.lime --trajectories 100000 --md-steps 3 --noise 0 --save-every 1 -o a.lime 2>/dev/null &
+    pid=$!
+    sleep 1.5
+    kill -TERM "$pid"
+    run wait "$pid"
+    [ "$status" -ne 0 ]
+    cmp a.lime before.lime
+    # the saved files are whole: each one reads, the last one included
+    n=0
+    for f in a.0*.lime; do "$BIN/lat-measure" -q "$f" > /dev/null; n=$((n + 1)); done
+    [ "$n" -ge 1 ]
+    [ -z "$(ls -A | grep -v -e '^a\.lime$' -e '^before\.lime$' -e '^a\.0[0-9]*\.lime$')" ]
+}
