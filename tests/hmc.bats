@@ -1,5 +1,10 @@
 #!/usr/bin/env bats
-# hmc.bats -- lat-hmc as a program (N_f = 0): the per-trajectory log,
+# hmc.bats -- lat-hmc as a program.  With staggered fermions (4^4, a few
+# trajectories): the log's CG and condensate columns, the rational errors
+# (<= 1e-12 heatbath/Metropolis, <= 1e-6 MD) printed and in the history,
+# the default npf and exact HMC for nf = 4 npf, --rhmc, the range-widening
+# warning (provoked by --spectral-hi), the same bytes for 1 and 2 threads
+# (mixed precision), the fermion refusals.  N_f = 0: the per-trajectory log,
 # <exp(-dH)> = 1, the same bytes for 1 and 2 threads, continuation from
 # its own output (trajectory counter, the links of one uninterrupted run),
 # --save-every files, an interrupted run that leaves the previous file
@@ -93,7 +98,6 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 }
 
 @test "lat-hmc: bad parameters: one line, exit 2, nothing written" {
-    expect_error 2 lat-hmc 'needs the staggered fermions, not built yet' -- "$HMC" --nf 2 --beta 5.7 --lattice 4 -o o.lime
     expect_error 2 lat-hmc -- "$HMC" --nf -1 --beta 5.7 --lattice 4 -o o.lime
     expect_error 2 lat-hmc 'beta' -- "$HMC" --lattice 4 -o o.lime
     expect_error 2 lat-hmc 'beta' -- "$HMC" --beta 0 --lattice 4 -o o.lime
@@ -135,4 +139,102 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
     grep -q '"acceptance"' r.json && grep -q '"mean_dH"' r.json
     p=$(sed -n 's/.*"plaquette": *\([0-9.e+-]*\).*/\1/p' r.json | head -n 1)
     close "$p" "$(mval a.lime plaquette)" 1e-11
+}
+
+# the number after KEY= in the info line / history (first match)
+kv() { grep -o "$1=[^ ]*" | head -n 1 | cut -d= -f2- | cut -d, -f1; }
+# the error of the rational NAME (heatbath, metropolis, md) in a description
+rerr() { grep -o "$1=x^([^ ]*" | head -n 1 | sed 's/.*error=//'; }
+
+@test "lat-hmc --nf 2: RHMC, rational errors <= 1e-12 / 1e-6 printed and in the history, CG and condensate columns" {
+    run --separate-stderr "$HMC" --nf 2 --mass 0.1 --beta 5.5 --lattice 4 --trajectories 3 --md-steps 6 --gauge-substeps 2 \
+        --noise 2 --seed 3 --log l.tsv -o a.lime
+    [ "$status" -eq 0 ]
+    info=$(printf '%s\n' "$stderr" | grep 'nf = 2, npf = 1, m = 0.1: range=0.01,')
+    for r in heatbath metropolis; do awk -v e="$(printf '%s' "$info" | rerr $r)" 'BEGIN { exit !(e > 0 && e <= 1e-12) }'; done
+    awk -v e="$(printf '%s' "$info" | rerr md)" 'BEGIN { exit !(e > 0 && e <= 1e-6) }'
+    printf '%s' "$info" | grep -q 'heatbath=x^(2/8),order=[1-9][0-9]*,.*metropolis=x^(-2/4),order=[1-9]'
+    [ "$(wc -l < l.tsv)" -eq 4 ]
+    # CG iterations > 0; the condensate finite, > 0 (Re Tr M^-1 = 2m Tr K^-1 > 0) and below the bound 3/m
+    awk -F'\t' 'NR > 1 { if (!($8 > 0) || !($9 > 0 && $9 < 30)) exit 1 }' l.tsv
+    h=$(last_results a.lime)
+    printf '%s' "$h" | grep -q 'nf=2 mass=0.1 npf=1 '
+    printf '%s' "$h" | grep -q 'rhmc=1 '
+    printf '%s' "$h" | grep -q 'mean_condensate=0\.[0-9]'
+    awk -v e="$(printf '%s' "$h" | rerr metropolis)" 'BEGIN { exit !(e > 0 && e <= 1e-12) }'
+}
+
+@test "lat-hmc --nf 4: exact HMC by default, --rhmc rational; --nf 6 takes npf 2" {
+    "$HMC" --nf 4 --mass 0.2 --beta 5.5 --lattice 4 --trajectories 1 --md-steps 4 --noise 0 -o a.lime 2> e.txt
+    grep -q 'nf = 4, npf = 1, m = 0.2: exact_hmc=1' e.txt
+    "$HMC" --nf 4 --rhmc --mass 0.2 --beta 5.5 --lattice 4 --trajectories 1 --md-steps 4 --noise 0 -o b.lime 2> e.txt
+    grep -q 'heatbath=x^(4/8)' e.txt
+    grep -q 'metropolis=x^(-4/4),order=1,' e.txt
+    "$HMC" --nf 6 --mass 0.2 --beta 5.5 --lattice 4 --trajectories 1 --md-steps 4 --noise 0 -o c.lime 2> e.txt
+    grep -q 'nf = 6, npf = 2, .*metropolis=x^(-6/8)' e.txt
+    last_results c.lime | grep -q 'nf=6 mass=0.2 npf=2 '
+}
+
+@test "lat-hmc --nf 2: a range that lambda_max leaves is widened with one warning (--spectral-hi 1)" {
+    run --separate-stderr "$HMC" --nf 2 --mass 0.1 --beta 5.5 --lattice 4 --start hot --trajectories 3 --md-steps 6 \
+        --noise 0 --spectral-hi 1 -o a.lime
+    [ "$status" -eq 0 ]
+    [ "$(printf '%s\n' "$stderr" | grep -c 'left the range \[0.01, 1\]: widening')" -eq 1 ]
+    [ "$(printf '%s\n' "$stderr" | grep -c 'warning')" -eq 1 ]
+    h=$(last_results a.lime)
+    [ "$(printf '%s' "$h" | kv range_refits)" -ge 1 ]
+    awk -v e="$(printf '%s' "$h" | rerr metropolis)" 'BEGIN { exit !(e > 0 && e <= 1e-12) }'
+}
+
+@test "lat-hmc --nf 2 --precision mixed: the same bytes for 1 and 2 threads" {
+    mkdir one two
+    (cd one && OMP_NUM_THREADS=1 "$HMC" --nf 2 --mass 0.1 --beta 5.5 --lattice 4 --start hot --trajectories 2 --md-steps 5 --seed 4 --precision mixed --log l.tsv -o c.lime 2>/dev/null)
+    (cd two && OMP_NUM_THREADS=2 "$HMC" --nf 2 --mass 0.1 --beta 5.5 --lattice 4 --start hot --trajectories 2 --md-steps 5 --seed 4 --precision mixed --log l.tsv -o c.lime 2>/dev/null)
+    cmp one/c.lime two/c.lime
+    cmp <(cut -f 1-9 one/l.tsv) <(cut -f 1-9 two/l.tsv)
+}
+
+@test "lat-hmc --nf: bad fermion parameters: one line, exit 2 (data: 1), nothing written" {
+    expect_error 2 lat-hmc 'mass must be > 0' -- "$HMC" --nf 2 --beta 5.7 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'mass must be > 0' -- "$HMC" --nf 2 --mass 0 --beta 5.7 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'mass' -- "$HMC" --nf 2 --mass -0.1 --beta 5.7 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'nf' -- "$HMC" --nf -2 --mass 0.1 --beta 5.7 --lattice 4 -o o.lime
+    # the power -6/4 is outside -1 <= p < 1, what the Remez algorithm fits
+    expect_error 2 lat-hmc 'outside what the Remez algorithm fits' -- "$HMC" --nf 6 --npf 1 --mass 0.1 --beta 5.7 --lattice 4 -o o.lime
+    expect_error 2 lat-hmc 'even' -- "$HMC" --nf 2 --mass 0.1 --beta 5.7 --lattice 4x4x4x5 -o o.lime
+    expect_error 2 lat-hmc 'tol-md' -- "$HMC" --nf 2 --mass 0.1 --beta 5.7 --lattice 4 --tol-md 0 -o o.lime
+    expect_error 2 lat-hmc 'tol-metropolis' -- "$HMC" --nf 2 --mass 0.1 --beta 5.7 --lattice 4 --tol-metropolis 1 -o o.lime
+    expect_error 2 lat-hmc 'noise' -- "$HMC" --nf 2 --mass 0.1 --beta 5.7 --lattice 4 --noise -1 -o o.lime
+    expect_error 2 lat-hmc 'spectral-hi' -- "$HMC" --nf 2 --mass 0.1 --beta 5.7 --lattice 4 --spectral-hi 0.001 -o o.lime
+    "$BIN/lat-heatbath" --sweeps 0 --start hot --nc 2 --lattice 4 -o su2.lime
+    expect_error 1 lat-hmc 'SU\(2\)' -- "$HMC" --nf 2 --mass 0.1 --beta 5.7 --start su2.lime -o o.lime
+    expect_clean su2.lime
+}
+
+@test "lat-hmc --nf 2: on the unit field the condensate is the free momentum sum within 2 sigma" {
+    # one 2MN step over tau 3 from the cold start is always rejected (checked), so every
+    # measurement is on unit links; free value (3 m / V) sum_p 1 / (m^2 + sum_mu sin^2 p_mu),
+    # p_t antiperiodic, m 0.1 on 4^4: 0.20353720083822 (python, 256 momenta)
+    "$HMC" --nf 2 --mass 0.1 --beta 5.5 --lattice 4 --trajectories 10 --tau 3 --md-steps 1 --noise 64 --log l.tsv -o a.lime 2>/dev/null
+    awk -F'\t' 'NR > 1 { n++; s += $9; s2 += $9 * $9; a += $7; if ($2 != 1) bad = 1 }
+        END { m = s / n; e = sqrt((s2 / n - m * m) / (n - 1)); d = m - 0.20353720083822
+              printf "condensate %.6f +- %.6f, free 0.203537, %.2f sigma\n", m, e, d / e
+              exit !(n == 10 && a == 0 && !bad && e > 0 && d < 2 * e && -d < 2 * e) }' l.tsv
+}
+
+@test "lat-hmc --nf 2: an interrupted run leaves the last saved file and -o whole" {
+    "$HMC" --nf 2 --mass 0.2 --beta 5.5 --lattice 4 --trajectories 1 --md-steps 3 --noise 0 -o a.lime 2>/dev/null
+    cp a.lime before.lime
+    "$HMC" --nf 2 --mass 0.2 --beta 5.5 --start a.lime --trajectories 100000 --md-steps 3 --noise 0 --save-every 1 -o a.lime 2>/dev/null &
+    pid=$!
+    sleep 1.5
+    kill -TERM "$pid"
+    run wait "$pid"
+    [ "$status" -ne 0 ]
+    cmp a.lime before.lime
+    # the saved files are whole: each one reads, the last one included
+    n=0
+    for f in a.0*.lime; do "$BIN/lat-measure" -q "$f" > /dev/null; n=$((n + 1)); done
+    [ "$n" -ge 1 ]
+    [ -z "$(ls -A | grep -v -e '^a\.lime$' -e '^before\.lime$' -e '^a\.0[0-9]*\.lime$')" ]
 }

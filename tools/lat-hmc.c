@@ -1,7 +1,19 @@
 /* lat-hmc -- hybrid Monte Carlo for SU(3) with the Wilson gauge action and
- * N_f staggered flavours (SPEC §9; N_f = 0, pure gauge, in this build: the
- * fermion monomial joins later).  main is options -> start -> trajectories
- * (kernels/hmc/integrator.h: 2MN integrator, Metropolis) -> output.
+ * N_f unimproved staggered flavours (SPEC §9).  main is options -> start ->
+ * rational approximations -> trajectories (kernels/hmc/integrator.h: 2MN
+ * integrator, Metropolis) -> output.
+ *
+ * Fermions (nf > 0): one monomial (hmc/staggered_monomial.h) with npf
+ * pseudofermion fields on time scale 0 (--md-steps), the gauge action on
+ * scale 1 (--gauge-substeps per half step).  Default npf: the smallest with
+ * nf <= 4 npf (the Metropolis power -nf/(4 npf) >= -1, the domain of
+ * rational_remez).  nf = 4 npf without --rhmc: exact HMC (x^-1, phi = M^dag
+ * chi); otherwise RHMC with x^(nf/(8 npf)) (heatbath) and x^(-nf/(4 npf))
+ * (Metropolis) to relative error 1e-12 and x^(-nf/(4 npf)) (MD) to 1e-6 on
+ * [m^2, hi], hi from staggered_spectral_range (1.1 x the power-iteration
+ * lambda_max; lo = m^2 is a bound).  After every trajectory lambda_max is
+ * estimated again; when it passes hi, a warning (once) and the rationals are
+ * refitted on the wider range (struct fermions, fermions_* below).
  *
  * Trajectory counter: trajectory k draws its momenta and accept number
  * from the Philox streams of (seed, k); the output's history entry records
@@ -23,6 +35,8 @@
 #include "base/log.h"
 #include "hmc/gauge.h"
 #include "hmc/integrator.h"
+#include "hmc/staggered_monomial.h"
+#include "rational/rational.h"
 #include "io/dist.h"
 #include "lattice/field.h"
 #include "lattice/observables.h"
@@ -82,12 +96,76 @@ static void save_name(const char *out, long long traj, char *buf, size_t n)
     if (k <= 0 || (size_t)k >= n) lat_die(1, out, "the --save-every file name is too long");
 }
 
-struct stats {
-    long long done, accepted;
-    double sum_dh, sum_exp, sum_exp2;
+/* ---- the staggered fermions: rationals on [lo, hi] and the monomial ---- */
+#define TOL_RATIONAL_EXACT 1e-12 /* heatbath and Metropolis rationals */
+#define TOL_RATIONAL_MD 1e-6
+#define FERMION_MAX_ITER 100000
+
+struct fermions {
+    int rational;        /* 0: exact HMC (nf = 4 npf, no --rhmc) */
+    double lo, hi;       /* the range the rationals are fitted on */
+    struct rational hb, md, met;
+    struct staggered_monomial_params sp;
+    struct hmc_monomial mono;
+    int created, warned, refits;
 };
 
-static void results_of(const struct field *u, long long next, const struct stats *s, char *buf, size_t n)
+static void fermions_fit(struct fermions *f, const struct field *u)
+{
+    char why[512];
+    const int nf = f->sp.nf, d = 4 * f->sp.npf;
+    if (f->created) staggered_monomial_free(&f->mono);
+    if (f->rational) {
+        if (rational_remez_tol(&f->hb, nf, 2 * d, TOL_RATIONAL_EXACT, f->lo, f->hi, why, sizeof why) ||
+            rational_remez_tol(&f->met, -nf, d, TOL_RATIONAL_EXACT, f->lo, f->hi, why, sizeof why) ||
+            rational_remez_tol(&f->md, -nf, d, TOL_RATIONAL_MD, f->lo, f->hi, why, sizeof why))
+            lat_die(1, NULL, "rational approximation on [%g, %g]: %s", f->lo, f->hi, why);
+        f->sp.heatbath = &f->hb;
+        f->sp.md = &f->md;
+        f->sp.metropolis = &f->met;
+    }
+    if (staggered_monomial_create(&f->mono, &f->sp, u, why, sizeof why)) lat_die(1, NULL, "staggered fermions: %s", why);
+    f->created = 1;
+}
+
+/* "x^(p/q) order n error e" for the info line and the history */
+static void fermions_describe(const struct fermions *f, char *buf, size_t n)
+{
+    if (!f->rational) {
+        snprintf(buf, n, "exact_hmc=1 range=%.6g,%.6g", f->lo, f->hi);
+        return;
+    }
+    snprintf(buf, n,
+             "range=%.6g,%.6g heatbath=x^(%d/%d),order=%d,error=%.3g metropolis=x^(%d/%d),order=%d,error=%.3g "
+             "md=x^(%d/%d),order=%d,error=%.3g range_refits=%d",
+             f->lo, f->hi, f->hb.num, f->hb.den, f->hb.order, f->hb.max_rel_error, f->met.num, f->met.den, f->met.order,
+             f->met.max_rel_error, f->md.num, f->md.den, f->md.order, f->md.max_rel_error, f->refits);
+}
+
+/* after a trajectory: lambda_max again; past hi: warn once, widen, refit */
+static void fermions_check_range(struct fermions *f, const struct field *u, long long traj)
+{
+    double lo, hi;
+    staggered_spectral_range(u, f->sp.mass, &lo, &hi);
+    const double lambda_max = hi / STAGGERED_SPECTRAL_SAFETY;
+    if (lambda_max <= f->hi) return;
+    if (!f->warned)
+        lat_warn(NULL, "trajectory %lld: lambda_max of (M^dag M)_ee = %.6g left the range [%.6g, %.6g]: widening to %.6g "
+                 "and refitting the rationals (warned once)", traj, lambda_max, f->lo, f->hi, hi);
+    f->warned = 1;
+    f->hi = hi;
+    f->refits++;
+    if (f->rational) fermions_fit(f, u);
+}
+
+struct stats {
+    long long done, accepted;
+    double sum_dh, sum_exp, sum_exp2, sum_cond;
+    long long ncond;
+};
+
+static void results_of(const struct field *u, long long next, const struct stats *s, const struct fermions *f, char *buf,
+                       size_t n)
 {
     struct plaquette p = measure_plaquette(u);
     double pre, pim;
@@ -97,6 +175,12 @@ static void results_of(const struct field *u, long long next, const struct stats
              "next_trajectory=%lld trajectories=%lld accepted=%lld acceptance=%.6f mean_dH=%.9g mean_exp_minus_dH=%.9g "
              "plaquette=%.12f polyakov=%.12f,%.12f",
              next, s->done, s->accepted, s->accepted / nd, s->sum_dh / nd, s->sum_exp / nd, p.all, pre, pim);
+    if (f) {
+        size_t k = strlen(buf);
+        char fs[512];
+        fermions_describe(f, fs, sizeof fs);
+        snprintf(buf + k, n - k, " mean_condensate=%.9g %s", s->ncond ? s->sum_cond / (double)s->ncond : NAN, fs);
+    }
 }
 
 int main(int argc, char **argv)
@@ -104,12 +188,18 @@ int main(int argc, char **argv)
     double beta = 0, tau = 1, mass = 0;
     const char *lattice = NULL, *start = "cold", *output = NULL, *logpath = NULL, *device = "cpu";
     const char *precision = "double", *format = "text";
-    int nf = 0, npf = 1, md_steps = 10, substeps = 1, save_every = 0;
+    int nf = 0, npf = 0, md_steps = 10, substeps = 1, save_every = 0, rhmc = 0, nnoise = 4;
+    double tol_md = 1e-8, tol_met = 1e-12, spectral_hi = 0;
     long long seed = 1, ntraj = 10;
     struct cli_opt opts[] = {
-        {"nf", 0, CLI_INT, &nf, "N", "staggered flavours: 0 (pure gauge), 2, 4, ... (default 0; this build: 0 only)", NULL, 0},
-        {"mass", 0, CLI_DOUBLE, &mass, "AM", "staggered quark mass am (>= 0; fermions will need > 0)", NULL, 0},
-        {"npf", 0, CLI_INT, &npf, "N", "pseudofermion fields (default 1)", NULL, 0},
+        {"nf", 0, CLI_INT, &nf, "N", "staggered flavours: 0 (pure gauge), 1, 2, ... (default 0)", NULL, 0},
+        {"mass", 0, CLI_DOUBLE, &mass, "AM", "staggered quark mass am (> 0 with --nf > 0)", NULL, 0},
+        {"npf", 0, CLI_INT, &npf, "N", "pseudofermion fields, each with det^(nf/(4 npf)) (default: the smallest with nf <= 4 npf)", NULL, 0},
+        {"rhmc", 0, CLI_FLAG, &rhmc, NULL, "rational approximations also when nf = 4 npf (default there: exact HMC)", NULL, 0},
+        {"tol-md", 0, CLI_DOUBLE, &tol_md, "R", "relative CG residual of the MD (force) solves (default 1e-8)", NULL, 0},
+        {"tol-metropolis", 0, CLI_DOUBLE, &tol_met, "R", "relative CG residual of the heatbath and action solves (default 1e-12)", NULL, 0},
+        {"noise", 0, CLI_INT, &nnoise, "K", "Z2 noise vectors per trajectory for the chiral condensate (default 4; 0: off)", NULL, 0},
+        {"spectral-hi", 0, CLI_DOUBLE, &spectral_hi, "X", "testing: fit the rationals on [m^2, X] instead of the estimated range", NULL, 0},
         {"pseudofermions", 0, CLI_INT, &npf, "N", "the same as --npf", NULL, 0},
         {"beta", 'b', CLI_DOUBLE, &beta, "B", "inverse gauge coupling beta = 6/g^2 (> 0, required)", NULL, 0},
         {"lattice", 'L', CLI_STRING, &lattice, "LXxLYxLZxLT", "lattice extents, even (or L for L^4): with --start cold|hot", NULL, 0},
@@ -135,11 +225,23 @@ int main(int argc, char **argv)
     if (comm_size() > 1)
         lat_die_all(2, NULL, "runs on one process: the HMC has no MPI decomposition yet (run it without mpirun)");
     if (nf < 0) cli_usage_error("--nf must be >= 0, got %d", nf);
-    if (nf > 0) cli_usage_error("--nf %d needs the staggered fermions, not built yet", nf);
     if (!cli_given(opts, "beta")) cli_usage_error("--beta is required");
     if (!(beta > 0)) cli_usage_error("--beta must be positive, got %g", beta);
     if (mass < 0) cli_usage_error("--mass must be >= 0, got %g", mass);
-    if (npf < 1) cli_usage_error("--npf must be >= 1, got %d", npf);
+    if (nf > 0 && !(mass > 0)) cli_usage_error("--mass must be > 0 with --nf %d (got %g)", nf, mass);
+    if (!isfinite(mass)) cli_usage_error("--mass must be finite, got %g", mass);
+    if (cli_given(opts, "npf") || cli_given(opts, "pseudofermions")) {
+        if (npf < 1) cli_usage_error("--npf must be >= 1, got %d", npf);
+    } else
+        npf = nf > 0 ? (nf + 3) / 4 : 1;
+    if (nf > 4 * npf)
+        cli_usage_error("--nf %d --npf %d: the power -nf/(4 npf) = -%d/%d is below -1, outside what the Remez algorithm fits "
+                        "(-1 <= p < 1): use --npf %d or more", nf, npf, nf, 4 * npf, (nf + 3) / 4);
+    if (!(tol_md > 0 && tol_md < 1)) cli_usage_error("--tol-md must lie in (0, 1), got %g", tol_md);
+    if (!(tol_met > 0 && tol_met < 1)) cli_usage_error("--tol-metropolis must lie in (0, 1), got %g", tol_met);
+    if (nnoise < 0) cli_usage_error("--noise must be >= 0, got %d", nnoise);
+    if (cli_given(opts, "spectral-hi") && !(spectral_hi > mass * mass && isfinite(spectral_hi)))
+        cli_usage_error("--spectral-hi must be finite and > m^2 = %g, got %g", mass * mass, spectral_hi);
     if (!(tau > 0)) cli_usage_error("--tau must be positive, got %g", tau);
     if (md_steps < 1) cli_usage_error("--md-steps must be >= 1, got %d", md_steps);
     if (substeps < 1) cli_usage_error("--gauge-substeps must be >= 1, got %d", substeps);
@@ -165,6 +267,9 @@ int main(int argc, char **argv)
         if (!is_hot && !is_cold) cli_usage_error("--lattice goes with --start cold|hot (a --start FILE has its own)");
     }
     if ((is_hot || is_cold) && !lattice) cli_usage_error("--lattice is required with --start %s", start);
+    if (nf > 0 && lattice)
+        for (int mu = 0; mu < 4; mu++)
+            if (L[mu] % 2) cli_usage_error("--lattice %s: staggered fermions need even extents (%d is odd)", lattice, L[mu]);
 
     /* ---- the start ---- */
     struct run r;
@@ -178,6 +283,9 @@ int main(int argc, char **argv)
         if (r.x.nc != 3) lat_die(1, start, "holds an SU(%d) configuration; lat-hmc runs SU(3) only", r.x.nc);
         const char *why = NULL;
         if (lattice_init(&lat, r.x.lat.L, &why)) lat_die(1, start, "cannot run the HMC on it: %s", why);
+        for (int mu = 0; nf > 0 && mu < 4; mu++)
+            if (lat.L[mu] % 2)
+                lat_die(1, start, "has an odd extent %d in direction %d: staggered fermions need even extents", lat.L[mu], mu);
         r.base_history = r.x.c.history;
         r.x.c.history = NULL;
         first_traj = history_next_trajectory(r.base_history);
@@ -185,18 +293,35 @@ int main(int argc, char **argv)
     }
     if (first_traj + ntraj >= (1LL << 32)) lat_die(2, NULL, "the trajectory counter would pass 2^32");
 
-    char ext[64], summary[640];
+    /* ---- the fermions: spectral range, rationals, monomial ---- */
+    struct fermions fer;
+    memset(&fer, 0, sizeof fer);
+    char fer_s[512] = "";
+    if (nf > 0) {
+        fer.rational = rhmc || nf != 4 * npf;
+        fer.sp = (struct staggered_monomial_params){.mass = mass, .nf = nf, .npf = npf, .tol_md = tol_md,
+                                                    .tol_metropolis = tol_met, .mixed = strcmp(precision, "mixed") == 0,
+                                                    .max_iter = FERMION_MAX_ITER, .timescale = 0};
+        staggered_spectral_range(r.x.u, mass, &fer.lo, &fer.hi);
+        if (cli_given(opts, "spectral-hi")) fer.hi = spectral_hi;
+        fermions_fit(&fer, r.x.u);
+        fermions_describe(&fer, fer_s, sizeof fer_s);
+        lat_info("nf = %d, npf = %d, m = %g: %s", nf, npf, mass, fer_s);
+    }
+
+    char ext[64], summary[1400];
     snprintf(ext, sizeof ext, "%dx%dx%dx%d", lat.L[0], lat.L[1], lat.L[2], lat.L[3]);
     snprintf(summary, sizeof summary,
              "nc=3 lattice=%s beta=%.15g nf=%d mass=%.15g npf=%d tau=%.15g md_steps=%d gauge_substeps=%d "
-             "integrator=2mn seed=%lld start=%s precision=%s device=cpu first_trajectory=%lld",
+             "integrator=2mn seed=%lld start=%s precision=%s device=cpu first_trajectory=%lld%s%s",
              ext, beta, nf, mass, npf, tau, md_steps, substeps, seed, is_hot ? "hot" : is_cold ? "cold" : "file",
-             precision, first_traj);
+             precision, first_traj, nf > 0 ? (fer.rational ? " rhmc=1" : " rhmc=0") : "", "");
     r.summary = summary;
 
-    /* ---- the monomials: the gauge action alone (nf 0: on the outermost scale) ---- */
+    /* ---- the monomials: fermions on scale 0, the gauge action on scale 1 (alone: scale 0) ---- */
     struct hmc_gauge_ctx gctx;
-    struct hmc_monomial mono[1] = {hmc_gauge_monomial(&gctx, beta, 0)};
+    struct hmc_monomial mono[2] = {hmc_gauge_monomial(&gctx, beta, nf > 0 ? 1 : 0)};
+    const int nmono = nf > 0 ? 2 : 1;
     struct hmc_params par = {{tau, md_steps, substeps}, (uint64_t)seed};
 
     FILE *log = NULL;
@@ -206,12 +331,23 @@ int main(int argc, char **argv)
         fprintf(log, "trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds\n");
     }
     int show = cli_show_progress();
-    struct stats st = {0, 0, 0, 0, 0};
+    struct stats st = {0, 0, 0, 0, 0, 0, 0};
     double t0 = omp_get_wtime();
     for (long long i = 0; i < ntraj; i++) {
         long long k = first_traj + i;
         struct hmc_result res;
-        hmc_trajectory(&par, mono, 1, r.x.u, (uint32_t)k, &res, NULL);
+        if (nf > 0) mono[1] = fer.mono;
+        hmc_trajectory(&par, mono, nmono, r.x.u, (uint32_t)k, &res, NULL);
+        double cond = NAN;
+        if (nf > 0) {
+            fermions_check_range(&fer, r.x.u, k);
+            if (nnoise > 0) {
+                double cerr;
+                cond = staggered_condensate(r.x.u, mass, nnoise, (uint64_t)seed, (uint32_t)k, &cerr, NULL);
+                st.sum_cond += cond;
+                st.ncond++;
+            }
+        }
         st.done++;
         st.accepted += res.accepted;
         st.sum_dh += res.dH;
@@ -220,8 +356,8 @@ int main(int argc, char **argv)
         double pre, pim;
         measure_polyakov(r.x.u, &pre, &pim);
         if (log) {
-            fprintf(log, "%lld\t%.12f\t%.12f\t%.12f\t%.9g\t%.9g\t%d\t%ld\tnan\t%.3f\n", k, p.all, pre, pim, res.dH,
-                    res.exp_minus_dH, res.accepted, res.iterations, res.seconds);
+            fprintf(log, "%lld\t%.12f\t%.12f\t%.12f\t%.9g\t%.9g\t%d\t%ld\t%.9g\t%.3f\n", k, p.all, pre, pim, res.dH,
+                    res.exp_minus_dH, res.accepted, res.iterations, cond, res.seconds);
             if (fflush(log) != 0) lat_die(1, logpath, "write error on the log");
         }
         if (show) {
@@ -231,17 +367,17 @@ int main(int argc, char **argv)
             if (i + 1 == ntraj) fputc('\n', stderr);
         }
         if (save_every > 0 && (i + 1) % save_every == 0) {
-            char path[4096], res_s[512];
+            char path[4096], res_s[1400];
             save_name(output, k + 1, path, sizeof path);
-            results_of(r.x.u, k + 1, &st, res_s, sizeof res_s);
+            results_of(r.x.u, k + 1, &st, nf > 0 ? &fer : NULL, res_s, sizeof res_s);
             write_conf(&r, path, res_s);
         }
     }
     double elapsed = omp_get_wtime() - t0;
     if (log && log != stdout && fclose(log) != 0) lat_die(1, logpath, "write error on the log");
-    char res_s[512];
+    char res_s[1400];
     long long next = first_traj + ntraj;
-    results_of(r.x.u, next, &st, res_s, sizeof res_s);
+    results_of(r.x.u, next, &st, nf > 0 ? &fer : NULL, res_s, sizeof res_s);
     write_conf(&r, output, res_s);
 
     struct plaquette pl = measure_plaquette(r.x.u);
@@ -252,6 +388,21 @@ int main(int argc, char **argv)
         measure_polyakov(r.x.u, &pre, &pim);
         report_num(rep, "beta", beta);
         report_int(rep, "nf", nf);
+        if (nf > 0) {
+            report_int(rep, "npf", npf);
+            report_num(rep, "mass", mass);
+            report_int(rep, "rhmc", fer.rational);
+            report_num(rep, "mean_condensate", st.ncond ? st.sum_cond / (double)st.ncond : NAN);
+            report_int(rep, "range_refits", fer.refits);
+            if (fer.rational) {
+                report_int(rep, "order_heatbath", fer.hb.order);
+                report_num(rep, "error_heatbath", fer.hb.max_rel_error);
+                report_int(rep, "order_metropolis", fer.met.order);
+                report_num(rep, "error_metropolis", fer.met.max_rel_error);
+                report_int(rep, "order_md", fer.md.order);
+                report_num(rep, "error_md", fer.md.max_rel_error);
+            }
+        }
         report_int(rep, "seed", seed);
         report_int(rep, "first_trajectory", first_traj);
         report_int(rep, "next_trajectory", next);
@@ -268,7 +419,11 @@ int main(int argc, char **argv)
                  "<dH> = %.4g, <exp(-dH)> = %.4f, plaquette = %.12f",
                  ext, beta, nf, st.done, tau, md_steps, elapsed, st.accepted / nd, st.sum_dh / nd, st.sum_exp / nd,
                  pl.all);
+        if (st.ncond)
+            lat_info("chiral condensate (1/V) Re Tr M^-1 of one staggered field (4 tastes), mean over %lld trajectories: %.6g",
+                     st.ncond, st.sum_cond / (double)st.ncond);
     }
+    if (nf > 0) staggered_monomial_free(&fer.mono);
     dist_free(&r.x);
     free(r.base_history);
     return LAT_OK;

@@ -22,7 +22,6 @@
  * quotient moves by less than POWER_RTOL */
 #define POWER_MAX_ITER 200
 #define POWER_RTOL 1e-4
-#define SPECTRAL_SAFETY 1.1
 
 static struct staggered_op *make_op(const struct field *u, double mass, const char *who)
 {
@@ -99,7 +98,7 @@ void staggered_spectral_range(const struct field *u, double mass, double *lo, do
         if (done) break;
     }
     *lo = mass * mass;
-    *hi = fmin(SPECTRAL_SAFETY * lam, mass * mass + 16);
+    *hi = fmin(STAGGERED_SPECTRAL_SAFETY * lam, mass * mass + 16);
     free(v);
     free(w);
     staggered_free(op);

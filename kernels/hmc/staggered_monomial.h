@@ -100,8 +100,9 @@ void staggered_z2(const struct staggered_op *op, int parity, uint64_t seed, uint
 double staggered_condensate(const struct field *u, double mass, int nnoise, uint64_t seed, uint32_t trajectory,
                             double *err, long *iters);
 /* estimated [lo, hi] of (M^dag M)_ee: lo = m^2 (a bound: D anti-Hermitian),
- * hi = 1.1 x the power-iteration estimate of the largest eigenvalue, never
+ * hi = STAGGERED_SPECTRAL_SAFETY x the power-iteration estimate of the largest eigenvalue, never
  * above m^2 + 16 (a bound: |D| <= 4, 8 hops of norm 1/2) */
+#define STAGGERED_SPECTRAL_SAFETY 1.1
 void staggered_spectral_range(const struct field *u, double mass, double *lo, double *hi);
 
 #endif
