@@ -29,6 +29,7 @@
 #include "math/rng.h"
 #include "math/su3_exp.h"
 #include "unit.h"
+#include "vec.h"
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,13 +318,10 @@ static void test_scaling(void)
             field_free(&u);
         }
     }
-    /* least-squares slope of log mean(dH^2) against log h */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int k = 0; k < 3; k++) {
-        double x = log(1.0 / steps[k]), y = log(msq[k]);
-        sx += x, sy += y, sxx += x * x, sxy += x * y;
-    }
-    double slope = (3 * sxy - sx * sy) / (3 * sxx - sx * sx);
+    /* the exponent of mean(dH^2) in the step size h = 1/md_steps */
+    double h[3];
+    for (int k = 0; k < 3; k++) h[k] = 1.0 / steps[k];
+    double slope = loglog_slope(h, msq, 3);
     printf("dH scaling: mean dH^2 = %.3g, %.3g, %.3g at md_steps 12, 24, 48: exponent %.3f\n", msq[0], msq[1], msq[2],
            slope);
     CHECK(fabs(slope - 4) < 0.5, "mean(dH^2) ~ h^%.3f, expected h^4 +- 0.5", slope);

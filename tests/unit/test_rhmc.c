@@ -30,6 +30,7 @@
 #include "lattice/field.h"
 #include "rational/rational.h"
 #include "unit.h"
+#include "vec.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,12 +138,10 @@ static void test_scaling(void)
             field_free(&u);
         }
     }
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int k = 0; k < 3; k++) {
-        double x = log(1.0 / steps[k]), y = log(msq[k]);
-        sx += x, sy += y, sxx += x * x, sxy += x * y;
-    }
-    double slope = (3 * sxy - sx * sy) / (3 * sxx - sx * sx);
+    /* the exponent of mean(dH^2) in the step size h = 1/md_steps */
+    double h[3];
+    for (int k = 0; k < 3; k++) h[k] = 1.0 / steps[k];
+    double slope = loglog_slope(h, msq, 3);
     printf("nf 2 dH scaling: mean dH^2 = %.3g, %.3g, %.3g at md_steps 4, 6, 8: exponent %.3f\n", msq[0], msq[1], msq[2],
            slope);
     CHECK(fabs(slope - 4) < 0.5, "nf 2: mean(dH^2) ~ h^%.3f, expected h^4 +- 0.5", slope);

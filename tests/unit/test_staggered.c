@@ -25,6 +25,7 @@
 #include "math/rng.h"
 #include "math/spinor.h"
 #include "unit.h"
+#include "vec.h"
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -33,36 +34,7 @@
 #include <omp.h>
 #endif
 
-typedef double complex cplx;
 static const double PI = 3.14159265358979323846;
-
-static void make_lattice(struct lattice *lat, int lx, int ly, int lz, int lt)
-{
-    int L[4] = {lx, ly, lz, lt};
-    const char *why = NULL;
-    if (lattice_init(lat, L, &why) != 0) { fprintf(stderr, "lattice_init: %s\n", why); exit(1); }
-}
-
-static void random_vec(double *v, size_t n, uint64_t seed)
-{
-    struct lat_rng r;
-    rng_init(&r, seed, 0, 0, 0, RNG_TEST);
-    for (size_t k = 0; k < n; k++) v[k] = rng_normal(&r);
-}
-
-static cplx dot(const double *a, const double *b, size_t n)
-{
-    cplx s = 0;
-    for (size_t k = 0; k < n; k += 2) s += (a[k] - I * a[k + 1]) * (b[k] + I * b[k + 1]);
-    return s;
-}
-static double norm(const double *a, size_t n) { return sqrt(creal(dot(a, a, n))); }
-static double rel_diff(const double *a, const double *b, size_t n)
-{
-    double d = 0;
-    for (size_t k = 0; k < n; k++) d += (a[k] - b[k]) * (a[k] - b[k]);
-    return sqrt(d) / norm(b, n);
-}
 
 static struct staggered_op *make_op(const struct field *u, double m)
 {
