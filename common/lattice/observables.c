@@ -126,15 +126,32 @@ OBS_INLINE void plaquette_sums(const struct field *u, int n, long double *sp, lo
     free(cs);
 }
 
+/* the sums for the field's N (2 and 3 instantiated with a constant N) */
+static void plaquette_sums_n(const struct field *u, long double *sp, long double *tm)
+{
+    if (u->nc == 3) plaquette_sums(u, 3, sp, tm);
+    else if (u->nc == 2) plaquette_sums(u, 2, sp, tm);
+    else plaquette_sums(u, u->nc, sp, tm);
+}
+
+long double measure_plaquette_sum(const struct field *u0)
+{
+    struct field tmp;
+    int made;
+    const struct field *u = as_double(u0, &tmp, &made);
+    long double sp, tm;
+    plaquette_sums_n(u, &sp, &tm);
+    if (made) field_free(&tmp);
+    return sp + tm;
+}
+
 struct plaquette measure_plaquette(const struct field *u0)
 {
     struct field tmp;
     int made;
     const struct field *u = as_double(u0, &tmp, &made);
     long double sp, tm;
-    if (u->nc == 3) plaquette_sums(u, 3, &sp, &tm);
-    else if (u->nc == 2) plaquette_sums(u, 2, &sp, &tm);
-    else plaquette_sums(u, u->nc, &sp, &tm);
+    plaquette_sums_n(u, &sp, &tm);
     long double nv = (long double)u->nc * (long double)geometry_global(u->dom, &u->lat)->V;
     struct plaquette p;
     p.all = (double)((sp + tm) / (6 * nv));

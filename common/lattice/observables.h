@@ -19,6 +19,9 @@ struct plaquette { double all, spatial, temporal; };
 struct unitarity { double mean, max, det_mean, det_max; };
 
 struct plaquette measure_plaquette(const struct field *u);
+/* sum over all plaquettes of Re tr U_P, unnormalised (the Wilson action's
+ * sum: lat-hmc), in the same fixed order; over every rank on a slab */
+long double measure_plaquette_sum(const struct field *u);
 double measure_link_trace(const struct field *u);
 void measure_polyakov(const struct field *u, double *re, double *im);
 struct unitarity measure_unitarity(const struct field *u);

@@ -3,7 +3,7 @@
 #include "hmc/gauge.h"
 #include "hmc/momenta.h"
 #include "heatbath/link.h"
-#include "lattice/observables_site.h"
+#include "lattice/observables.h"
 
 /* A = staple sum of U_mu(x) (heatbath/link.h) */
 static void staple(const struct field *u, int64_t x, int mu, lat_complex *A)
@@ -22,28 +22,10 @@ static void staple(const struct field *u, int64_t x, int mu, lat_complex *A)
     }
 }
 
-/* the plaquettes in the forward (mu < nu) planes of site x: sum Re tr U_P
- * (lattice/observables_site.h, the formula lat-measure uses) */
-static long double plaq_site(const void *c, int64_t x)
-{
-    const struct field *u = c;
-    const struct lattice *lat = &u->lat;
-    long double s = 0;
-    for (int mu = 0; mu < LAT_ND; mu++) {
-        int64_t xpm = lattice_neighbour(lat, x, mu, 1);
-        for (int nu = mu + 1; nu < LAT_ND; nu++) {
-            int64_t xpn = lattice_neighbour(lat, x, nu, 1);
-            s += obs_plaquette(u->nc, (const lat_complex *)field_link(u, x, mu),
-                               (const lat_complex *)field_link(u, xpm, nu), (const lat_complex *)field_link(u, x, nu),
-                               (const lat_complex *)field_link(u, xpn, mu));
-        }
-    }
-    return s;
-}
-
 double hmc_gauge_action(const struct field *u, double beta)
 {
-    long double re = hmc_site_sum(&u->lat, plaq_site, u);
+    /* lat-measure's plaquette sum (lattice/observables.c), not a copy of it */
+    long double re = measure_plaquette_sum(u);
     long double nplaq = (long double)u->lat.V * 6;
     return (double)((long double)beta * (nplaq - re / u->nc));
 }

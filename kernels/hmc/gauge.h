@@ -10,8 +10,9 @@
  *     TA(W) = (W - W^dag)/2 - tr(W - W^dag)/(2N)
  * (Re tr(X W) = Re tr(X TA(W)) for every traceless anti-Hermitian X).
  *
- *   hmc_gauge_action(u, beta)           S, summed with hmc_site_sum (the
- *                                       same bits for any thread count)
+ *   hmc_gauge_action(u, beta)           S, from lat-measure's plaquette sum
+ *                                       (measure_plaquette_sum: the same
+ *                                       bits for any thread count)
  *   hmc_gauge_force(u, beta, coeff, f)  f_mu(x) += coeff * G_mu(x)
  *   hmc_gauge_monomial(&ctx, beta, ts)  a struct hmc_monomial for the
  *                                       integrator ("gauge", timescale ts,
