@@ -38,7 +38,9 @@ void sloppy_apply(struct solve *s, int dag, struct solver_vec *out, const struct
 {
     const struct solver_op *op = s->op;
     void (*f)(void *, float *, const float *) = dag ? op->apply_dag_f : op->apply_f;
-    if (in->prec == SOLVER_DOUBLE) {
+    if (op->apply_vec) { /* the backend applies every precision itself */
+        op->apply_vec(op->ctx, dag, out, in);
+    } else if (in->prec == SOLVER_DOUBLE) {
         op_apply(op, dag, out, in);
     } else if (in->prec == SOLVER_SINGLE && f) {
         f(op->ctx, (float *)out->data, (const float *)in->data);
@@ -140,7 +142,7 @@ int solve_begin(struct solve *s, const char *who, const struct solver_op *op, co
     s->x = (struct solver_vec){SOLVER_DOUBLE, op->n, op->site_reals, x, NULL};
     s->r = solve_vec(s, SOLVER_DOUBLE);
     s->tmp = solve_vec(s, SOLVER_DOUBLE);
-    if (s->sloppy != SOLVER_DOUBLE) {
+    if (s->sloppy != SOLVER_DOUBLE && !op->apply_vec) {
         int have_f = op->apply_f && (!need_dag || op->apply_dag_f);
         if (s->sloppy == SOLVER_HALF || !have_f) {
             enum solver_prec wp = have_f ? SOLVER_SINGLE : SOLVER_DOUBLE;

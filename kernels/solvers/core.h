@@ -26,7 +26,8 @@
  *                 precision: double -> apply; single -> apply_f (or apply
  *                 on double copies when the operator has no single form);
  *                 half -> decoded to single, apply_f, encoded (QUDA: compute
- *                 in single, store in half)
+ *                 in single, store in half); an operator with apply_vec
+ *                 (a GPU backend's) takes every precision itself
  *   op_apply      out = A in for double vectors */
 #ifndef LAT_SOLVERS_CORE_H
 #define LAT_SOLVERS_CORE_H

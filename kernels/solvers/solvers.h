@@ -47,6 +47,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct solver_vec;
+
 /* The operator, as the Dirac module hands it over (these fields are fixed;
  * later fields may be added after them). */
 struct solver_op {
@@ -57,6 +59,11 @@ struct solver_op {
     void (*apply_dag)(void *ctx, double *out, const double *in);  /* A^dagger */
     void (*apply_f)(void *ctx, float *out, const float *in);      /* A in single (NULL: none) */
     void (*apply_dag_f)(void *ctx, float *out, const float *in);
+    /* optional: out = A in (dag: A^dag) on vectors of any precision the
+     * backend stores (double, single, half: a GPU operator reads and writes
+     * half directly); when set, the sloppy operator calls it for every
+     * precision instead of apply_f and the half round trip; NULL: unused */
+    void (*apply_vec)(void *ctx, int dag, struct solver_vec *out, const struct solver_vec *in);
 };
 
 /* the largest site block the kernels take (they work block by block) */
