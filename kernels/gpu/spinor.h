@@ -26,7 +26,10 @@
  *   gpu_spinor_ncomp(site_reals)          ncomp
  *   gpu_spinor_nblk(nsites)               nblk
  *   gpu_spinor_storage(nsites, site_reals) reals stored (nblk*32*ncomp)
- *   gpu_spinor_index(ncomp, c, s)         where real c of site s lives */
+ *   gpu_spinor_index(ncomp, c, s)         where real c of site s lives
+ *   gpu_spinor_upload / _download (spinor.c, CUDA builds): a host vector
+ *       (nsites x site_reals doubles, site after site) to and from device
+ *       storage of this layout in double; synchronous */
 #ifndef LAT_GPU_SPINOR_H
 #define LAT_GPU_SPINOR_H
 #include <stddef.h>
@@ -59,4 +62,12 @@ static inline GPU_SPINOR_HD size_t gpu_spinor_index(int ncomp, int c, int64_t s)
                GPU_SPINOR_LANES +
            (size_t)(s % GPU_SPINOR_LANES) * GPU_SPINOR_GROUP + (size_t)(c % GPU_SPINOR_GROUP);
 }
+#ifdef __cplusplus
+extern "C" {
+#endif
+void gpu_spinor_upload(double *dev, const double *host, int64_t nsites, int site_reals);
+void gpu_spinor_download(double *host, const double *dev, int64_t nsites, int site_reals);
+#ifdef __cplusplus
+}
+#endif
 #endif
