@@ -39,6 +39,7 @@
 #include "io/dist.h"
 #include "io/propagator.h"
 #include "lattice/observables.h"
+#include "shared/device_opt.h"
 #include "shared/prop_solve.h"
 #include "shared/run_report.h"
 #include <math.h>
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
     double kappa = 0, csw = 0, tol = 1e-12, wall_theta = 1e-10;
     int max_iter = 10000, no_eo = 0, file_bits = 64;
     const char *bc = "p,p,p,a", *source = "point:0,0,0,0", *solver = "cg", *precision = "double", *sloppy = "single",
-               *output = NULL, *format = "text", *fprec = "64";
+               *output = NULL, *format = "text", *fprec = "64", *device = NULL, *gpu_links = "12";
     struct cli_opt opts[] = {
         {"kappa", 'k', CLI_DOUBLE, &kappa, "K", "hopping parameter (> 0; required)", NULL, 0},
         {"csw", 0, CLI_DOUBLE, &csw, "C", "clover coefficient c_sw (default 0: Wilson)", NULL, 0},
@@ -98,6 +99,8 @@ int main(int argc, char **argv)
         {"precision", 0, CLI_CHOICE, &precision, "P", "solver arithmetic (default double; mixed: reliable updates)", "double|single|mixed", 0},
         {"sloppy", 0, CLI_CHOICE, &sloppy, "P", "sloppy precision of --precision mixed (default single)", "single|half", 0},
         {"file-precision", 0, CLI_CHOICE, &fprec, "BITS", "precision of the propagator file (default 64)", "32|64", 0},
+        {"device", 0, CLI_CHOICE, &device, "DEV", "where the solver runs (default auto; LAT_DEVICE overrides auto; gpu: SU(3), one process, even-odd)", "cpu|gpu|auto", 0},
+        {"gpu-links", 0, CLI_CHOICE, &gpu_links, "R", "reals stored per link on the GPU (default 12; 8 compressed, 18 whole)", "18|12|8", 0},
         {"output", 'o', CLI_STRING, &output, "FILE", "the propagator file (default standard output, never a terminal)", NULL, 0},
         RUN_REPORT_OPTION(format),
         {0}};
@@ -119,6 +122,9 @@ int main(int argc, char **argv)
     parse_bc(bc, &dp);
     struct prop_solve_opts so = {.bicgstab = solver[0] == 'b', .eo = !no_eo, .tol = tol, .max_iter = max_iter,
                                  .precision = precision[0], .sloppy = precision[0] == 'm' ? sloppy[0] : 0};
+    struct device_choice dc = device_opt_choose(device);
+    /* auto with --no-eo stays on the CPU; an explicit gpu with it is refused by prop_solve_check */
+    so.gpu = dc.gpu && (dc.explicit_gpu || !no_eo);
     if (prop_solve_check(&so) != 0) cli_usage_error("%s", so.why);
 
     struct dist x;
@@ -145,6 +151,18 @@ int main(int argc, char **argv)
     }
     struct dirac_op *op = dirac_create(x.u, &dp, why, sizeof why);
     if (!op) lat_die_all(1, c->name, "%s", why); /* on a slab every rank returns NULL alike */
+    struct prop_device *dev = NULL;
+    if (so.gpu) {
+        struct device_caps caps = {"Dirac", 1, 3, 3};
+        if (x.dom && !dc.explicit_gpu) so.gpu = 0;
+        else if (x.dom) lat_die_all(1, c->name, "--device gpu runs on one process (the GPU Dirac operator has no MPI slabs yet)");
+        else if (!device_opt_fits(&dc, &caps, x.nc)) so.gpu = 0;
+        if (so.gpu && !(dev = prop_device_open(op, x.u, atoi(gpu_links), why, sizeof why))) {
+            if (dc.explicit_gpu) lat_die(1, c->name, "--device gpu: %s", why);
+            lat_info("the solver runs on the CPU: %s", why);
+            so.gpu = 0;
+        }
+    }
 
     const int ncol = PROP_NS * x.nc;
     const size_t nr = dirac_full_reals(op), sr = dirac_site_reals(op);
@@ -164,7 +182,7 @@ int main(int argc, char **argv)
         prop_source_field_slab(&prop.src, lat, x.nc, k / x.nc, k % x.nc, t_first, nt, b);
         if (comm_is_root()) prop.col[k] = lat_calloc(prop_column_reals(&prop), sizeof(double));
         struct prop_solve_result r;
-        prop_solve(op, &so, b, x.dom ? slab + v3r : prop.col[k], &r);
+        prop_solve(op, dev, &so, b, x.dom ? slab + v3r : prop.col[k], &r);
         if (x.dom) geometry_gather(x.dom, slab, prop.col[k], sr);
         iters[k] = r.iterations;
         iters_d[k] = r.iterations;
@@ -181,6 +199,7 @@ int main(int argc, char **argv)
     double seconds = now_seconds() - t0;
     free(b);
     free(slab);
+    prop_device_close(dev);
     dirac_free(op);
 
     /* provenance: the history entry and the file XML */
@@ -189,8 +208,8 @@ int main(int argc, char **argv)
     size_t hl = 256 + (size_t)ncol * 40;
     char *results = lat_malloc(hl), *r0 = results;
     size_t left = hl;
-    int n = snprintf(r0, left, "kappa=%.17g csw=%.17g bc=%s source=%s solver=%s eo=%s precision=%s%s%s tol=%g iterations=",
-                     kappa, csw, bc, srcw, solver, no_eo ? "no" : "yes", precision, precision[0] == 'm' ? " sloppy=" : "",
+    int n = snprintf(r0, left, "kappa=%.17g csw=%.17g bc=%s source=%s solver=%s eo=%s device=%s precision=%s%s%s tol=%g iterations=",
+                     kappa, csw, bc, srcw, solver, no_eo ? "no" : "yes", so.gpu ? "gpu" : "cpu", precision, precision[0] == 'm' ? " sloppy=" : "",
                      precision[0] == 'm' ? sloppy : "", tol);
     r0 += n; left -= (size_t)n;
     for (int k = 0; k < ncol; k++) { n = snprintf(r0, left, "%s%d", k ? "," : "", iters[k]); r0 += n; left -= (size_t)n; }

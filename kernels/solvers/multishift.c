@@ -114,7 +114,7 @@ static void refine(struct solve *s, struct normal_op *N, int i, double ti, doubl
     const struct solver_params *par = s->par;
     int single = N->tmp_f != NULL;
     struct solver_op nop = {op->n, op->site_reals, N, normal_apply, normal_apply, single ? normal_apply_f : NULL,
-                            single ? normal_apply_f : NULL};
+                            single ? normal_apply_f : NULL, NULL};
     struct refine_history h = {par, i, res->iterations};
     struct solver_params rp = *par;
     rp.tol = ti;

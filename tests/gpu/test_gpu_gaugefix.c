@@ -7,7 +7,8 @@
  *     double-precision sweeps from the same input, F, theta, every link and
  *     the transform agree with the CPU to 1e-12 relative (the annealing
  *     heatbath draws the same Philox numbers at the same site and sweep);
- *     single and mixed agree to float rounding;
+ *     single and mixed agree to float rounding; SU(4), SU(5), SU(6), SU(8)
+ *     likewise (relaxation, OR, stochastic OR, annealing; every gauge);
  *   - the physics checks on the GPU: Landau/Coulomb/MAG reach theta < 1e-12
  *     with the driver, ending at the CPU's F; relaxation never lowers F;
  *     microcanonical sweeps keep F; a pure gauge is fixed to F = 1; the
@@ -178,6 +179,29 @@ static void test_vs_cpu(void)
     }
     struct gf_params an = {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 0.5};
     compare(3, 6, 8, an, 0, 0, 5, 'm');
+}
+
+/* SU(N >= 4) (issue 17): the runtime-N kernels (GF_RT: SU(5..8); SU(4)'s
+ * own instantiation) against the CPU, every gauge, the deterministic and
+ * the random updates, double to the same tolerances as SU(2, 3); SU(4)
+ * and SU(6) also in single and mixed */
+static void test_vs_cpu_sun(void)
+{
+    enum gf_update ups[] = {GF_RELAX, GF_OVERRELAX, GF_STOCHASTIC, GF_ANNEAL};
+    enum gauge_kind gs[] = {GAUGE_LANDAU, GAUGE_COULOMB, GAUGE_MAG};
+    const int ncs[] = {4, 5, 6, 8};
+    for (int i = 0; i < 4; i++)
+        for (int gi = 0; gi < 3; gi++)
+            for (int ui = 0; ui < 4; ui++) {
+                struct gf_params p = {gs[gi], ups[ui], 1.7, 0.4, ups[ui] == GF_ANNEAL ? 0.6 : 0};
+                compare(ncs[i], 4, 8, p, (ui + gi) % 2, gs[gi] == GAUGE_COULOMB && ui % 2 == 0, 8, 'd');
+            }
+    for (int nc = 4; nc <= 6; nc += 2)
+        for (int gi = 0; gi < 3; gi++) {
+            struct gf_params p = {gs[gi], GF_OVERRELAX, 1.7, 0, 0};
+            compare(nc, 4, 8, p, 1, 0, 10, 's');
+            compare(nc, 4, 8, p, 0, 0, 10, 'm');
+        }
 }
 
 /* nsweeps GPU sweeps of a fixed input in precision prec: the links and the
@@ -688,6 +712,8 @@ int main(int argc, char **argv)
     } while (0)
     test_vs_cpu();
     STAMP("GPU vs CPU");
+    test_vs_cpu_sun();
+    STAMP("GPU vs CPU, SU(4), SU(5), SU(6), SU(8)");
     test_candidates();
     STAMP("launch candidates");
     test_tuner();

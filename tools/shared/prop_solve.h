@@ -16,7 +16,16 @@
  *   updates, sloppy 's' single or 'h' half.
  *   r.true_residual = |b - M x| / |b| computed in double with the full
  *   operator; r.converged: the solver stopped on its criterion within
- *   max_iter and true_residual <= tol. */
+ *   max_iter and true_residual <= tol.
+ *   prop_device_open(op, u, recon, why, len)   the GPU copy of op
+ *       (kernels/dirac/gpu.h: links of u with recon reals, 18, 12 or 8;
+ *       SU(3), one process) and the GPU vector kernels: NULL with one line
+ *       in why when this build or machine has none
+ *   prop_device_close(d)
+ *   With a device, prop_solve runs the Krylov solver on the GPU (Mhat of
+ *   the even-odd system only: prop_solve_check refuses --no-eo there):
+ *   bhat_o is prepared and x reconstructed on the host in double, bhat_o
+ *   and x_o cross the bus once per solve, the true residual is the host's. */
 #ifndef LAT_PROP_SOLVE_H
 #define LAT_PROP_SOLVE_H
 
@@ -28,6 +37,7 @@ struct prop_solve_opts {
     double tol;       /* relative true residual */
     int max_iter;
     char precision;   /* 'd' 's' 'm' */
+    int gpu;          /* 1: solve on the GPU (prop_device_open) */
     char sloppy;      /* mixed: 's' or 'h' */
     char why[160];
 };
@@ -40,7 +50,13 @@ struct prop_solve_result {
 
 int prop_solve_check(struct prop_solve_opts *o);
 
-void prop_solve(struct dirac_op *op, const struct prop_solve_opts *o, const double *b, double *x,
+struct prop_device;
+struct field;
+struct prop_device *prop_device_open(struct dirac_op *op, const struct field *u, int recon, char *why, size_t len);
+void prop_device_close(struct prop_device *d);
+
+/* dev NULL: the CPU */
+void prop_solve(struct dirac_op *op, struct prop_device *dev, const struct prop_solve_opts *o, const double *b, double *x,
                 struct prop_solve_result *r);
 
 #endif
