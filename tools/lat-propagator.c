@@ -246,6 +246,7 @@ int main(int argc, char **argv)
         report_str(rep, "source", srcw);
         report_str(rep, "solver", solver);
         report_bool(rep, "eo", !no_eo);
+        report_str(rep, "device", so.gpu ? "gpu" : "cpu");
         report_str(rep, "precision", precision);
         report_num(rep, "tol", tol);
         report_list(rep, "iterations", iters_d, ncol);
