@@ -31,6 +31,8 @@
  *     fact: the same operations with flipped signs;
  *   padding: the output's sites h >= V/2 of the last block, and their half
  *     norms, still zero after the applications;
+ *   half: a NaN in one input site reaches the output as NaN norms (the
+ *     sites that see it), never a silent zero;
  *   the refusals of dirac_gpu_create (SU(2), recon 10).
  * Prints one line per case and "dirac-emulation PREC: N passed, M failed"
  * (PREC double or float); exit 1 if any failed. */
@@ -195,6 +197,42 @@ static void run_case(const int L[4], double csw, int recon, enum solver_prec pre
     field_free(&u);
 }
 
+/* half storage keeps a NaN visible: an input site with a NaN gives its
+ * neighbours' output norms NaN (solvers.h's format), not a silent zero */
+static void half_nan(void)
+{
+    struct lattice lat;
+    const char *lwhy;
+    const int L[4] = {4, 4, 4, 4};
+    lattice_init(&lat, L, &lwhy);
+    struct field u;
+    field_alloc(&u, &lat, 3, 64);
+    field_set_random(&u, 3);
+    struct dirac_params p;
+    dirac_params_default(&p, 0.13, 1.769);
+    char why[256];
+    struct dirac_op *cpu = dirac_create(&u, &p, why, sizeof why);
+    struct dirac_gpu *g = dirac_gpu_create(cpu, &u, GPU_RECON_12, why, sizeof why);
+    const size_t n = (size_t)dirac_gpu_nsites(g) * 24;
+    std::vector<double> x(n, 0.5), y(n);
+    x[5 * 24 + 3] = NAN;
+    struct solver_vec *vin = dirac_gpu_vec_new(g, SOLVER_HALF), *vout = dirac_gpu_vec_new(g, SOLVER_HALF);
+    dirac_gpu_vec_upload(vin, x.data());
+    dirac_gpu_eo_apply(g, 0, vout, vin);
+    int nan_sites = 0, finite_sites = 0;
+    for (int64_t s = 0; s < dirac_gpu_nsites(g); s++) {
+        if (std::isnan(vout->norm[s])) nan_sites++;
+        else finite_sites++;
+    }
+    CHECK(nan_sites > 0 && finite_sites > 0, "half with a NaN input site: %d NaN norms, %d finite", nan_sites, finite_sites);
+    printf("half NaN: %d of %lld output sites NaN (norm), the rest finite\n", nan_sites, (long long)dirac_gpu_nsites(g));
+    dirac_gpu_vec_free(vin);
+    dirac_gpu_vec_free(vout);
+    dirac_gpu_free(g);
+    dirac_free(cpu);
+    field_free(&u);
+}
+
 /* dirac_gpu_create's refusals: one line each */
 static void refusals(void)
 {
@@ -240,6 +278,7 @@ int main(void)
                     run_case(lats[l], csws[c], recons[k], SOLVER_HALF, (struct tol){2e-4, 2e-4});
                 }
             }
+    if (!IS_DOUBLE) half_nan();
     refusals();
     return unit_done(IS_DOUBLE ? "dirac-emulation double" : "dirac-emulation float");
 }

@@ -59,4 +59,6 @@
         done
     done
     [ "$(echo "$output" | grep -c '^refusals: SU(2), recon 10$')" -eq 2 ]
+    # a NaN input site reaches exactly its 29 two-hop odd sites on 4^4 (self, 4 straight, 24 bent)
+    echo "$output" | grep -q '^half NaN: 29 of 128 output sites NaN'
 }

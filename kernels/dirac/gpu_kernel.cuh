@@ -112,7 +112,7 @@ __device__ __forceinline__ void spinor_store(SS *base, float *norm, int h, const
 #pragma unroll
         for (int k = 0; k < 24; k++) {
             const float a = fabsf((float)v[k]);
-            if (!(a <= 3.0e38f)) finite = false; /* NaN or infinity */
+            if (!(a - a == 0.0f)) finite = false; /* NaN or infinity (inf - inf is NaN) */
             else mx = a > mx ? a : mx;
         }
         const float s = mx > 0 ? (float)SOLVER_HALF_ONE / mx : 0.0f;
