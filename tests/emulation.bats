@@ -4,7 +4,9 @@
 # of gpu_field with 12 and 8 reals (scripts/link8-emulation); the heatbath
 # kernel of every SU(N) against the CPU backend (scripts/hb-kernel-emulation);
 # the GPU gauge-fixing backend of SU(N), N = 2..8, against the CPU backend
-# (scripts/sun-emulation).
+# (scripts/sun-emulation); the GPU Wilson-clover operator of every storage
+# precision and link compression against the CPU operator
+# (scripts/dirac-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -42,4 +44,21 @@
     for n in 2 4 5 6 8; do echo "$output" | grep -q "^SU($n): 11 cases: double bit-identical yes"; done
     echo "$output" | grep -q '^SU(3): 11 cases: double within'
     echo "$output" | grep -q 'kernels for SU(2)..SU(8), not SU(9)'
+}
+
+@test "GPU Wilson-clover Mhat on the host, double/single/half x 18/12/8-real links: the CPU operator, gamma5-hermiticity, zero padding" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/dirac-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/dirac-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^dirac-emulation: [0-9]* passed, 0 failed$'
+    # every (lattice, c_sw, recon) ran in every precision, padding zero
+    for p in double single half; do
+        for r in 18 12 8; do
+            [ "$(echo "$output" | grep -cE "c_sw [0-9.]+ +recon +$r $p *: .*padding zero$")" -eq 4 ]
+        done
+    done
+    [ "$(echo "$output" | grep -c '^refusals: SU(2), recon 10$')" -eq 2 ]
+    # a NaN input site reaches exactly its 29 two-hop odd sites on 4^4 (self, 4 straight, 24 bent)
+    echo "$output" | grep -q '^half NaN: 29 of 128 output sites NaN'
 }

@@ -1,0 +1,131 @@
+/* dirac_gpu.c -- benchmark of the GPU Wilson-clover operator Mhat
+ * (kernels/dirac/gpu.h; make bench, GPU present).
+ *
+ *   build/bench/dirac_gpu [L [reps]]      L^4 (default 32), reps timed
+ *                                         applications (default 100)
+ *
+ * Prints the device and its device-to-device copy bandwidth (cudaMemcpy of
+ * 1 GiB, bytes read + written, median of 20: gpu_copy_bandwidth), then per
+ * (storage precision double / single / half, links in 18 / 12 / 8 reals,
+ * clover on (c_sw 1.769) / off) the time of one application of Mhat (two
+ * kernels, dirac/gpu.h), CUDA events around `reps` applications after 5
+ * warm-up ones, on Haar-random links (field_set_random), kappa 0.13,
+ * antiperiodic in t, and:
+ *   G site/s   odd sites (V/2) per second;
+ *   GFlop/s    3696 flop per odd site with clover, 2 x 1320 + 48 = 2688
+ *              without (dirac.h's count, the seed paper's);
+ *   B/site     the bytes the two kernels move per odd site, every load and
+ *              store of storage counted once (dirac_gpu_counts):
+ *                2 x [8 x (S + l) + c + S] + S
+ *              S a spinor (24 reals: 192 B double, 96 B single, 48 + 4 B
+ *              half with its norm), l a stored link (ncomp reals of the
+ *              link storage: 18/12/8 in double, 20/12/8 in float -- 18 reals
+ *              are stored as 20 in float, whole 16-byte groups), c the
+ *              clover block pair (72 reals, 0 without clover), links and
+ *              clover in double for double, in float for single and half.
+ *              With clover:    recon 18     12      8
+ *                double          7104     6336   5824
+ *                single          3680     3168   2912
+ *                half            2844     2332   2076
+ *              (without clover 2 x 72 reals less: 1152 B double, 576 B
+ *              single and half);
+ *   paper B    the seed paper's count (quda-multi-gpu §V.A): 2 x 8 x (24 +
+ *              link reals) + 2 x 72 + 24 reals per odd site, at 4 bytes in
+ *              single: 2976 B for 12-real links with clover, its number
+ *              (3360 for 18, 2720 for 8; without clover 2784, 2400, 2144;
+ *              8 bytes a real in double; half counted at 4 as single);
+ *   GB/s, %copy  B/site x sites/s, and that against the copy bandwidth
+ *              (caches can serve neighbour spinors twice, so the real DRAM
+ *              traffic is lower and this may pass 100%).
+ * Exits 0 with a note when built without CUDA or no GPU is present; 2 on a
+ * bad argument. */
+#include "gpu/gpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef LAT_HAVE_CUDA
+int main(void)
+{
+    printf("dirac_gpu: built without CUDA: nothing to measure\n");
+    return 0;
+}
+#else
+#include "dirac/dirac.h"
+#include "dirac/gpu.h"
+#include "gpu/field.h"
+#include "lattice/field.h"
+#include "math/rng.h"
+#include "base/log.h"
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: dirac_gpu [L [reps]]   (L even, >= 4; reps >= 1)\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const int L = argc > 1 ? atoi(argv[1]) : 32, reps = argc > 2 ? atoi(argv[2]) : 100;
+    if (argc > 3 || L < 4 || L % 2 || reps < 1) usage();
+    char why[256];
+    if (!gpu_available(why, (int)sizeof why)) {
+        printf("dirac_gpu: no GPU (%s): nothing to measure\n", why);
+        return 0;
+    }
+    char dev[256];
+    gpu_device_name(dev, (int)sizeof dev);
+    const double bw = gpu_copy_bandwidth((size_t)1 << 30, 20);
+    printf("device: %s\ndevice-to-device copy bandwidth (1 GiB cudaMemcpy, read + write): %.1f GB/s\n", dev, bw * 1e-9);
+    struct lattice lat;
+    const int ext[4] = {L, L, L, L};
+    const char *lwhy;
+    if (lattice_init(&lat, ext, &lwhy)) lat_die(2, "dirac_gpu", "lattice %d^4: %s", L, lwhy);
+    struct field u;
+    field_alloc(&u, &lat, 3, 64);
+    field_set_random(&u, 2026);
+    printf("Mhat on %d^4 (%lld odd sites), kappa 0.13, %d applications per line\n", L, (long long)(lat.V / 2), reps);
+    printf("%-6s %5s %6s %10s %8s %8s %7s %7s %8s %6s\n", "prec", "recon", "clover", "ms/Mhat", "Gsite/s", "GFlop/s",
+           "B/site", "paperB", "GB/s", "%copy");
+    const double csws[2] = {1.769, 0};
+    const int recons[3] = {GPU_RECON_FULL, GPU_RECON_12, GPU_RECON_8};
+    const enum solver_prec precs[3] = {SOLVER_DOUBLE, SOLVER_SINGLE, SOLVER_HALF};
+    double *host = lat_malloc((size_t)(lat.V / 2) * 24 * sizeof *host);
+    struct lat_rng r;
+    rng_init(&r, 5, 0, 0, 0, RNG_TEST);
+    for (int64_t k = 0; k < lat.V / 2 * 24; k++) host[k] = rng_normal(&r);
+    for (int c = 0; c < 2; c++) {
+        struct dirac_params p;
+        dirac_params_default(&p, 0.13, csws[c]);
+        struct dirac_op *cpu = dirac_create(&u, &p, why, sizeof why);
+        if (!cpu) lat_die(1, "dirac_gpu", "dirac_create: %s", why);
+        for (int k = 0; k < 3; k++) {
+            struct dirac_gpu *g = dirac_gpu_create(cpu, &u, recons[k], why, sizeof why);
+            if (!g) lat_die(1, "dirac_gpu", "dirac_gpu_create: %s", why);
+            for (int q = 0; q < 3; q++) {
+                struct solver_vec *a = dirac_gpu_vec_new(g, precs[q]), *b = dirac_gpu_vec_new(g, precs[q]);
+                dirac_gpu_vec_upload(a, host);
+                for (int w = 0; w < 5; w++) dirac_gpu_eo_apply(g, 0, b, a);
+                gpu_sync("warm-up");
+                gpu_timer_start();
+                /* always from the same input: repeated products could overflow */
+                for (int i = 0; i < reps; i++) dirac_gpu_eo_apply(g, 0, b, a);
+                const double t = gpu_timer_stop() / reps;
+                double flop, bytes, paper;
+                dirac_gpu_counts(g, precs[q], &flop, &bytes, &paper);
+                const double sites = (double)(lat.V / 2) / t;
+                printf("%-6s %5d %6s %10.4f %8.3f %8.1f %7.0f %7.0f %8.1f %5.1f%%\n", solver_prec_name(precs[q]),
+                       recons[k], csws[c] != 0 ? "on" : "off", t * 1e3, sites * 1e-9, flop * sites * 1e-9, bytes, paper,
+                       bytes * sites * 1e-9, 100 * bytes * sites / bw);
+                fflush(stdout);
+                dirac_gpu_vec_free(a);
+                dirac_gpu_vec_free(b);
+            }
+            dirac_gpu_free(g);
+        }
+        dirac_free(cpu);
+    }
+    free(host);
+    field_free(&u);
+    return 0;
+}
+#endif

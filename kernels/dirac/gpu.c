@@ -1,0 +1,327 @@
+/* dirac/gpu.c -- the host side of the GPU Wilson-clover operator
+ * (dirac/gpu.h; plain C, so the host emulation compiles it as it is): the
+ * device copies of the links (gpu_field, double and float, recon 18/12/8,
+ * no boundary phases) and of the clover term, the two sweeps of Mhat per
+ * application (launched by dirac/gpu_d.cu or gpu_s.cu, dirac/gpu_sweep.h),
+ * the solver adapter, device vectors for tests and the benchmark, and the
+ * flop/byte counts.  Without CUDA (LAT_HAVE_CUDA unset) dirac_gpu_create
+ * answers NULL, "this lat was built without CUDA", and nothing else may be
+ * called.
+ *
+ * Clover storage (A and A^-1, each per parity, double and float): the 72
+ * packed reals of dirac_clover_site (site.h's order) of the site of half
+ * index h in gpu/spinor.h's blocked layout with ncomp 72 -- real c of site
+ * h at ((h/32)*72 + (c/4)*4)*32 + (h%32)*4 + c%4: a warp reads 32 x 4
+ * contiguous reals per group, 18 groups per site; padding sites zero.
+ * A kernel reads one of the four: A^-1 of the even sites (first sweep),
+ * A of the odd sites (second). */
+#include "dirac/gpu.h"
+#include "dirac/cpu.h"
+#include "dirac/site.h"
+#include "base/log.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef LAT_HAVE_CUDA
+#include "dirac/gpu_sweep.h"
+#include "gpu/field.h"
+#include "gpu/gpu.h"
+#include "gpu/spinor.h"
+
+#define SITE_REALS 24 /* a Wilson spinor of SU(3) */
+#define CLOVER_REALS 72
+
+struct dirac_gpu {
+    struct gpu_field links_d, links_s; /* double and float storage, no phases */
+    int clover;
+    double kappa;
+    double phase[LAT_ND][2];
+    int64_t nsites;              /* V/2 */
+    void *clov_d[2][2], *clov_s[2][2]; /* [inv][parity]: A, A^-1 per parity, or NULL */
+    struct solver_vec *tmp[3];   /* the even intermediate per precision (made when first needed) */
+};
+
+static struct dirac_gpu *refuse(char *why, size_t len, const char *msg)
+{
+    snprintf(why, len, "%s", msg);
+    return NULL;
+}
+
+/* the packed clover (inv 0: A, 1: A^-1) of the sites of parity par in the
+ * blocked layout, in double and in float */
+static void upload_clover(struct dirac_gpu *g, const struct dirac_op *cpu, int inv, int par)
+{
+    const size_t total = gpu_spinor_storage(g->nsites, CLOVER_REALS);
+    double *d = (double *)lat_calloc(total, sizeof *d);
+    float *f = (float *)lat_calloc(total, sizeof *f);
+    for (int64_t h = 0; h < g->nsites; h++) {
+        const double *a = dirac_clover_site(cpu, dirac_half_site(cpu, par, h), inv);
+        for (int c = 0; c < CLOVER_REALS; c++) {
+            const size_t i = gpu_spinor_index(CLOVER_REALS, c, h);
+            d[i] = a[c];
+            f[i] = (float)a[c];
+        }
+    }
+    g->clov_d[inv][par] = gpu_alloc(total * sizeof *d, "the clover term (double)");
+    g->clov_s[inv][par] = gpu_alloc(total * sizeof *f, "the clover term (float)");
+    gpu_upload(g->clov_d[inv][par], d, total * sizeof *d);
+    gpu_upload(g->clov_s[inv][par], f, total * sizeof *f);
+    free(d);
+    free(f);
+}
+
+struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct field *u, int recon, char *why, size_t len)
+{
+    if (u->kind != FIELD_LINKS || u->prec != 64 || !u->d)
+        return refuse(why, len, "the GPU Dirac operator needs a double-precision gauge-link field");
+    if (u->nc != 3 || cpu->nc != 3) return refuse(why, len, "the GPU Dirac operator is SU(3) only");
+    if (u->dom || cpu->dom) return refuse(why, len, "the GPU Dirac operator runs on one process (not on a slab of an MPI run)");
+    if (cpu->lat.V != u->lat.V)
+        return refuse(why, len, "the GPU Dirac operator: the CPU operator was made on another lattice");
+    if (recon != GPU_RECON_FULL && recon != GPU_RECON_12 && recon != GPU_RECON_8) {
+        snprintf(why, len, "link compression %d: the GPU Dirac operator stores links in 18, 12 or 8 reals", recon);
+        return NULL;
+    }
+    char reason[200];
+    if (!gpu_available(reason, (int)sizeof reason)) {
+        snprintf(why, len, "no GPU: %s", reason);
+        return NULL;
+    }
+    struct dirac_gpu *g = (struct dirac_gpu *)lat_calloc(1, sizeof *g);
+    g->clover = cpu->clover;
+    g->kappa = cpu->kappa;
+    memcpy(g->phase, cpu->phase, sizeof g->phase);
+    g->nsites = u->lat.V / 2;
+    gpu_field_create_recon(&g->links_d, u, 'd', 0, recon);
+    gpu_field_upload(&g->links_d, u, NULL);
+    gpu_field_create_recon(&g->links_s, u, 's', 0, recon);
+    gpu_field_upload(&g->links_s, u, NULL);
+    if (g->clover)
+        for (int inv = 0; inv < 2; inv++)
+            for (int par = 0; par < 2; par++) upload_clover(g, cpu, inv, par);
+    gpu_sync("the Dirac operator's upload");
+    return g;
+}
+
+void dirac_gpu_free(struct dirac_gpu *g)
+{
+    if (!g) return;
+    gpu_field_free(&g->links_d);
+    gpu_field_free(&g->links_s);
+    for (int inv = 0; inv < 2; inv++)
+        for (int par = 0; par < 2; par++) {
+            gpu_free(g->clov_d[inv][par]);
+            gpu_free(g->clov_s[inv][par]);
+        }
+    for (int p = 0; p < 3; p++) dirac_gpu_vec_free(g->tmp[p]);
+    free(g);
+}
+
+int64_t dirac_gpu_nsites(const struct dirac_gpu *g) { return g->nsites; }
+
+static size_t elem_size(enum solver_prec p)
+{
+    return p == SOLVER_DOUBLE ? sizeof(double) : p == SOLVER_SINGLE ? sizeof(float) : sizeof(int16_t);
+}
+static size_t norms(int64_t nsites) { return (size_t)gpu_spinor_nblk(nsites) * GPU_SPINOR_LANES; }
+
+struct solver_vec *dirac_gpu_vec_new(const struct dirac_gpu *g, enum solver_prec prec)
+{
+    struct solver_vec *v = (struct solver_vec *)lat_calloc(1, sizeof *v);
+    const size_t bytes = gpu_spinor_storage(g->nsites, SITE_REALS) * elem_size(prec);
+    v->prec = prec;
+    v->n = (size_t)g->nsites * SITE_REALS;
+    v->site_reals = SITE_REALS;
+    v->data = gpu_alloc(bytes, "a spinor vector");
+    gpu_memset(v->data, 0, bytes);
+    if (prec == SOLVER_HALF) {
+        v->norm = (float *)gpu_alloc(norms(g->nsites) * sizeof(float), "the norms of a half spinor vector");
+        gpu_memset(v->norm, 0, norms(g->nsites) * sizeof(float));
+    }
+    return v;
+}
+
+void dirac_gpu_vec_free(struct solver_vec *v)
+{
+    if (!v) return;
+    gpu_free(v->data);
+    gpu_free(v->norm);
+    free(v);
+}
+
+static void check_vec(const struct solver_vec *v, const char *where)
+{
+    if (v->site_reals != SITE_REALS || v->n % SITE_REALS || (v->prec == SOLVER_HALF && !v->norm))
+        lat_die(1, "GPU Dirac", "internal error: %s: not a device vector of Wilson spinors", where);
+}
+
+void dirac_gpu_vec_upload(struct solver_vec *v, const double *host)
+{
+    check_vec(v, "upload");
+    const int64_t ns = (int64_t)(v->n / SITE_REALS);
+    const size_t total = gpu_spinor_storage(ns, SITE_REALS);
+    if (v->prec == SOLVER_DOUBLE) {
+        gpu_spinor_upload((double *)v->data, host, ns, SITE_REALS);
+        return;
+    }
+    float *x = (float *)lat_malloc(v->n * sizeof *x);
+    for (size_t k = 0; k < v->n; k++) x[k] = (float)host[k];
+    if (v->prec == SOLVER_SINGLE) {
+        float *t = (float *)lat_calloc(total, sizeof *t);
+        for (int64_t s = 0; s < ns; s++)
+            for (int c = 0; c < SITE_REALS; c++) t[gpu_spinor_index(SITE_REALS, c, s)] = x[(size_t)s * SITE_REALS + c];
+        gpu_upload(v->data, t, total * sizeof *t);
+        free(t);
+    } else {
+        int16_t *q = (int16_t *)lat_malloc(v->n * sizeof *q), *t = (int16_t *)lat_calloc(total, sizeof *t);
+        float *nm = (float *)lat_calloc(norms(ns), sizeof *nm);
+        solver_half_quantise(v->n, SITE_REALS, x, q, nm);
+        for (int64_t s = 0; s < ns; s++)
+            for (int c = 0; c < SITE_REALS; c++) t[gpu_spinor_index(SITE_REALS, c, s)] = q[(size_t)s * SITE_REALS + c];
+        gpu_upload(v->data, t, total * sizeof *t);
+        gpu_upload(v->norm, nm, norms(ns) * sizeof *nm);
+        free(q);
+        free(t);
+        free(nm);
+    }
+    free(x);
+}
+
+void dirac_gpu_vec_download(double *host, const struct solver_vec *v)
+{
+    check_vec(v, "download");
+    const int64_t ns = (int64_t)(v->n / SITE_REALS);
+    const size_t total = gpu_spinor_storage(ns, SITE_REALS);
+    gpu_sync("before a download");
+    if (v->prec == SOLVER_DOUBLE) {
+        gpu_spinor_download(host, (const double *)v->data, ns, SITE_REALS);
+        return;
+    }
+    float *x = (float *)lat_malloc(v->n * sizeof *x);
+    if (v->prec == SOLVER_SINGLE) {
+        float *t = (float *)lat_malloc(total * sizeof *t);
+        gpu_download(t, v->data, total * sizeof *t);
+        for (int64_t s = 0; s < ns; s++)
+            for (int c = 0; c < SITE_REALS; c++) x[(size_t)s * SITE_REALS + c] = t[gpu_spinor_index(SITE_REALS, c, s)];
+        free(t);
+    } else {
+        int16_t *q = (int16_t *)lat_malloc(v->n * sizeof *q), *t = (int16_t *)lat_malloc(total * sizeof *t);
+        float *nm = (float *)lat_malloc(norms(ns) * sizeof *nm);
+        gpu_download(t, v->data, total * sizeof *t);
+        gpu_download(nm, v->norm, norms(ns) * sizeof *nm);
+        for (int64_t s = 0; s < ns; s++)
+            for (int c = 0; c < SITE_REALS; c++) q[(size_t)s * SITE_REALS + c] = t[gpu_spinor_index(SITE_REALS, c, s)];
+        solver_half_dequantise(v->n, SITE_REALS, q, nm, x);
+        free(q);
+        free(t);
+        free(nm);
+    }
+    for (size_t k = 0; k < v->n; k++) host[k] = x[k];
+    free(x);
+}
+
+/* ---- Mhat: dirac.c's two sweeps ---------------------------------------------
+ * t_e = A_ee^-1 D_eo in, then out_o = A_oo in - kappa^2 D_oe t_e (sign -1:
+ * D^dag in both) */
+void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in)
+{
+    check_vec(out, "Mhat's output");
+    check_vec(in, "Mhat's input");
+    if (out->prec != in->prec || in->n != (size_t)g->nsites * SITE_REALS || out->n != in->n || out->data == in->data)
+        lat_die(1, "GPU Dirac", "internal error: Mhat on vectors of another size, mixed precisions or in place");
+    const enum solver_prec p = in->prec;
+    if (!g->tmp[p]) g->tmp[p] = dirac_gpu_vec_new(g, p);
+    struct solver_vec *t = g->tmp[p];
+    const int dbl = p == SOLVER_DOUBLE;
+    void *(*clov)[2] = dbl ? g->clov_d : g->clov_s;
+    struct dirac_gpu_sweep w = {.links = dbl ? &g->links_d : &g->links_s, .spinor_prec = (int)p,
+                                .sign = dag ? -1 : +1};
+    memcpy(w.phase, g->phase, sizeof w.phase);
+    /* even: t_e = A_ee^-1 (D in)_e */
+    w.clover = g->clover ? clov[1][0] : NULL;
+    w.in = in->data;
+    w.in_norm = in->norm;
+    w.out = t->data;
+    w.out_norm = t->norm;
+    w.parity = 0;
+    w.post_inv = 1;
+    w.alpha = 1;
+    if (dbl) dirac_gpu_sweep_d(&w);
+    else dirac_gpu_sweep_s(&w);
+    /* odd: out = A_oo in - kappa^2 (D t)_o */
+    w.clover = g->clover ? clov[0][1] : NULL;
+    w.in = t->data;
+    w.in_norm = t->norm;
+    w.loc = in->data;
+    w.loc_norm = in->norm;
+    w.out = out->data;
+    w.out_norm = out->norm;
+    w.parity = 1;
+    w.post_inv = 0;
+    w.alpha = -g->kappa * g->kappa;
+    if (dbl) dirac_gpu_sweep_d(&w);
+    else dirac_gpu_sweep_s(&w);
+}
+
+/* ---- the solver's view ------------------------------------------------------ */
+static void apply_raw(struct dirac_gpu *g, int dag, enum solver_prec p, void *out, const void *in)
+{
+    struct solver_vec o = {p, (size_t)g->nsites * SITE_REALS, SITE_REALS, out, NULL};
+    struct solver_vec i = {p, (size_t)g->nsites * SITE_REALS, SITE_REALS, (void *)in, NULL};
+    dirac_gpu_eo_apply(g, dag, &o, &i);
+}
+static void s_apply(void *c, double *o, const double *i) { apply_raw((struct dirac_gpu *)c, 0, SOLVER_DOUBLE, o, i); }
+static void s_apply_dag(void *c, double *o, const double *i) { apply_raw((struct dirac_gpu *)c, 1, SOLVER_DOUBLE, o, i); }
+static void s_apply_f(void *c, float *o, const float *i) { apply_raw((struct dirac_gpu *)c, 0, SOLVER_SINGLE, o, i); }
+static void s_apply_dag_f(void *c, float *o, const float *i) { apply_raw((struct dirac_gpu *)c, 1, SOLVER_SINGLE, o, i); }
+static void s_apply_vec(void *c, int dag, struct solver_vec *o, const struct solver_vec *i)
+{ dirac_gpu_eo_apply((struct dirac_gpu *)c, dag, o, i); }
+
+void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g)
+{
+    *s = (struct solver_op){.n = (size_t)g->nsites * SITE_REALS, .site_reals = SITE_REALS, .ctx = g,
+                            .apply = s_apply, .apply_dag = s_apply_dag, .apply_f = s_apply_f,
+                            .apply_dag_f = s_apply_dag_f, .apply_vec = s_apply_vec};
+}
+
+void dirac_gpu_counts(const struct dirac_gpu *g, enum solver_prec prec, double *flop, double *bytes, double *bytes_paper)
+{
+    const double link = g->links_d.recon == GPU_RECON_FULL ? 18 : g->links_d.recon; /* logical reals */
+    /* stored reals of a link: FULL in float is 20 (whole 16-byte groups) */
+    const double link_stored = prec == SOLVER_DOUBLE ? g->links_d.ncomp : g->links_s.ncomp;
+    const double cl = g->clover ? CLOVER_REALS : 0;
+    const double ls = prec == SOLVER_DOUBLE ? 8 : 4;                   /* link and clover real */
+    const double ss = prec == SOLVER_DOUBLE ? 8 : prec == SOLVER_SINGLE ? 4 : 2; /* spinor real */
+    const double nb = prec == SOLVER_HALF ? 4 : 0;                     /* a half spinor's norm */
+    const double spinor = SITE_REALS * ss + nb;
+    /* per sweep: 8 neighbours and 8 links, the clover, the output; the odd
+     * sweep also reads the local spinor */
+    *flop = g->clover ? 3696 : 2 * 1320 + 48;
+    *bytes = 2 * (8 * (spinor + link_stored * ls) + cl * ls + spinor) + spinor;
+    /* the seed's rule (quda-multi-gpu §V.A), reals at the spinor's size */
+    *bytes_paper = (2 * 8 * (SITE_REALS + link) + 2 * cl + SITE_REALS) * (prec == SOLVER_DOUBLE ? 8 : 4);
+}
+
+#else /* no CUDA: no GPU operator */
+
+struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct field *u, int recon, char *why, size_t len)
+{
+    (void)cpu; (void)u; (void)recon;
+    snprintf(why, len, "this lat was built without CUDA");
+    return NULL;
+}
+static void no_gpu(void) { lat_die(1, "GPU Dirac", "internal error: this lat was built without CUDA"); }
+void dirac_gpu_free(struct dirac_gpu *g) { (void)g; }
+int64_t dirac_gpu_nsites(const struct dirac_gpu *g) { (void)g; no_gpu(); return 0; }
+void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in)
+{ (void)g; (void)dag; (void)out; (void)in; no_gpu(); }
+void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g) { (void)s; (void)g; no_gpu(); }
+struct solver_vec *dirac_gpu_vec_new(const struct dirac_gpu *g, enum solver_prec prec)
+{ (void)g; (void)prec; no_gpu(); return NULL; }
+void dirac_gpu_vec_free(struct solver_vec *v) { (void)v; }
+void dirac_gpu_vec_upload(struct solver_vec *v, const double *host) { (void)v; (void)host; no_gpu(); }
+void dirac_gpu_vec_download(double *host, const struct solver_vec *v) { (void)host; (void)v; no_gpu(); }
+void dirac_gpu_counts(const struct dirac_gpu *g, enum solver_prec prec, double *flop, double *bytes, double *bytes_paper)
+{ (void)g; (void)prec; (void)flop; (void)bytes; (void)bytes_paper; no_gpu(); }
+#endif

@@ -1,0 +1,82 @@
+/* dirac/gpu.h -- the even-odd Wilson-clover operator Mhat (dirac.h) on one
+ * GPU: a C interface without CUDA types, usable in every build (without
+ * CUDA, dirac_gpu_create returns NULL with the reason).
+ *
+ *   dirac_gpu_create(cpu, u, recon, why, len)
+ *       the device copy of the CPU operator cpu (made by dirac_create on the
+ *       same links u: kappa, c_sw, the boundary phases and the clover term
+ *       are taken from it, A and A^-1 as dirac_clover_site gives them, so the
+ *       same numbers).  SU(3), one process (a slab field or operator: NULL),
+ *       recon GPU_RECON_FULL (18), GPU_RECON_12 or GPU_RECON_8 (gpu/field.h):
+ *       the links are stored WITHOUT the boundary phases (12 and 8 reals
+ *       rebuild SU(3) matrices), in double and in float; the kernel
+ *       multiplies e^{i theta_mu} into a forward hop that crosses the
+ *       boundary of mu and the conjugate into a backward one (through U^dag),
+ *       exactly dirac.h's definition.  NULL with a one-line reason in
+ *       why[len] on refusal; device errors end the program (gpu/util.cu).
+ *   dirac_gpu_free(g)
+ *   dirac_gpu_nsites(g)        V/2: the sites of an odd half field
+ *   dirac_gpu_eo_apply(g, dag, out, in)
+ *       out = Mhat in (dag 0) or Mhat^dag in (dag 1) on odd half fields in
+ *       gpu/spinor.h's layout (nsites V/2, site_reals 24, site order the
+ *       half index of dirac.h), vectors of any precision of solvers.h:
+ *       SOLVER_DOUBLE (links, clover and arithmetic double), SOLVER_SINGLE
+ *       (float links, float clover, float arithmetic), SOLVER_HALF (int16
+ *       spinors + a float norm per site as solvers.h defines it, float links
+ *       and float clover, float arithmetic).  out and in have the same
+ *       precision and must not alias.  Two kernels (dirac.c's two sweeps):
+ *       t_e = A_ee^-1 D_eo in into the operator's even scratch vector of that
+ *       precision, then out = A_oo in - kappa^2 D_oe t_e.  Asynchronous on
+ *       the default stream; one application at a time per operator.
+ *   dirac_gpu_solver_op(s, g)  the solver's view: n = 24 V/2, site_reals 24,
+ *       apply/apply_dag on double device storage, apply_f/apply_dag_f on
+ *       float device storage (gpu_spinor_storage(V/2, 24) reals), apply_vec
+ *       for every precision.  Device pointers: the solver must run with GPU
+ *       vector kernels, never the CPU's.
+ *   dirac_gpu_vec_new / _free / _upload / _download
+ *       a zeroed device vector of the odd half field in a precision (data:
+ *       gpu_spinor_storage(V/2, 24) reals; half: + V/2 rounded up to 32
+ *       norms); upload a host half field (24 V/2 doubles, dirac.h's order),
+ *       rounded (single) or quantised (half, solver_half_quantise) on the
+ *       host; download back to doubles.  For tests and the benchmark.
+ *   dirac_gpu_counts(g, prec, &flop, &bytes, &bytes_paper)
+ *       per odd site and application of Mhat (clover as g has it): flop (dirac.h's count: 3696
+ *       with clover, 2 x 1320 + 48 without), the bytes the two kernels move
+ *       (every read and write of storage: 2 x 8 x (24 spinor + ncomp link
+ *       reals) + 24 local + 2 x 24 written + 2 x 72 clover, at the storage
+ *       sizes; half: 2-byte spinor reals + a 4-byte norm per spinor, float
+ *       links and clover) and by the seed paper's rule (quda-multi-gpu §V.A:
+ *       2 x 8 x (24 + link reals) + 2 x 72 + 24 reals, 2976 bytes in single
+ *       with 12-real links). */
+#ifndef LAT_DIRAC_GPU_H
+#define LAT_DIRAC_GPU_H
+
+#include "dirac/dirac.h"
+#include "solvers/solvers.h"
+#include <stddef.h>
+#include <stdint.h>
+
+struct dirac_gpu;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct field *u, int recon, char *why, size_t len);
+void dirac_gpu_free(struct dirac_gpu *g);
+int64_t dirac_gpu_nsites(const struct dirac_gpu *g);
+void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in);
+void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g);
+
+struct solver_vec *dirac_gpu_vec_new(const struct dirac_gpu *g, enum solver_prec prec);
+void dirac_gpu_vec_free(struct solver_vec *v);
+void dirac_gpu_vec_upload(struct solver_vec *v, const double *host);
+void dirac_gpu_vec_download(double *host, const struct solver_vec *v);
+
+void dirac_gpu_counts(const struct dirac_gpu *g, enum solver_prec prec, double *flop, double *bytes,
+                      double *bytes_paper);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

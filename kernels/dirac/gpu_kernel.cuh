@@ -1,0 +1,241 @@
+/* dirac/gpu_kernel.cuh -- the device code of the GPU Wilson-clover operator
+ * (dirac/gpu.h): one kernel, k_dslash, and its host-side dispatch
+ * dslash_dispatch, in the compute precision lat_real of the including file
+ * (gpu_d.cu: double; gpu_s.cu: float), also compiled whole by g++ for the
+ * host emulation (scripts/dirac-emulation.cpp, with scripts/cuda-on-host.h).
+ * Include it inside the precision's namespace after math/spinor.h,
+ * dirac/site.h (DIRAC_NC_MAX 3), gpu/spinor.h, dirac/gpu_sweep.h and
+ * gpu/accessor.cuh.
+ *
+ *   k_dslash<SS, LS, RECON>(a)   one thread per output site h < V/2 of
+ *       parity a.parity: dirac/gpu_sweep.h's sweep.  SS: spinor storage
+ *       (double, float, or short = half: int16 and a float norm per site),
+ *       LS: link and clover storage (double or float), RECON: the links'
+ *       accessor (LINK_FULL, LINK_12, LINK_8 of gpu/accessor.cuh).  The
+ *       physics is site.h's, the CPU's one copy: the thread loads, per mu,
+ *       U_mu(x) and psi(x+mu), calls dirac_hop_fwd_acc, then U_mu(x-mu) and
+ *       psi(x-mu) and dirac_hop_bwd_acc (the order of dirac_site_hop, so the
+ *       double kernel repeats the CPU's arithmetic), then clover_apply_site.
+ *       Instantiated: (double, double), (float, float), (short, float), each
+ *       with the three RECON -- nothing else.
+ *   dslash_dispatch<Launch>(w, launch)   the instantiation for the sweep w
+ *       of this compute precision and the kernel's arguments; calls
+ *       launch(kernel, args, nthreads) (gpu_*.cu: a <<<...>>> launch; the
+ *       emulation: every thread in turn).
+ *
+ * Half storage (solvers.h's format, quantised here in float): the loaded
+ * real is q * (norm / 32767); the stored site gets norm = max |component|
+ * (float), q = rint(x * 32767 / norm) clamped to +-32767; a zero site has
+ * norm 0, a site with a NaN or infinity norm NaN and q = 0.  Padding sites
+ * (h >= V/2) are never written: they stay zero. */
+
+typedef short dirac_half_t; /* the int16 of half storage */
+
+struct dslash_args {
+    kgeo g;
+    const void *links, *clover;
+    const void *in, *loc;
+    const float *in_norm, *loc_norm;
+    void *out;
+    float *out_norm;
+    int parity, sign, post_inv;
+    lat_real alpha;
+    lat_complex phase[4];
+};
+
+/* ---- spinor storage: 6 groups of 4 reals per site (gpu/spinor.h) ------- */
+__device__ __forceinline__ void load4(const double *p, lat_real *v)
+{
+    double t[4];
+    unpack(ld16_l1(p), t);
+    unpack(ld16_l1(p + 2), t + 2);
+    for (int k = 0; k < 4; k++) v[k] = (lat_real)t[k];
+}
+__device__ __forceinline__ void load4(const float *p, lat_real *v)
+{
+    float t[4];
+    unpack(ld16_l1(p), t);
+    for (int k = 0; k < 4; k++) v[k] = (lat_real)t[k];
+}
+/* 4 int16 as one 8-byte load; the caller scales by the norm */
+__device__ __forceinline__ void load4(const dirac_half_t *p, lat_real *v)
+{
+    const unsigned long long w = __ldg((const unsigned long long *)p);
+    for (int k = 0; k < 4; k++) v[k] = (lat_real)(short)(unsigned short)(w >> (16 * k));
+}
+
+template <typename SS>
+__device__ __forceinline__ void spinor_load(const SS *base, const float *norm, int h, lat_complex *psi)
+{
+    lat_real v[24];
+#pragma unroll
+    for (int q = 0; q < 6; q++) load4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
+    if constexpr (sizeof(SS) == 2) {
+        const lat_real s = (lat_real)__ldg(norm + h) / (lat_real)SOLVER_HALF_ONE;
+#pragma unroll
+        for (int k = 0; k < 24; k++) v[k] *= s;
+    }
+#pragma unroll
+    for (int k = 0; k < 12; k++) psi[k] = c_make(v[2 * k], v[2 * k + 1]);
+}
+
+__device__ __forceinline__ void store4(double *p, const lat_real *v)
+{
+    double t[4] = {(double)v[0], (double)v[1], (double)v[2], (double)v[3]};
+    st16(p, t);
+    st16(p + 2, t + 2);
+}
+__device__ __forceinline__ void store4(float *p, const lat_real *v)
+{
+    float t[4] = {(float)v[0], (float)v[1], (float)v[2], (float)v[3]};
+    st16(p, t);
+}
+__device__ __forceinline__ void store4(dirac_half_t *p, const lat_real *v)
+{
+    unsigned long long w = 0;
+    for (int k = 0; k < 4; k++) w |= (unsigned long long)(unsigned short)(short)v[k] << (16 * k);
+    __stcg((unsigned long long *)p, w);
+}
+
+template <typename SS>
+__device__ __forceinline__ void spinor_store(SS *base, float *norm, int h, const lat_complex *psi)
+{
+    lat_real v[24];
+#pragma unroll
+    for (int k = 0; k < 12; k++) {
+        v[2 * k] = psi[k].re;
+        v[2 * k + 1] = psi[k].im;
+    }
+    if constexpr (sizeof(SS) == 2) { /* quantise: solvers.h's half format */
+        float mx = 0;
+        bool finite = true;
+#pragma unroll
+        for (int k = 0; k < 24; k++) {
+            const float a = fabsf((float)v[k]);
+            if (!(a - a == 0.0f)) finite = false; /* NaN or infinity (inf - inf is NaN) */
+            else mx = a > mx ? a : mx;
+        }
+        const float s = mx > 0 ? (float)SOLVER_HALF_ONE / mx : 0.0f;
+#pragma unroll
+        for (int k = 0; k < 24; k++) {
+            float q = finite ? rintf((float)v[k] * s) : 0.0f;
+            q = q > SOLVER_HALF_ONE ? SOLVER_HALF_ONE : q < -SOLVER_HALF_ONE ? -SOLVER_HALF_ONE : q;
+            v[k] = (lat_real)q;
+        }
+        norm[h] = finite ? mx : (float)NAN; /* NaN: the solver sees the breakdown */
+    }
+#pragma unroll
+    for (int q = 0; q < 6; q++) store4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
+}
+
+/* the packed clover block pair of site h (72 reals, ncomp 72) */
+template <typename LS>
+__device__ __forceinline__ void clover_load(const LS *base, int h, lat_real *a)
+{
+#pragma unroll
+    for (int q = 0; q < 18; q++) load4(base + gpu_spinor_index(72, 4 * q, h), a + 4 * q);
+}
+
+/* ---- the kernel ------------------------------------------------------------ */
+template <typename SS, typename LS, int RECON>
+__global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
+{
+    typedef gauge_accessor<LS, 3, RECON> U;
+    const int h = blockIdx.x * blockDim.x + threadIdx.x;
+    if (h >= a.g.Vh) return;
+    const int p = a.parity;
+    int x[4];
+    const int site = decode(a.g, p, h, x);
+    LS *links = (LS *)a.links;
+    const SS *in = (const SS *)a.in;
+    lat_complex acc[12], u[9], psi[12];
+#pragma unroll
+    for (int k = 0; k < 12; k++) acc[k] = c_make(0, 0);
+#pragma unroll
+    for (int mu = 0; mu < 4; mu++) {
+        /* forward: U_mu(x) psi(x+mu), the phase where x_mu = L_mu - 1 */
+        U::template load<lat_complex, true>(U::at(links, a.g, p, mu, h), u);
+        if (x[mu] == a.g.L[mu] - 1)
+            for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[mu], u[k]);
+        spinor_load<SS>(in, a.in_norm, neighbour(a.g, site, x, mu, +1) >> 1, psi);
+        dirac_hop_fwd_acc(3, mu, a.sign, u, psi, acc);
+        /* backward: U_mu(x-mu)^dag psi(x-mu); U_mu(x-mu) carries the phase
+         * where x_mu = 0 (its site is at L_mu - 1), the hop its conjugate */
+        const int sb = neighbour(a.g, site, x, mu, -1);
+        U::template load<lat_complex, true>(U::at(links, a.g, 1 - p, mu, sb >> 1), u);
+        if (x[mu] == 0)
+            for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[mu], u[k]);
+        spinor_load<SS>(in, a.in_norm, sb >> 1, psi);
+        dirac_hop_bwd_acc(3, mu, a.sign, u, psi, acc);
+    }
+    lat_complex v[12];
+    lat_real cl[72];
+    const LS *clov = (const LS *)a.clover;
+    if (a.post_inv) {
+#pragma unroll
+        for (int k = 0; k < 12; k++) v[k] = c_scale(a.alpha, acc[k]);
+        if (clov) {
+            clover_load(clov, h, cl);
+            clover_apply_site(3, cl, v, psi);
+            spinor_store<SS>((SS *)a.out, a.out_norm, h, psi);
+        } else {
+            spinor_store<SS>((SS *)a.out, a.out_norm, h, v);
+        }
+        return;
+    }
+    spinor_load<SS>((const SS *)a.loc, a.loc_norm, h, psi);
+    if (clov) {
+        clover_load(clov, h, cl);
+        clover_apply_site(3, cl, psi, v);
+#pragma unroll
+        for (int k = 0; k < 12; k++) v[k] = c_add(v[k], c_scale(a.alpha, acc[k]));
+    } else {
+#pragma unroll
+        for (int k = 0; k < 12; k++) v[k] = c_add(psi[k], c_scale(a.alpha, acc[k]));
+    }
+    spinor_store<SS>((SS *)a.out, a.out_norm, h, v);
+}
+
+/* ---- host side: which instantiation, with which arguments ----------------- */
+template <typename SS, typename LS, class Launch>
+static void dslash_recon(const struct dirac_gpu_sweep *w, const dslash_args &args, const Launch &launch)
+{
+    switch (w->links->recon) {
+    case GPU_RECON_FULL: launch(k_dslash<SS, LS, LINK_FULL>, args, args.g.Vh); break;
+    case GPU_RECON_12: launch(k_dslash<SS, LS, LINK_12>, args, args.g.Vh); break;
+    case GPU_RECON_8: launch(k_dslash<SS, LS, LINK_8>, args, args.g.Vh); break;
+    default: lat_die(1, "GPU Dirac", "internal error: links stored in %d reals", w->links->recon);
+    }
+}
+
+template <class Launch>
+static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launch)
+{
+    dslash_args args;
+    args.g = make_geo(w->links);
+    args.links = w->links->links;
+    args.clover = w->clover;
+    args.in = w->in;
+    args.loc = w->loc;
+    args.in_norm = w->in_norm;
+    args.loc_norm = w->loc_norm;
+    args.out = w->out;
+    args.out_norm = w->out_norm;
+    args.parity = w->parity;
+    args.sign = w->sign;
+    args.post_inv = w->post_inv;
+    args.alpha = (lat_real)w->alpha;
+    for (int mu = 0; mu < 4; mu++) args.phase[mu] = c_make((lat_real)w->phase[mu][0], (lat_real)w->phase[mu][1]);
+    if constexpr (sizeof(lat_real) == sizeof(double)) {
+        if (w->links->prec != 'd' || w->spinor_prec != SOLVER_DOUBLE)
+            lat_die(1, "GPU Dirac", "internal error: the double kernels got precision %c/%d", w->links->prec,
+                    w->spinor_prec);
+        dslash_recon<double, double>(w, args, launch);
+    } else {
+        if (w->links->prec != 's' || w->spinor_prec == SOLVER_DOUBLE)
+            lat_die(1, "GPU Dirac", "internal error: the float kernels got precision %c/%d", w->links->prec,
+                    w->spinor_prec);
+        if (w->spinor_prec == SOLVER_HALF) dslash_recon<dirac_half_t, float>(w, args, launch);
+        else dslash_recon<float, float>(w, args, launch);
+    }
+}

@@ -1,0 +1,35 @@
+/* dirac/gpu_launch.cuh -- the launches of the GPU Dirac kernels in one
+ * compute precision (nvcc only): included by dirac/gpu_d.cu (LAT_REAL
+ * double: double spinors, links, clover) and dirac/gpu_s.cu (LAT_REAL
+ * float: float or half spinors over float links and clover) after they set
+ *     LAT_REAL       the compute precision
+ *     DIRAC_GPU_NS   a namespace for this precision's kernels
+ *     DIRAC_GPU_SWEEP the extern "C" entry point (dirac/gpu_sweep.h)
+ * The device code is dirac/gpu_kernel.cuh (k_dslash, dslash_dispatch);
+ * here it is launched on the default stream, 128 threads a block, one
+ * thread per output site, and the launch error checked (gpu_check: one
+ * line, exit 1). */
+#define DIRAC_NC_MAX 3 /* SU(3) only: site.h's local arrays */
+#include "math/spinor.h"
+#include "dirac/site.h"
+extern "C" {
+#include "base/log.h"
+}
+#include "solvers/solvers.h"
+#include "gpu/field.h"
+#include "gpu/spinor.h"
+#include "dirac/gpu_sweep.h"
+#include <cuda_runtime.h>
+#include <math.h>
+
+namespace DIRAC_GPU_NS {
+#include "gpu/accessor.cuh"
+#include "dirac/gpu_kernel.cuh"
+}
+
+extern "C" void DIRAC_GPU_SWEEP(const struct dirac_gpu_sweep *w)
+{
+    DIRAC_GPU_NS::dslash_dispatch(w, [](void (*kernel)(DIRAC_GPU_NS::dslash_args), const DIRAC_GPU_NS::dslash_args &a,
+                                        int n) { kernel<<<(n + 127) / 128, 128>>>(a); });
+    gpu_check("the Dirac kernel");
+}
