@@ -8,8 +8,8 @@
 # <exp(-dH)> = 1, the same bytes for 1 and 2 threads, continuation from
 # its own output (trajectory counter, the links of one uninterrupted run),
 # --save-every files, an interrupted run that leaves the previous file
-# whole, bad input (one line, exit 1 or 2, nothing written), mpirun
-# refused, the --format json report.  The
+# whole, bad input (one line, exit 1 or 2, nothing written), the
+# --format json report (MPI ranks: tests/hmc-mpi.bats).  The
 # physics of the pieces is tests/unit/test_hmc.c.
 
 bats_require_minimum_version 1.5.0
@@ -121,15 +121,6 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
     expect_error 1 lat-hmc -- "$HMC" --beta 5.7 --start junk -o o.lime
     expect_error 1 lat-hmc -- "$HMC" --beta 5.7 --start missing.lime -o o.lime
     expect_clean su2.lime junk
-}
-
-@test "lat-hmc: under mpirun with 2 ranks: one clear line, exit 2, nothing written" {
-    grep -q 'MPI=1' "$ROOT/build/.config" || skip "built without MPI (make MPI=0)"
-    command -v mpirun >/dev/null || skip "mpirun not found"
-    run --separate-stderr mpi 2 "$HMC" --beta 6 --lattice 4 -o o.lime
-    [ "$status" -eq 2 ]
-    [[ "$stderr" == *"lat-hmc: runs on one process: the HMC has no MPI decomposition yet"* ]]
-    expect_clean
 }
 
 @test "lat-hmc --format json: the run's numbers, the plaquette as lat-measure gives it" {
