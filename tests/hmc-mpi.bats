@@ -4,7 +4,7 @@
 # give the same output configuration byte for byte, the same log lines (all
 # but the seconds column) and the same report, for N_f = 0, N_f = 4 exact HMC
 # (npf 1) and N_f = 2 RHMC on 4^3x8 (Lt/R >= 2), a continuation across rank
-# counts, standard output, and two threads per rank.  Bad input stops every
+# counts, standard output, and two threads per rank (N_f = 2 on 8^3x4).  Bad input stops every
 # rank with one line.  The pieces on slabs (forces, actions, the staggered
 # operator) against one process: build/tests/test_hmc_mpi.
 
@@ -87,8 +87,11 @@ hmc_all_R() {
     "$BIN/lat-hmc" -q --beta 5.7 --lattice 4x4x4x8 --start hot --trajectories 2 --md-steps 3 > s1.lime
     mpi 4 "$BIN/lat-hmc" -q --beta 5.7 --lattice 4x4x4x8 --start hot --trajectories 2 --md-steps 3 > s4.lime
     cmp s1.lime s4.lime
-    OMP_NUM_THREADS=2 mpi 2 "$BIN/lat-hmc" -q --beta 5.7 --lattice 4x4x4x8 --start hot --trajectories 2 --md-steps 3 > t2.lime
-    cmp s1.lime t2.lime
+    # 8^3x4 (1024 owned sites a rank: the staggered site loops run threaded), N_f = 2 mixed
+    F="--beta 5.6 --lattice 8x8x8x4 --start hot --nf 2 --mass 0.3 --trajectories 1 --md-steps 2 --noise 1 --precision mixed"
+    "$BIN/lat-hmc" -q $F > t1.lime
+    OMP_NUM_THREADS=2 mpi 2 "$BIN/lat-hmc" -q $F > t2.lime
+    cmp t1.lime t2.lime
 }
 
 @test "lat-hmc under mpirun, bad input: one line, the same exit status, nothing written" {
