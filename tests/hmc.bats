@@ -218,7 +218,9 @@ rerr() { grep -o "$1=x^([^ ]*" | head -n 1 | sed 's/.*error=//'; }
     cp a.lime before.lime
     "$HMC" --nf 2 --mass 0.2 --beta 5.5 --start a.lime --trajectories 100000 --md-steps 3 --noise 0 --save-every 1 -o a.lime 2>/dev/null &
     pid=$!
-    sleep 1.5
+    # until the first file is saved (the rational fits alone take over a second on a loaded machine), then a little more
+    for i in $(seq 300); do ls a.0*.lime > /dev/null 2>&1 && break; sleep 0.1; done
+    sleep 0.3
     kill -TERM "$pid"
     run wait "$pid"
     [ "$status" -ne 0 ]
