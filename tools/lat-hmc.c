@@ -26,9 +26,19 @@
  * written atomically (base/output.h): an interrupted run leaves the saved
  * files whole and never truncates -o.
  *
+ * MPI: under mpirun -np R (R dividing Lt) every rank holds a slab of
+ * timeslices with one halo slice on each side (lattice/geometry.h, the
+ * input read and the output written by io/dist.h).  The link update
+ * refreshes the halo slices (the staples and the staggered hops read them),
+ * the momenta and every noise field are keyed by the global site, every
+ * energy, action and dot product is summed per global timeslice in a fixed
+ * order (hmc_site_sum, the solvers' reduction layout of
+ * staggered_reduce_layout), and every rank draws the same Metropolis
+ * number: output files, log lines and reports are the same bytes for any R
+ * (and any thread count).  Rank 0 writes the log and the report.
+ *
  * Exit 0, 1 data/runtime error, 2 usage error; every check before any
- * work.  One process (mpirun with R > 1 is refused: the gauge force has no
- * halo exchange yet).  See lat-hmc(1). */
+ * work.  See lat-hmc(1). */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "base/lat.h"
@@ -222,8 +232,6 @@ int main(int argc, char **argv)
     if (first < argc) cli_usage_error("unexpected operand '%s' (the start configuration is given with --start FILE)", argv[first]);
 
     /* ---- parameters: every check before any work ---- */
-    if (comm_size() > 1)
-        lat_die_all(2, NULL, "runs on one process: the HMC has no MPI decomposition yet (run it without mpirun)");
     if (nf < 0) cli_usage_error("--nf must be >= 0, got %d", nf);
     if (!cli_given(opts, "beta")) cli_usage_error("--beta is required");
     if (!(beta > 0)) cli_usage_error("--beta must be positive, got %g", beta);
@@ -286,9 +294,12 @@ int main(int argc, char **argv)
         for (int mu = 0; nf > 0 && mu < 4; mu++)
             if (lat.L[mu] % 2)
                 lat_die(1, start, "has an odd extent %d in direction %d: staggered fermions need even extents", lat.L[mu], mu);
-        r.base_history = r.x.c.history;
-        r.x.c.history = NULL;
-        first_traj = history_next_trajectory(r.base_history);
+        if (comm_is_root()) { /* only rank 0 holds the history */
+            r.base_history = r.x.c.history;
+            r.x.c.history = NULL;
+            first_traj = history_next_trajectory(r.base_history);
+        }
+        comm_bcast(&first_traj, sizeof first_traj, 0); /* the counter of the random streams */
         if (first_traj < 0) first_traj = 0;
     }
     if (first_traj + ntraj >= (1LL << 32)) lat_die(2, NULL, "the trajectory counter would pass 2^32");
@@ -325,12 +336,17 @@ int main(int argc, char **argv)
     struct hmc_params par = {{tau, md_steps, substeps}, (uint64_t)seed};
 
     FILE *log = NULL;
-    if (logpath) {
-        log = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
-        if (!log) lat_die(1, logpath, "cannot open the log for writing");
-        fprintf(log, "trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds\n");
+    if (logpath) { /* rank 0 writes it; a failure to open it stops every rank with its line */
+        if (comm_is_root()) {
+            comm_root_begin();
+            log = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
+            if (!log) lat_die(1, logpath, "cannot open the log for writing");
+            fprintf(log, "trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds\n");
+            comm_root_end(NULL, 0);
+        } else
+            comm_root_wait(NULL, 0);
     }
-    int show = cli_show_progress();
+    int show = cli_show_progress() && comm_is_root();
     struct stats st = {0, 0, 0, 0, 0, 0, 0};
     double t0 = omp_get_wtime();
     for (long long i = 0; i < ntraj; i++) {

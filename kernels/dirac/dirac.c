@@ -168,6 +168,7 @@ void dirac_reduce_layout(const struct dirac_op *op, int half, struct solver_redu
     l->chunk_reals = (half ? v3 / 2 : v3) * 8 * (size_t)op->nc;
     l->first_chunk = op->dom ? (size_t)op->dom->t0 : 0;
     l->total_chunks = (size_t)glob->L[3];
+    l->parts = 1;
 }
 
 int dirac_owned_timeslices(const struct dirac_op *op, int *t0)

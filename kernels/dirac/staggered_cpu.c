@@ -5,6 +5,8 @@
  * only copy of the stencil); this file loads a site's 8 neighbour vectors
  * and 8 links into the compute precision, calls it, and stores.
  *
+ * On a slab the input is a local field with halo slices (x >> shift) and
+ * the output holds the owned sites ((x - off) >> shift), as dirac/cpu.c.
  * OpenMP over the output sites: each site writes only its own vector and
  * reads its inputs, no reductions, so any thread count gives the same bits.
  * SU(3) runs a separately inlined path with n = 3 (constant loop bounds). */
@@ -50,7 +52,7 @@ CPU_INLINE void sweep_site(const struct staggered_op *op, int n, const struct st
     }
     staggered_site_hop(n, uv, pv, uv + 4, pv + 4, acc);
     const lat_real alpha = (lat_real)w->alpha, beta = (lat_real)w->beta;
-    const size_t xo = (size_t)(x >> shift);
+    const size_t xo = (size_t)((x - op->off) >> shift);
     if (loc) {
         cpu_load(n, t, loc + xo * sr);
         for (int a = 0; a < n; a++) acc[a] = c_add(c_scale(alpha, acc[a]), c_scale(beta, t[a]));
@@ -67,7 +69,7 @@ CPU_INLINE void sweep_site(const struct staggered_op *op, int n, const struct st
         lat_complex ub[8][(NC) * (NC)], pb[8][(NC)], acc[(NC)], t[(NC)];                         \
         lat_complex *up[8], *pp[8];                                                               \
         for (int k = 0; k < 8; k++) { up[k] = ub[k]; pp[k] = pb[k]; }                           \
-        const int64_t x = w->parity < 0 ? i : op->half_site[w->parity][i];                      \
+        const int64_t x = w->parity < 0 ? op->off + i : op->half_site[w->parity][i];            \
         sweep_site(op, nval, w, shift, x, o, src, lc, up, pp, acc, t);                           \
     }
 
@@ -75,7 +77,7 @@ void VSFX(staggered_cpu_sweep)(const struct staggered_op *op, const struct stagg
                                const void *in, const void *loc)
 {
     const int n = op->nc, shift = w->parity < 0 ? 0 : 1;
-    const int64_t count = w->parity < 0 ? op->lat.V : op->vh;
+    const int64_t count = w->parity < 0 ? op->vo : op->vh;
     store_t *o = (store_t *)out;
     const store_t *src = (const store_t *)in, *lc = (const store_t *)loc;
     if (n == 3) {

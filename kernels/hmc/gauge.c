@@ -3,9 +3,12 @@
 #include "hmc/gauge.h"
 #include "hmc/momenta.h"
 #include "heatbath/link.h"
+#include "lattice/geometry.h"
 #include "lattice/observables.h"
 
-/* A = staple sum of U_mu(x) (heatbath/link.h) */
+/* A = staple sum of U_mu(x) (heatbath/link.h); on a slab x is owned and
+ * the staple reaches at most one slice up or down: the halo slices, which
+ * hmc_link_update keeps current */
 static void staple(const struct field *u, int64_t x, int mu, lat_complex *A)
 {
     const struct lattice *lat = &u->lat;
@@ -26,7 +29,7 @@ double hmc_gauge_action(const struct field *u, double beta)
 {
     /* lat-measure's plaquette sum (lattice/observables.c), not a copy of it */
     long double re = measure_plaquette_sum(u);
-    long double nplaq = (long double)u->lat.V * 6;
+    long double nplaq = (long double)geometry_global(u->dom, &u->lat)->V * 6;
     return (double)((long double)beta * (nplaq - re / u->nc));
 }
 
@@ -35,8 +38,9 @@ void hmc_gauge_force(const struct field *u, double beta, double coeff, double *o
     const int n = u->nc;
     const size_t per = field_link_reals(n);
     const double c = -coeff * beta / n;
+    const int64_t x0 = hmc_owned_begin(u), x1 = hmc_owned_end(u);
 #pragma omp parallel for schedule(static)
-    for (int64_t x = 0; x < u->lat.V; x++) {
+    for (int64_t x = x0; x < x1; x++) {
         for (int mu = 0; mu < LAT_ND; mu++) {
             lat_complex A[LAT_NC_MAX * LAT_NC_MAX], W[LAT_NC_MAX * LAT_NC_MAX];
             staple(u, x, mu, A);

@@ -18,7 +18,10 @@
  *                                       integrator ("gauge", timescale ts,
  *                                       no refresh, no iterations); ctx
  *                                       holds beta and must outlive it
- * Periodic lattice on one process (u->dom NULL). */
+ * The whole periodic lattice (u->dom NULL) or a slab (lattice/geometry.h)
+ * whose halo slices hold the neighbours' links (hmc_link_update keeps them
+ * so): the force is computed on the owned sites, the action is the global
+ * sum (collective), the same bits for any R. */
 #ifndef LAT_HMC_GAUGE_H
 #define LAT_HMC_GAUGE_H
 

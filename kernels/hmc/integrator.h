@@ -28,7 +28,11 @@
  *       H1, dH, exp(-dH), accepted, the solver iterations (sum of the
  *       monomials' iterations(), 0 without) and timings.
  * Deterministic: the same (seed, traj, links) give the same bits for any
- * thread count (every sum is hmc_site_sum's fixed order). */
+ * thread count (every sum is hmc_site_sum's fixed order) and, on the
+ * t-slabs of MPI ranks (u->dom set; every call collective), any number of
+ * ranks: the momenta are keyed by global site, the energies are global
+ * sums, the accept number is the same on every rank, and a rejected
+ * trajectory restores the slab with its halo slices. */
 #ifndef LAT_HMC_INTEGRATOR_H
 #define LAT_HMC_INTEGRATOR_H
 

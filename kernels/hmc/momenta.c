@@ -1,11 +1,15 @@
-/* hmc/momenta.c -- momenta, kinetic energy, link update, site sums
- * (contracts: momenta.h). */
+/* hmc/momenta.c -- momenta, kinetic energy, link update, site sums, the
+ * owned sites of a slab (contracts: momenta.h). */
 #include "hmc/momenta.h"
 #include "base/log.h"
+#include "lattice/geometry.h"
 #include "math/rng.h"
 #include "math/su3_exp.h"
 #include <stdlib.h>
 #include <string.h>
+
+int64_t hmc_owned_begin(const struct field *u) { return u->dom ? u->dom->v3 : 0; }
+int64_t hmc_owned_end(const struct field *u) { return u->dom ? u->dom->v3 * (u->dom->lt + 1) : u->lat.V; }
 
 double *hmc_momenta_alloc(const struct field *u)
 {
@@ -15,18 +19,22 @@ double *hmc_momenta_alloc(const struct field *u)
     return p;
 }
 
-long double hmc_site_sum(const struct lattice *lat, long double (*f)(const void *ctx, int64_t site), const void *ctx)
+long double hmc_site_sum(const struct field *u, long double (*f)(const void *ctx, int64_t site), const void *ctx)
 {
-    int lt = lat->L[3];
-    int64_t per = lat->V / lt;
-    long double *slice = malloc(sizeof *slice * (size_t)lt);
+    const struct geometry *d = u->dom;
+    const int lt = geometry_global(d, &u->lat)->L[3], tb = geometry_t_begin(d), te = geometry_t_end(d, &u->lat);
+    const int64_t per = u->lat.V / u->lat.L[3];
+    long double *slice = calloc((size_t)lt, sizeof *slice);
     if (!slice) lat_die(1, NULL, "out of memory");
 #pragma omp parallel for schedule(static)
-    for (int t = 0; t < lt; t++) {
+    for (int t = tb; t < te; t++) {
         long double s = 0;
         for (int64_t x = (int64_t)t * per; x < (int64_t)(t + 1) * per; x++) s += f(ctx, x);
-        slice[t] = s;
+        slice[geometry_t_global(d, t)] = s;
     }
+    /* the other ranks' slots are zeros: x + 0 is exact, so every rank holds
+     * every slice's bits and adds them in global t order */
+    if (d) comm_sum_ld(slice, (size_t)lt);
     long double total = 0;
     for (int t = 0; t < lt; t++) total += slice[t];
     free(slice);
@@ -37,11 +45,12 @@ void hmc_momenta_draw(double *p, const struct field *u, uint64_t seed, uint32_t 
 {
     const int n = u->nc;
     const size_t per = field_link_reals(n);
+    const int64_t x0 = hmc_owned_begin(u), x1 = hmc_owned_end(u);
 #pragma omp parallel for schedule(static)
-    for (int64_t x = 0; x < u->lat.V; x++) {
+    for (int64_t x = x0; x < x1; x++) {
         for (int mu = 0; mu < LAT_ND; mu++) {
             struct lat_rng r;
-            rng_init(&r, seed, (uint32_t)mu, (uint64_t)x, trajectory, RNG_MOMENTA);
+            rng_init(&r, seed, (uint32_t)mu, (uint64_t)geometry_global_site(u->dom, x), trajectory, RNG_MOMENTA);
             lat_complex *m = (lat_complex *)(p + ((size_t)x * LAT_ND + mu) * per);
             sun_zero(n, m);
             /* P = i H: off-diagonal P_ab = i (g1 + i g2)/sqrt 2, P_ba = -conj(P_ab) */
@@ -79,15 +88,16 @@ static long double kin_site(const void *c, int64_t x)
 double hmc_kinetic_energy(const double *p, const struct field *u)
 {
     struct kin_ctx k = {p, u->nc};
-    return (double)hmc_site_sum(&u->lat, kin_site, &k);
+    return (double)hmc_site_sum(u, kin_site, &k);
 }
 
 void hmc_link_update(struct field *u, const double *p, double eps)
 {
     const int n = u->nc;
     const size_t per = field_link_reals(n);
+    const int64_t x0 = hmc_owned_begin(u), x1 = hmc_owned_end(u);
 #pragma omp parallel for schedule(static)
-    for (int64_t x = 0; x < u->lat.V; x++) {
+    for (int64_t x = x0; x < x1; x++) {
         for (int mu = 0; mu < LAT_ND; mu++) {
             lat_complex q[LAT_NC_MAX * LAT_NC_MAX], e[LAT_NC_MAX * LAT_NC_MAX], r[LAT_NC_MAX * LAT_NC_MAX];
             const lat_complex *pm = (const lat_complex *)(p + ((size_t)x * LAT_ND + mu) * per);
@@ -98,4 +108,7 @@ void hmc_link_update(struct field *u, const double *p, double eps)
             sun_copy(n, l, r);
         }
     }
+    /* the neighbours' new links into the halo slices: the forces' staples,
+     * the plaquettes and the staggered hops read them (collective) */
+    field_halo_refresh(u);
 }

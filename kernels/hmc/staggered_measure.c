@@ -2,8 +2,9 @@
  * lat-hmc makes each trajectory (hmc/staggered_monomial.h gives the
  * definitions and normalisations): staggered_condensate (the noisy
  * estimate of (1/V) Re Tr M^-1) and staggered_spectral_range (the interval
- * the rational approximations must cover).  Sums are sequential: the same
- * bits for any thread count. */
+ * the rational approximations must cover).  Sums go through the solvers'
+ * reduction with one slot per global timeslice: the same bits for any
+ * thread count and any number of ranks (on a slab both are collective). */
 #include "hmc/staggered_monomial.h"
 #include "dirac/staggered.h"
 #include "solvers/solvers.h"
@@ -31,11 +32,23 @@ static struct staggered_op *make_op(const struct field *u, double mass, const ch
     return op;
 }
 
-static double dot_re(const double *a, const double *b, size_t n)
+/* the solvers' CPU kernels with one reduction slot per global timeslice */
+static struct solver_blas *open_blas(const struct staggered_op *op, const char *who)
 {
-    double s = 0;
-    for (size_t k = 0; k < n; k++) s += a[k] * b[k];
-    return s;
+    struct solver_reduce_layout l;
+    staggered_reduce_layout(op, 0, &l);
+    struct solver_blas *b = solver_blas_cpu_open(&l);
+    if (!b) lat_die(1, who, "out of memory");
+    return b;
+}
+
+/* Re a^dag b of two even half fields: the same bits for any thread and
+ * rank count (collective) */
+static double dot_re(const struct solver_blas *blas, const struct staggered_op *op, const double *a, const double *b)
+{
+    const size_t hr = staggered_half_reals(op), sr = 2 * (size_t)staggered_nc(op);
+    const struct solver_vec va = {SOLVER_DOUBLE, hr, sr, (void *)a, NULL}, vb = {SOLVER_DOUBLE, hr, sr, (void *)b, NULL};
+    return blas->cdot(blas->ctx, &va, &vb).re;
 }
 
 double staggered_condensate(const struct field *u, double mass, int nnoise, uint64_t seed, uint32_t trajectory,
@@ -44,14 +57,13 @@ double staggered_condensate(const struct field *u, double mass, int nnoise, uint
     static const char who[] = "staggered_condensate";
     if (!(mass > 0) || nnoise < 1) lat_die(1, who, "needs mass > 0 and at least one noise vector (got %g, %d)", mass, nnoise);
     struct staggered_op *op = make_op(u, mass, who);
-    struct solver_blas *blas = solver_blas_cpu_open(NULL);
-    if (!blas) lat_die(1, who, "out of memory");
+    struct solver_blas *blas = open_blas(op, who);
     struct solver_op so;
     staggered_solver_op_ee(&so, op);
     const size_t hr = staggered_half_reals(op);
     double *eta = (double *)lat_malloc(hr * sizeof(double)), *x = (double *)lat_malloc(hr * sizeof(double));
     const struct solver_params par = {.tol = CONDENSATE_TOL, .max_iter = CONDENSATE_MAX_ITER, .sloppy = SOLVER_DOUBLE};
-    const double V = (double)u->lat.V;
+    const double V = (double)staggered_global_volume(op);
     double sum = 0, sum2 = 0;
     long it = 0;
     for (int k = 0; k < nnoise; k++) {
@@ -63,7 +75,7 @@ double staggered_condensate(const struct field *u, double mass, int nnoise, uint
         if (st != SOLVER_CONVERGED)
             lat_die(1, who, "CG did not converge (%s after %d iterations, residual %.3g)", solver_status_name(st),
                     res.iterations, res.residual);
-        const double est = 2 * mass * dot_re(eta, x, hr) / V;
+        const double est = 2 * mass * dot_re(blas, op, eta, x) / V;
         sum += est;
         sum2 += est * est;
     }
@@ -80,26 +92,28 @@ double staggered_condensate(const struct field *u, double mass, int nnoise, uint
 void staggered_spectral_range(const struct field *u, double mass, double *lo, double *hi)
 {
     struct staggered_op *op = make_op(u, mass, "staggered_spectral_range");
+    struct solver_blas *blas = open_blas(op, "staggered_spectral_range");
     const size_t hr = staggered_half_reals(op);
     double *v = (double *)lat_malloc(hr * sizeof(double)), *w = (double *)lat_malloc(hr * sizeof(double));
     /* a fixed start vector (seed and stream of this function's own) */
     staggered_z2(op, 0, 0x5bec7a1ULL, 0, 0xffffffffu, v);
-    double lam = 0, nv = sqrt(dot_re(v, v, hr));
+    double lam = 0, nv = sqrt(dot_re(blas, op, v, v));
     for (int it = 0; it < POWER_MAX_ITER; it++) {
         for (size_t k = 0; k < hr; k++) v[k] /= nv;
         staggered_mdagm_ee(op, w, v);
-        const double q = dot_re(v, w, hr); /* Rayleigh quotient, |v| = 1 */
+        const double q = dot_re(blas, op, v, w); /* Rayleigh quotient, |v| = 1 */
         const int done = it > 10 && fabs(q - lam) <= POWER_RTOL * q;
         lam = q;
         double *t = v;
         v = w;
         w = t;
-        nv = sqrt(dot_re(v, v, hr));
+        nv = sqrt(dot_re(blas, op, v, v));
         if (done) break;
     }
     *lo = mass * mass;
     *hi = fmin(STAGGERED_SPECTRAL_SAFETY * lam, mass * mass + 16);
     free(v);
     free(w);
+    solver_blas_cpu_close(blas);
     staggered_free(op);
 }

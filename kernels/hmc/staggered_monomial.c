@@ -24,7 +24,8 @@ struct stag_mono {
     struct rational hb, md, met; /* hb unused in exact mode */
     int exact;
     struct staggered_op *op;
-    struct solver_blas *blas;
+    struct solver_blas *blas;      /* the normal view's vectors: [even | odd] */
+    struct solver_blas *blas_half; /* even half fields (the action's dot products) */
     double **phi;                /* npf even half fields */
     long iters;
 };
@@ -34,11 +35,11 @@ static void noise(const struct staggered_op *op, int parity, uint64_t seed, uint
                   int purpose, double *out)
 {
     const int n = staggered_nc(op);
-    const int64_t count = parity < 0 ? staggered_lattice(op)->V : staggered_lattice(op)->V / 2;
+    const int64_t count = parity < 0 ? staggered_owned_sites(op) : staggered_owned_sites(op) / 2;
     const double h = sqrt(0.5);
 #pragma omp parallel for schedule(static) if (count >= MONO_OMP_MIN)
     for (int64_t i = 0; i < count; i++) {
-        const int64_t x = parity < 0 ? i : staggered_half_site(op, parity, i);
+        const int64_t x = staggered_global_site(op, parity < 0 ? i : staggered_half_site(op, parity, i));
         struct lat_rng r;
         rng_init(&r, seed, copy, (uint64_t)x, traj, (uint32_t)purpose);
         double *o = out + (size_t)i * 2 * n;
@@ -56,12 +57,13 @@ void staggered_z2(const struct staggered_op *op, int parity, uint64_t seed, uint
                   double *out)
 { noise(op, parity, seed, copy, trajectory, RNG_NOISE, out); }
 
-/* sequential sums: the same bits for any thread count */
-static double dot_re(const double *a, const double *b, size_t n)
+/* Re a^dag b of two even half fields through the solvers' reduction (one
+ * slot per global timeslice): the same bits for any thread and rank count */
+static double half_dot(const struct stag_mono *c, const double *a, const double *b)
 {
-    double s = 0;
-    for (size_t k = 0; k < n; k++) s += a[k] * b[k];
-    return s;
+    const size_t hr = staggered_half_reals(c->op), sr = 2 * (size_t)staggered_nc(c->op);
+    const struct solver_vec va = {SOLVER_DOUBLE, hr, sr, (void *)a, NULL}, vb = {SOLVER_DOUBLE, hr, sr, (void *)b, NULL};
+    return c->blas_half->cdot(c->blas_half->ctx, &va, &vb).re;
 }
 
 /* ---- solves ---------------------------------------------------------------- */
@@ -159,8 +161,8 @@ static double mono_action(void *ctx, const struct field *u)
     double **x = alloc_halves(c->met.order, hr), s = 0;
     for (int k = 0; k < c->p.npf; k++) {
         solve_shifts(c, &c->met, c->p.tol_metropolis, 0, c->phi[k], x, "action");
-        s += c->met.a0 * dot_re(c->phi[k], c->phi[k], hr);
-        for (int j = 0; j < c->met.order; j++) s += c->met.a[j] * dot_re(c->phi[k], x[j], hr);
+        s += c->met.a0 * half_dot(c, c->phi[k], c->phi[k]);
+        for (int j = 0; j < c->met.order; j++) s += c->met.a[j] * half_dot(c, c->phi[k], x[j]);
     }
     free_halves(x, c->met.order);
     return s;
@@ -172,17 +174,28 @@ static void mono_force(void *ctx, const struct field *u, double coeff, double *o
     struct stag_mono *c = (struct stag_mono *)ctx;
     staggered_set_links(c->op, u);
     const struct rational *r = &c->md;
-    const size_t hr = staggered_half_reals(c->op);
+    const size_t hr = staggered_half_reals(c->op), lhr = staggered_local_half_reals(c->op);
     const int n = staggered_nc(c->op);
     const struct lattice *lat = staggered_lattice(c->op);
     const size_t lr = field_link_reals(n);
+    const int64_t vh = staggered_owned_sites(c->op) / 2, off = staggered_owned_offset(c->op);
+    /* x, y: the owned solutions; xl, yl: with the halo slices the hops to
+     * x + mu of the last owned slice read (local half index = local site / 2) */
     double **x = alloc_halves(r->order, hr), **y = alloc_halves(r->order, hr);
+    double **xl = alloc_halves(r->order, lhr), **yl = alloc_halves(r->order, lhr);
     for (int k = 0; k < c->p.npf; k++) {
         solve_shifts(c, r, c->p.tol_md, c->p.mixed, c->phi[k], x, "molecular-dynamics");
-        for (int i = 0; i < r->order; i++) staggered_hop(c->op, 1, y[i], x[i]);
-#pragma omp parallel for schedule(static) if (lat->V >= MONO_OMP_MIN)
-        for (int64_t s = 0; s < lat->V; s++) {
-            const int even = lattice_parity(lat, s) == 0;
+        for (int i = 0; i < r->order; i++) {
+            staggered_hop(c->op, 1, y[i], x[i]);
+            staggered_half_with_halo(c->op, xl[i], x[i]);
+            staggered_half_with_halo(c->op, yl[i], y[i]);
+        }
+        /* every owned site, even ones first: no sums across sites, so the
+         * order is free */
+#pragma omp parallel for schedule(static) if (2 * vh >= MONO_OMP_MIN)
+        for (int64_t j = 0; j < 2 * vh; j++) {
+            const int even = j < vh;
+            const int64_t s = off + staggered_half_site(c->op, even ? 0 : 1, even ? j : j - vh);
             for (int mu = 0; mu < LAT_ND; mu++) {
                 const int64_t t = lattice_neighbour(lat, s, mu, +1);
                 /* O = sum_i a_i v_i w_i^dag: v = Y(y+mu), w = X(y) (y even) or v = Y(y), w = X(y+mu) */
@@ -190,8 +203,8 @@ static void mono_force(void *ctx, const struct field *u, double coeff, double *o
                 lat_real pk[LAT_NC_MAX * LAT_NC_MAX];
                 sun_zero(n, o);
                 for (int i = 0; i < r->order; i++) {
-                    const double *v = y[i] + (size_t)((even ? t : s) >> 1) * 2 * n;
-                    const double *ww = x[i] + (size_t)((even ? s : t) >> 1) * 2 * n;
+                    const double *v = yl[i] + (size_t)((even ? t : s) >> 1) * 2 * n;
+                    const double *ww = xl[i] + (size_t)((even ? s : t) >> 1) * 2 * n;
                     for (int a = 0; a < n; a++)
                         for (int b = 0; b < n; b++) {
                             const lat_complex va = c_make(v[2 * a], v[2 * a + 1]);
@@ -215,6 +228,8 @@ static void mono_force(void *ctx, const struct field *u, double coeff, double *o
     }
     free_halves(x, r->order);
     free_halves(y, r->order);
+    free_halves(xl, r->order);
+    free_halves(yl, r->order);
 }
 
 static long mono_iterations(void *ctx)
@@ -284,9 +299,13 @@ int staggered_monomial_create(struct hmc_monomial *m, const struct staggered_mon
     struct staggered_op *op = staggered_create(u_shape, p->mass, why, len);
     if (!op) return -1;
     struct stag_mono *c = (struct stag_mono *)calloc(1, sizeof *c);
-    struct solver_blas *blas = solver_blas_cpu_open(NULL);
-    if (!c || !blas) lat_die(1, WHO, "out of memory");
+    struct solver_reduce_layout normal, half;
+    staggered_reduce_layout(op, 1, &normal);
+    staggered_reduce_layout(op, 0, &half);
+    struct solver_blas *blas = solver_blas_cpu_open(&normal), *blas_half = solver_blas_cpu_open(&half);
+    if (!c || !blas || !blas_half) lat_die(1, WHO, "out of memory");
     c->p = *p;
+    c->blas_half = blas_half;
     c->exact = exact;
     c->op = op;
     c->blas = blas;
@@ -310,6 +329,7 @@ void staggered_monomial_free(struct hmc_monomial *m)
     free(c->phi);
     staggered_free(c->op);
     solver_blas_cpu_close(c->blas);
+    solver_blas_cpu_close(c->blas_half);
     free(c);
     m->ctx = NULL;
 }

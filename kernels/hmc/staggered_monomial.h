@@ -43,6 +43,15 @@
  * (staggered_gaussian).  Noise of the condensate: RNG_NOISE, copy = noise
  * vector index, sweep = trajectory, complex Z2 entries (+-1 +- i)/sqrt 2.
  *
+ * Over MPI ranks (u_shape->dom set: the slab of lattice/geometry.h) the
+ * monomial's operator, fields and solves live on the slab: phi holds the
+ * owned even sites, the noise is keyed by the global site, the force is
+ * written for the owned links (X_i, Y_i with their halo slices for the hops
+ * to y + mu), and every sum -- the solvers', the action's dot products, the
+ * condensate's and the power iteration's -- goes through the solvers'
+ * reduction with one slot per global timeslice (staggered_reduce_layout):
+ * the same bits for any R.  Every call is then collective.
+ *
  * Exported:
  *   staggered_monomial_create/_free   the monomial (refuses bad parameters
  *                                     with a one-line reason in why)

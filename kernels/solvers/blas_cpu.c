@@ -13,7 +13,8 @@
  * double by one thread; the blocks of a chunk are added pairwise (a binary
  * tree fixed by their number), then the chunks of the whole vector, over
  * ranks, pairwise in global order (see solvers.h: comm_sum only ever adds
- * a number to zeros).  No step depends on the thread count, and vectors
+ * a number to zeros); a layout of k parts puts the chunks of part j after
+ * the whole global vector of part j-1.  No step depends on the thread count, and vectors
  * under OMP_MIN_REALS reals are not threaded at all (the same bits).
  * A blas is used by one solve at a time (its scratch space is shared). */
 #include "solvers/solvers.h"
@@ -219,13 +220,16 @@ static void reduce(struct cpu_blas *c, const struct solver_vec *x, const struct 
     int nres = y ? 2 : 1;
     if (y) same_shape(x, y, "solver_blas_cpu cdot");
     size_t m = x->site_reals, nt = x->n / m;
+    size_t parts = c->layout.chunk_reals && c->layout.parts > 1 ? c->layout.parts : 1;
     size_t ct = c->layout.chunk_reals ? c->layout.chunk_reals / m : nt; /* tiles per chunk */
     size_t nchunk = ct ? nt / ct : 0, first = c->layout.chunk_reals ? c->layout.first_chunk : 0;
     size_t total = c->layout.chunk_reals ? c->layout.total_chunks : 1;
-    if (c->layout.chunk_reals && (c->layout.chunk_reals % m || nt % ct || first + nchunk > total))
-        lat_die(1, "solver_blas_cpu", "reduction chunks of %zu reals (%zu.. of %zu) do not fit a vector of %zu reals in blocks of %zu",
-                c->layout.chunk_reals, first, total, x->n, m);
-    if (nt == 0) nchunk = 0;
+    size_t per_part = nchunk / parts; /* chunks of one part */
+    if (c->layout.chunk_reals &&
+        (c->layout.chunk_reals % m || nt % ct || nchunk % parts || first + per_part > total))
+        lat_die(1, "solver_blas_cpu", "reduction chunks of %zu reals (%zu.. of %zu, %zu parts) do not fit a vector of %zu reals in blocks of %zu",
+                c->layout.chunk_reals, first, total, parts, x->n, m);
+    if (nt == 0) nchunk = per_part = 0;
     size_t tpb = m >= REDUCE_BLOCK_REALS ? 1 : REDUCE_BLOCK_REALS / m; /* tiles per reduction block */
     size_t bpc = ct ? (ct + tpb - 1) / tpb : 0, nb = nchunk * bpc;
     double *partial = grow(&c->partial, &c->partial_cap, nb * (size_t)nres + 1);
@@ -248,13 +252,16 @@ static void reduce(struct cpu_blas *c, const struct solver_vec *x, const struct 
         partial[(size_t)bl * nres] = s0;
         if (y) partial[(size_t)bl * nres + 1] = s1;
     }
-    double *slots = grow(&c->slots, &c->slots_cap, total * (size_t)nres);
-    memset(slots, 0, total * (size_t)nres * sizeof *slots);
-    for (size_t ci = 0; ci < nchunk; ci++)
+    const size_t nslot = parts * total;
+    double *slots = grow(&c->slots, &c->slots_cap, nslot * (size_t)nres);
+    memset(slots, 0, nslot * (size_t)nres * sizeof *slots);
+    for (size_t ci = 0; ci < nchunk; ci++) {
+        const size_t slot = (ci / per_part) * total + first + ci % per_part;
         for (int r = 0; r < nres; r++)
-            slots[(first + ci) * nres + r] = pairwise(partial + ci * bpc * nres + r, bpc, (size_t)nres);
-    if (comm_size() > 1) comm_sum(slots, total * (size_t)nres);
-    for (int r = 0; r < nres; r++) out[r] = pairwise(slots + r, total, (size_t)nres);
+            slots[slot * nres + r] = pairwise(partial + ci * bpc * nres + r, bpc, (size_t)nres);
+    }
+    if (comm_size() > 1) comm_sum(slots, nslot * (size_t)nres);
+    for (int r = 0; r < nres; r++) out[r] = pairwise(slots + r, nslot, (size_t)nres);
 }
 
 static solver_complex cpu_cdot(void *ctx, const struct solver_vec *x, const struct solver_vec *y)

@@ -122,6 +122,11 @@ struct solver_reduce_layout {
     size_t chunk_reals;  /* reals per chunk, a multiple of site_reals */
     size_t first_chunk;  /* global index of this rank's first chunk */
     size_t total_chunks; /* chunks of the whole (global) vector */
+    /* 0 or 1: the vector is one run of chunks as above; k > 1: the vector
+     * is k equal parts, each this rank's run of chunks of its own global
+     * vector of total_chunks (e.g. [even | odd] half fields): chunk c of
+     * part j fills the global slot j total_chunks + first_chunk + c */
+    size_t parts;
 };
 struct solver_blas *solver_blas_cpu_open(const struct solver_reduce_layout *layout);
 void solver_blas_cpu_close(struct solver_blas *blas);

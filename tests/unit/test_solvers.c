@@ -831,7 +831,7 @@ static int test_ranks(void)
     }
     size_t per = total / (size_t)R, first = per * (size_t)me;
     rank_n = per * chunk;
-    struct solver_reduce_layout mine = {chunk, first, total};
+    struct solver_reduce_layout mine = {chunk, first, total, 1};
     struct solver_blas *bl = solver_blas_cpu_open(&mine);
     double *g = malloc(rank_n * sizeof *g), *h = malloc(rank_n * sizeof *h), *x = malloc(rank_n * sizeof *x);
     for (size_t i = 0; i < rank_n; i++) { /* values by global index */
