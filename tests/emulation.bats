@@ -4,7 +4,8 @@
 # of gpu_field with 12 and 8 reals (scripts/link8-emulation); the heatbath
 # kernel of every SU(N) against the CPU backend (scripts/hb-kernel-emulation);
 # the GPU gauge-fixing backend of SU(N), N = 2..8, against the CPU backend
-# (scripts/sun-emulation).
+# (scripts/sun-emulation); the solvers' GPU vector kernels against
+# solver_blas_cpu, kernel by kernel and in whole solves (scripts/blas-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -42,4 +43,23 @@
     for n in 2 4 5 6 8; do echo "$output" | grep -q "^SU($n): 11 cases: double bit-identical yes"; done
     echo "$output" | grep -q '^SU(3): 11 cases: double within'
     echo "$output" | grep -q 'kernels for SU(2)..SU(8), not SU(9)'
+}
+
+@test "solvers' GPU vector kernels on the host: the CPU kernels' bits, reductions to 1e-13, CG/BiCGstab/CGNE/multi-shift d/s/h as on the CPU" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/blas-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/blas-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^blas-emulation: [0-9]* passed, 0 failed$'
+    # both shapes (Wilson 24 reals, staggered 6 in ncomp 8), 45 elementwise cases each, all bit for bit
+    echo "$output" | grep -q '^77 sites x 24 reals: 45 of 45 elementwise results the CPU.s bits, padding zero in 45;'
+    echo "$output" | grep -q '^45 sites x 6 reals: 45 of 45 elementwise results the CPU.s bits, padding zero in 45;'
+    # every solver in every sloppy precision ran on both shapes (multi-shift: 4 shifts)
+    for sh in "77 x 24" "45 x 6"; do
+        for sv in cg bicgstab cgne; do
+            for p in double single half; do echo "$output" | grep -q "^$sh $sv $p: iterations GPU"; done
+        done
+        [ "$(echo "$output" | grep -c "^$sh multishift .*: iterations GPU")" -eq 12 ]
+    done
+    echo "$output" | grep -q 'determinism: .* bit-identical$'
 }
