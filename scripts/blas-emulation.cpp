@@ -8,7 +8,9 @@
  * memcpy, gpu/spinor.c compiled as a CUDA build compiles it); a launch runs
  * its blocks in order, each block's GPU_RED_BS threads one after the other,
  * or, for the reductions (__syncthreads in reduce.cuh's tree), as fibers
- * between the barriers (scripts/cuda-on-host.h).  The checks are
+ * between the barriers (scripts/cuda-on-host.h).  Built with BL_RED_NB=2
+ * (scripts/blas-emulation): a reduction has at most 2 blocks, so each
+ * thread takes several grid-stride steps, as on a large vector on the GPU.  The checks are
  * tests/gpu/blas_checks.h's, the same the real GPU runs
  * (tests/gpu/test_gpu_blas.c):
  *   - kernels on 77 sites x 24 reals (Wilson) and 45 sites x 6 reals

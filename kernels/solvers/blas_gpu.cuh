@@ -55,7 +55,9 @@ extern "C" {
 #include "lattice/observables_site.h" /* obs_max_nan, which reduce.cuh's red_max uses */
 #include "gpu/reduce.cuh"
 
-#define BL_RED_NB 1024 /* the most blocks of a reduction */
+#ifndef BL_RED_NB
+#define BL_RED_NB 1024 /* the most blocks of a reduction (the emulation lowers it: more stride steps) */
+#endif
 
 /* ---- arithmetic: IEEE operations, never contracted into an FMA ---------- */
 static __host__ __device__ __forceinline__ double bl_mul(double a, double b)

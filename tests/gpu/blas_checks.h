@@ -11,9 +11,10 @@
  *       differ) in every pair of precisions (double, single, half): copy,
  *       scale (x is y), axpy, xpay and caxpby on the GPU give the CPU
  *       kernels' stored bits (half: q and norms), padding reals and sites
- *       zero; cdot and norm2 within 1e-13 (relative to |x||y|); double ->
- *       half -> double within the half format's bound (2^-15 of the site's
- *       largest |x|, solvers.h) per site.
+ *       zero (x has a zero site: half norm 0); cdot and norm2 within 1e-13
+ *       (relative to |x||y|); double -> half -> double within the half
+ *       format's bound (2^-15 of the site's largest |x|, solvers.h) per
+ *       site; a NaN in a site gives that site a NaN norm, the CPU's bits.
  *   bc_solves(gpu, cpu, nsites, site_reals, it_margin)
  *       a site-local operator (a random complex block per site, written on
  *       the device layout: apply, apply_dag, apply_f, apply_dag_f and
@@ -156,6 +157,7 @@ static void bc_kernels(const struct solver_blas *gpu, const struct solver_blas *
     double *xh = (double *)malloc(n * sizeof(double)), *yh = (double *)malloc(n * sizeof(double));
     bc_random(xh, ns, sr);
     bc_random(yh, ns, sr);
+    for (size_t k = 0; k < sr; k++) xh[3 * sr + k] = 0; /* a zero site: half norm 0 */
     int nbits = 0, npad = 0, nall = 0;
     for (int px = 0; px < 3; px++)
         for (int py = 0; py < 3; py++) {
@@ -198,10 +200,21 @@ static void bc_kernels(const struct solver_blas *gpu, const struct solver_blas *
         double mx = 0, e = 0;
         for (size_t k = 0; k < sr; k++) mx = fmax(mx, fabs(xh[s * sr + k]));
         for (size_t k = 0; k < sr; k++) e = fmax(e, fabs(back[s * sr + k] - xh[s * sr + k]));
-        worst = fmax(worst, e / mx);
+        worst = fmax(worst, mx > 0 ? e / mx : e); /* the zero site: exactly 0 */
     }
     CHECK(worst <= pow(2, -15), "%zu x %zu: half round trip %.3g of the site's max (bound 2^-15 = %.3g)", ns, sr, worst,
           pow(2, -15));
+    /* a NaN in a site: its half norm is NaN (the CPU's bits), the others unharmed */
+    xh[5 * sr + 1] = NAN;
+    struct solver_vec *hg = bc_vec(gpu, 1, xh, ns, sr, SOLVER_HALF), *hc = bc_vec(cpu, 0, xh, ns, sr, SOLVER_HALF);
+    float n5;
+    gpu_download(&n5, hg->norm + 5, sizeof n5);
+    double dn;
+    int padn, samen = bc_same(hg, hc, &dn, &padn);
+    CHECK(samen && padn && isnan(n5), "%zu x %zu: a NaN to half: the CPU's bits %d, padding zero %d, norm %g", ns, sr,
+          samen, padn, (double)n5);
+    gpu->free(gpu->ctx, hg);
+    cpu->free(cpu->ctx, hc);
     printf("%zu sites x %zu reals: %d of %d elementwise results the CPU's bits, padding zero in %d; half round trip %.2e "
            "of the site max\n", ns, sr, nbits, nall, npad, worst);
     gpu->free(gpu->ctx, h);
