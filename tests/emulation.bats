@@ -6,7 +6,8 @@
 # the GPU gauge-fixing backend of SU(N), N = 2..8, against the CPU backend
 # (scripts/sun-emulation); the GPU Wilson-clover operator of every storage
 # precision and link compression against the CPU operator
-# (scripts/dirac-emulation).
+# (scripts/dirac-emulation); the solvers' GPU vector kernels against
+# solver_blas_cpu, kernel by kernel and in whole solves (scripts/blas-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -61,4 +62,23 @@
     [ "$(echo "$output" | grep -c '^refusals: SU(2), recon 10$')" -eq 2 ]
     # a NaN input site reaches exactly its 29 two-hop odd sites on 4^4 (self, 4 straight, 24 bent)
     echo "$output" | grep -q '^half NaN: 29 of 128 output sites NaN'
+}
+
+@test "solvers' GPU vector kernels on the host: the CPU kernels' bits, reductions to 1e-13, CG/BiCGstab/CGNE/multi-shift d/s/h as on the CPU" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/blas-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/blas-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^blas-emulation: [0-9]* passed, 0 failed$'
+    # both shapes (Wilson 24 reals, staggered 6 in ncomp 8), 45 elementwise cases each, all bit for bit
+    echo "$output" | grep -q '^77 sites x 24 reals: 45 of 45 elementwise results the CPU.s bits, padding zero in 45;'
+    echo "$output" | grep -q '^45 sites x 6 reals: 45 of 45 elementwise results the CPU.s bits, padding zero in 45;'
+    # every solver in every sloppy precision ran on both shapes (multi-shift: 4 shifts)
+    for sh in "77 x 24" "45 x 6"; do
+        for sv in cg bicgstab cgne; do
+            for p in double single half; do echo "$output" | grep -q "^$sh $sv $p: iterations GPU"; done
+        done
+        [ "$(echo "$output" | grep -c "^$sh multishift .*: iterations GPU")" -eq 12 ]
+    done
+    echo "$output" | grep -q 'determinism: .* bit-identical$'
 }

@@ -3,6 +3,8 @@
  * blas_cpu.c use it):
  *   half_block_encode(m, x, q, norm)  m reals x (double) -> q[m], *norm
  *   half_block_decode(m, q, norm, x)  back to double
+ *   half_norm, half_encode_scale, half_quantise, half_decode_scale: the
+ *   same steps one real at a time, for C and CUDA (blas_gpu.cuh)
  * norm = max |x_k| rounded to float; q_k = round(x_k / norm * 32767),
  * clamped to +-32767 (the float norm may round below the maximum).  A zero
  * block has norm 0 and q = 0.  A block with a NaN or infinity keeps it in
@@ -16,6 +18,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* the per-real steps of the format, for C and CUDA (the GPU kernels of
+ * blas_gpu.cuh encode and decode with these, one real at a time) */
+#ifdef __CUDACC__
+#define HALF_HD __host__ __device__
+#else
+#define HALF_HD
+#endif
+/* the norm of a block whose largest |x| is maxabs (finite: no NaN or
+ * infinity among its reals) */
+static inline HALF_HD float half_norm(double maxabs, int finite) { return finite ? (float)maxabs : NAN; }
+/* the factor x -> q of a block of norm > 0 */
+static inline HALF_HD double half_encode_scale(float norm) { return SOLVER_HALF_ONE / (double)norm; }
+static inline HALF_HD int16_t half_quantise(double x, double scale)
+{
+    double v = nearbyint(x * scale);
+    if (v > SOLVER_HALF_ONE) v = SOLVER_HALF_ONE;
+    if (v < -SOLVER_HALF_ONE) v = -SOLVER_HALF_ONE;
+    return (int16_t)v;
+}
+/* the factor q -> x */
+static inline HALF_HD double half_decode_scale(float norm) { return (double)norm / SOLVER_HALF_ONE; }
+
 static inline void half_block_encode(size_t m, const double *x, int16_t *q, float *norm)
 {
     double mx = 0;
@@ -25,29 +49,19 @@ static inline void half_block_encode(size_t m, const double *x, int16_t *q, floa
         if (!isfinite(a)) finite = 0;
         else if (a > mx) mx = a;
     }
-    if (!finite) {
-        *norm = NAN;
-        for (size_t k = 0; k < m; k++) q[k] = 0;
-        return;
-    }
-    float nf = (float)mx;
+    float nf = half_norm(mx, finite);
     *norm = nf;
-    if (nf == 0) {
+    if (!finite || nf == 0) {
         for (size_t k = 0; k < m; k++) q[k] = 0;
         return;
     }
-    double s = SOLVER_HALF_ONE / (double)nf;
-    for (size_t k = 0; k < m; k++) {
-        double v = nearbyint(x[k] * s);
-        if (v > SOLVER_HALF_ONE) v = SOLVER_HALF_ONE;
-        if (v < -SOLVER_HALF_ONE) v = -SOLVER_HALF_ONE;
-        q[k] = (int16_t)v;
-    }
+    double s = half_encode_scale(nf);
+    for (size_t k = 0; k < m; k++) q[k] = half_quantise(x[k], s);
 }
 
 static inline void half_block_decode(size_t m, const int16_t *q, float norm, double *x)
 {
-    double s = (double)norm / SOLVER_HALF_ONE;
+    double s = half_decode_scale(norm);
     for (size_t k = 0; k < m; k++) x[k] = q[k] * s;
 }
 

@@ -1,0 +1,137 @@
+/* blas_gpu.c -- benchmark of the solvers' GPU vector kernels
+ * (kernels/solvers/blas_gpu.h; make bench, GPU present).
+ *
+ *   build/bench/blas_gpu [--sizes 32,48] [--seconds S] [--tsv FILE]
+ *
+ * For each L of --sizes (default 32, 48) the vectors of an even-odd half
+ * lattice L^4/2: Wilson spinors (24 reals a site) and staggered ones (6
+ * reals, stored in 8), in double, single and half: axpy (y += a x), xpay,
+ * caxpby (complex), norm2, cdot, and the conversions double -> half and
+ * half -> single (a sloppy solve's copies).  Each kernel: the median of 5
+ * runs of about S/20 seconds (default S = 2) after a warm-up, timed with
+ * CUDA events; reductions include their partials' download and host sum.
+ * Reported: microseconds per call, G sites/s, and GB/s counting the bytes
+ * the kernel must move -- every STORED real (padding included: what the
+ * layout makes it read) of each operand read, of y written, plus the half
+ * norms (4 bytes a site) -- and that as a percentage of the device-to-
+ * device copy bandwidth (bench_gpu.h), the yardstick of a memory-bound
+ * kernel.  --tsv FILE: the rows as TSV.  Exits 0 with a note when built
+ * without CUDA or no GPU is present. */
+#include "gpu/gpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LAT_HAVE_CUDA
+int main(void)
+{
+    printf("blas_gpu: built without CUDA: nothing to measure\n");
+    return 0;
+}
+#else
+#include "solvers/solvers.h"
+#include "solvers/blas_gpu.h"
+#include "gpu/field.h"
+#include "gpu/spinor.h"
+#include "bench_gpu.h"
+
+enum { K_AXPY, K_XPAY, K_CAXPBY, K_NORM2, K_CDOT, K_TOHALF, K_FROMHALF, K_N };
+static const char *kname[K_N] = {"axpy", "xpay", "caxpby", "norm2", "cdot", "copy d->h", "copy h->s"};
+/* operands read, written (in units of one vector of the row's precision) */
+static const int kread[K_N] = {2, 2, 2, 1, 2, 1, 1}, kwrite[K_N] = {1, 1, 1, 0, 0, 1, 1};
+
+struct job {
+    const struct solver_blas *b;
+    struct solver_vec *x, *y, *xd, *yh, *ys;
+    int kernel;
+    double sink;
+};
+
+static double timed(void *arg, int n)
+{
+    struct job *j = arg;
+    const struct solver_blas *b = j->b;
+    solver_complex a = {0.5, 0.25}, c = {0.75, -0.125};
+    gpu_timer_start();
+    for (int i = 0; i < n; i++) switch (j->kernel) {
+        case K_AXPY: b->axpy(b->ctx, 1e-3, j->x, j->y); break;
+        case K_XPAY: b->xpay(b->ctx, j->x, 0.999, j->y); break;
+        case K_CAXPBY: b->caxpby(b->ctx, a, j->x, c, j->y); break;
+        case K_NORM2: j->sink += b->norm2(b->ctx, j->x); break;
+        case K_CDOT: j->sink += b->cdot(b->ctx, j->x, j->y).re; break;
+        case K_TOHALF: b->copy(b->ctx, j->yh, j->xd); break;
+        default: b->copy(b->ctx, j->ys, j->yh); break;
+        }
+    return gpu_timer_stop();
+}
+
+int main(int argc, char **argv)
+{
+    (void)bench_table, (void)bench_add; /* bench_gpu.h's table is for site-update rates */
+    struct bench_opts o = {{32, 48}, 2, 2.0, 0, NULL};
+    bench_parse(&o, "blas_gpu", argc, argv);
+    char dev[256];
+    double bw = bench_device("blas_gpu", dev, sizeof dev);
+    if (bw == 0) return 0;
+    struct solver_blas *b = solver_blas_gpu_open();
+    if (!b) {
+        printf("blas_gpu: solver_blas_gpu_open returned NULL\n");
+        return 1;
+    }
+    FILE *tsv = o.tsv ? fopen(o.tsv, "w") : NULL;
+    if (o.tsv && !tsv) fprintf(stderr, "blas_gpu: cannot write %s\n", o.tsv);
+    if (tsv) fprintf(tsv, "L\tsite_reals\tprecision\tkernel\tus_per_call\tGsites_per_s\tGB_per_s\tpct_copy\n");
+    printf("%4s %5s %-6s %-10s %10s %9s %8s %7s\n", "L", "reals", "prec", "kernel", "us/call", "Gsite/s", "GB/s", "%copy");
+    const char *pname[3] = {"double", "single", "half"};
+    for (int li = 0; li < o.nsizes; li++) {
+        int64_t L = o.sizes[li], ns = L * L * L * L / 2;
+        for (int sr = 24; sr >= 6; sr -= 18) {
+            size_t n = (size_t)ns * (size_t)sr, stored = gpu_spinor_storage(ns, sr);
+            double *h = malloc(n * sizeof *h);
+            for (size_t k = 0; k < n; k++) h[k] = (double)((k * 2654435761u) % 1000) / 500.0 - 1;
+            struct job j = {b, NULL, NULL, NULL, NULL, NULL, 0, 0};
+            j.xd = b->alloc(b->ctx, n, (size_t)sr, SOLVER_DOUBLE);
+            j.yh = b->alloc(b->ctx, n, (size_t)sr, SOLVER_HALF);
+            j.ys = b->alloc(b->ctx, n, (size_t)sr, SOLVER_SINGLE);
+            if (!j.xd || !j.yh || !j.ys) {
+                printf("blas_gpu: L = %d: out of device memory\n", (int)L);
+                break;
+            }
+            gpu_spinor_upload(j.xd->data, h, ns, sr);
+            for (int p = 0; p < 3; p++) {
+                j.x = b->alloc(b->ctx, n, (size_t)sr, (enum solver_prec)p);
+                j.y = b->alloc(b->ctx, n, (size_t)sr, (enum solver_prec)p);
+                b->copy(b->ctx, j.x, j.xd);
+                b->copy(b->ctx, j.y, j.xd);
+                double es = p == 0 ? 8 : p == 1 ? 4 : 2, nb = p == 2 ? 4.0 * (double)gpu_spinor_nblk(ns) * 32 : 0;
+                for (int k = 0; k < K_N; k++) {
+                    if ((k == K_TOHALF || k == K_FROMHALF) && p != 0) continue; /* once per size */
+                    j.kernel = k;
+                    double t = bench_median5(timed, &j, 3, 10, o.seconds / 20, 10);
+                    double bytes;
+                    if (k == K_TOHALF) bytes = stored * (8.0 + 2) + 4.0 * gpu_spinor_nblk(ns) * 32;
+                    else if (k == K_FROMHALF) bytes = stored * (2.0 + 4) + 4.0 * gpu_spinor_nblk(ns) * 32;
+                    else bytes = (kread[k] + kwrite[k]) * (stored * es + nb);
+                    const char *pn = k == K_TOHALF || k == K_FROMHALF ? "-" : pname[p];
+                    printf("%4d %5d %-6s %-10s %10.1f %9.3f %8.0f %6.1f%%\n", (int)L, sr, pn, kname[k], t * 1e6,
+                           ns / t * 1e-9, bytes / t * 1e-9, 100 * bytes / t / bw);
+                    if (tsv)
+                        fprintf(tsv, "%d\t%d\t%s\t%s\t%.2f\t%.4f\t%.1f\t%.2f\n", (int)L, sr, pn, kname[k], t * 1e6,
+                                ns / t * 1e-9, bytes / t * 1e-9, 100 * bytes / t / bw);
+                }
+                b->free(b->ctx, j.x);
+                b->free(b->ctx, j.y);
+            }
+            if (j.sink == 12345.678) printf("(sink)\n"); /* keeps the reductions' results used */
+            b->free(b->ctx, j.xd);
+            b->free(b->ctx, j.yh);
+            b->free(b->ctx, j.ys);
+            free(h);
+        }
+        fflush(stdout);
+    }
+    if (tsv) fclose(tsv);
+    solver_blas_gpu_close(b);
+    return 0;
+}
+#endif

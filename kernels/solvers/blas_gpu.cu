@@ -1,0 +1,59 @@
+/* solvers/blas_gpu.cu -- solver_blas_gpu_open/_close (blas_gpu.h): the GPU
+ * vector kernels of blas_gpu.cuh launched with CUDA.  What this file adds
+ * to the shared text: device memory that may run out (cudaMalloc; alloc
+ * returns NULL then, as the contract of struct solver_blas says), device to
+ * device copies, the launch (GPU_RED_BS threads per block, the default
+ * stream, the launch error checked at once: one line, exit 1, gpu/util.cu),
+ * and the checks of open: a usable GPU, one process. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+extern "C" {
+#include "solvers/solvers.h"
+#include "gpu/gpu.h"
+#include "base/comm.h"
+#include "base/log.h"
+}
+#include "solvers/blas_gpu.h"
+#include "gpu/field.h"
+#include "lattice/observables_site.h"
+#include "gpu/reduce.cuh" /* GPU_RED_BS */
+
+static void *blas_dev_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+        cudaGetLastError(); /* out of memory is an answer here, not a sticky error */
+        return NULL;
+    }
+    return p;
+}
+
+static void blas_dev_copy(void *dst, const void *src, size_t bytes)
+{
+    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+    if (e != cudaSuccess) lat_die(1, "GPU", "solver_blas_gpu copy: %s", cudaGetErrorString(e));
+}
+
+template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args)
+{
+    (void)barriers;
+    kernel<<<nb, GPU_RED_BS>>>(args...);
+    gpu_check("solver_blas_gpu kernel");
+}
+
+#include "solvers/blas_gpu.cuh"
+
+extern "C" struct solver_blas *solver_blas_gpu_open(void)
+{
+    if (!gpu_available(NULL, 0)) return NULL;
+    if (comm_size() > 1)
+        lat_die(1, "solver_blas_gpu_open", "the GPU vector kernels run in one process (%d ranks here)", comm_size());
+    return blas_gpu_make();
+}
+
+extern "C" void solver_blas_gpu_close(struct solver_blas *blas)
+{
+    blas_gpu_destroy(blas);
+}

@@ -1,0 +1,12 @@
+/* solvers/blas_gpu_nocuda.c -- solver_blas_gpu_open/_close (blas_gpu.h) in
+ * a build without CUDA (make CUDA=0): there is no GPU table, open returns
+ * NULL.  With CUDA this file is empty and blas_gpu.cu defines them. */
+#ifndef LAT_HAVE_CUDA
+#include "solvers/blas_gpu.h"
+#include <stddef.h>
+
+struct solver_blas *solver_blas_gpu_open(void) { return NULL; }
+void solver_blas_gpu_close(struct solver_blas *blas) { (void)blas; }
+#else
+typedef int blas_gpu_nocuda_unused; /* ISO C: no empty translation unit */
+#endif

@@ -1,0 +1,88 @@
+/* blas-emulation.cpp -- the GPU vector kernels of the solvers
+ * (kernels/solvers/blas_gpu.cuh, included whole: the kernels AND the host
+ * code that launches them and reduces) run on the host without a GPU or
+ * nvcc, checked against solver_blas_cpu (scripts/blas-emulation builds and
+ * runs it; tests/emulation.bats in `make check`, any CUDA=).
+ *
+ * Device memory is host memory (blas_dev_alloc = calloc, the gpu_* copies
+ * memcpy, gpu/spinor.c compiled as a CUDA build compiles it); a launch runs
+ * its blocks in order, each block's GPU_RED_BS threads one after the other,
+ * or, for the reductions (__syncthreads in reduce.cuh's tree), as fibers
+ * between the barriers (scripts/cuda-on-host.h).  Built with BL_RED_NB=2
+ * (scripts/blas-emulation): a reduction has at most 2 blocks, so each
+ * thread takes several grid-stride steps, as on a large vector on the GPU.  The checks are
+ * tests/gpu/blas_checks.h's, the same the real GPU runs
+ * (tests/gpu/test_gpu_blas.c):
+ *   - kernels on 77 sites x 24 reals (Wilson) and 45 sites x 6 reals
+ *     (staggered: ncomp 8, two padding reals per site), neither a multiple
+ *     of 32 sites: every elementwise kernel in every pair of precisions
+ *     gives the CPU's bits and keeps the padding zero, cdot and norm2 within
+ *     1e-13, the half round trip within 2^-15;
+ *   - whole solves (CG, BiCGstab, CGNE, multi-shift CG; double, single and
+ *     half sloppy; tol 1e-10) with the emulated kernels and a site-local
+ *     operator on the device layout against the same solves with
+ *     solver_blas_cpu: converged, solutions within 1e-8, iterations within
+ *     BLAS_EMU_MARGIN;
+ *   - determinism (trivial here: it is the real GPU's check).
+ * Prints one line per case and "blas-emulation: N passed, M failed". */
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include "cuda-on-host.h"
+
+static void *blas_dev_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
+static void blas_dev_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+static unsigned long long emu_launches;
+/* kernel<<<nb, GPU_RED_BS>>>(args...), one thread (or, with barriers, one
+ * block of fibers) at a time */
+template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args);
+
+#include "solvers/blas_gpu.cuh"
+
+template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args)
+{
+    emu_launches++;
+    blockDim.x = GPU_RED_BS;
+    for (unsigned b = 0; b < nb; b++) {
+        blockIdx.x = b;
+        if (barriers)
+            cuda_on_host_block(GPU_RED_BS, [&] { kernel(args...); });
+        else
+            for (unsigned t = 0; t < GPU_RED_BS; t++) {
+                threadIdx.x = t;
+                kernel(args...);
+            }
+    }
+}
+
+/* ---- the device entry points spinor.c and the checks call: host memory */
+extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
+extern "C" void gpu_free(void *p) { free(p); }
+extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
+
+#include "unit.h"
+#include "blas_checks.h"
+
+#ifndef BLAS_EMU_MARGIN
+#define BLAS_EMU_MARGIN 3
+#endif
+
+int main(int argc, char **argv)
+{
+    bc_verbose = argc > 1 && !strcmp(argv[1], "-v");
+    struct solver_blas *gpu = blas_gpu_make(), *cpu = solver_blas_cpu_open(NULL);
+    if (!gpu || !cpu) lat_die(1, "blas-emulation", "out of memory");
+    bc_kernels(gpu, cpu, 77, 24);
+    bc_kernels(gpu, cpu, 45, 6);
+    int w1 = bc_solves(gpu, cpu, 77, 24, BLAS_EMU_MARGIN);
+    int w2 = bc_solves(gpu, cpu, 45, 6, BLAS_EMU_MARGIN);
+    bc_determinism(gpu, 45, 6);
+    printf("largest iteration difference GPU - CPU: %d (Wilson-sized), %d (staggered-sized); %llu kernel launches\n", w1, w2,
+           emu_launches);
+    blas_gpu_destroy(gpu);
+    solver_blas_cpu_close(cpu);
+    printf("blas-emulation: %d passed, %d failed\n", unit_pass, unit_fail);
+    return unit_fail ? 1 : 0;
+}
