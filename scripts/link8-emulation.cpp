@@ -245,7 +245,7 @@ int main(void)
     CHECK(f.recon == GPU_RECON_FULL && f.ncomp == 8, "SU(2) default: recon %d, ncomp %d", f.recon, f.ncomp);
     gpu_field_free(&f);
     field_free(&u2);
-    int cases[3][2] = {{2, 8}, {3, 18}, {3, 7}};
+    int cases[3][2] = {{2, 8}, {4, 12}, {3, 7}};
     for (int i = 0; i < 3; i++) {
         char err[512];
         int lines;

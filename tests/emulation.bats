@@ -4,7 +4,8 @@
 # of gpu_field with 12 and 8 reals (scripts/link8-emulation); the heatbath
 # kernel of every SU(N) against the CPU backend (scripts/hb-kernel-emulation);
 # the GPU gauge-fixing backend of SU(N), N = 2..8, against the CPU backend
-# (scripts/sun-emulation).
+# (scripts/sun-emulation); the GPU staggered operator against the CPU's
+# (scripts/staggered-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -42,4 +43,16 @@
     for n in 2 4 5 6 8; do echo "$output" | grep -q "^SU($n): 11 cases: double bit-identical yes"; done
     echo "$output" | grep -q '^SU(3): 11 cases: double within'
     echo "$output" | grep -q 'kernels for SU(2)..SU(8), not SU(9)'
+}
+
+@test "GPU staggered operator on the host: K = (M^dag M)_ee vs the CPU (double bits with 18 reals), single, half, Hermitian, views" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/staggered-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/staggered-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^staggered-emulation: [0-9]* passed, 0 failed$'
+    # 3 lattices x 2 masses x 3 recons, each with the 18-real double result the CPU's bits
+    [ "$(echo "$output" | grep -c '^[0-9x]* m 0\.[0-9]* recon [ 0-9]*: K vs CPU double')" -eq 18 ]
+    [ "$(echo "$output" | grep -c 'recon 18: K vs CPU double 0.00e+00 (bits)')" -eq 6 ]
+    echo "$output" | grep -q '^6x6x6x4 m 0.50 recon  8'
 }

@@ -87,7 +87,7 @@ static void unpack_links(const struct gpu_field *f, const void *buf, struct fiel
             } else {
                 for (int c = 0; c < f->ncomp && c < nr; c++) /* not the padding of a whole matrix */
                     d[c] = get(buf, f->prec, gpu_index(f->nblk, f->ncomp, f->vec, p * 4 + mu, c, s >> 1));
-                if (n == 3) su3_rebuild_row3(m);
+                if (f->recon == GPU_RECON_12) su3_rebuild_row3(m);
             }
             if (u->prec == 64) memcpy(field_link(u, s, mu), d, sizeof(double) * nr);
             else
@@ -132,9 +132,10 @@ void gpu_field_create_recon(struct gpu_field *f, const struct field *u, char pre
         lat_die_all(1, "GPU", "%d ranks leave %d timeslices per rank; the GPU backend needs an even number (Lt/R even)",
                     u->dom->size, u->dom->lt);
     if (recon == 0) recon = u->nc == 3 ? GPU_RECON_12 : GPU_RECON_FULL;
-    if (u->nc == 3 ? recon != GPU_RECON_12 && recon != GPU_RECON_8 : recon != GPU_RECON_FULL)
+    /* SU(3) may also be stored whole (18: the Dirac operator's uncompressed links) */
+    if (u->nc == 3 ? recon != GPU_RECON_12 && recon != GPU_RECON_8 && recon != GPU_RECON_FULL : recon != GPU_RECON_FULL)
         lat_die(2, "GPU", "link compression %d: SU(%d) links are stored %s", recon, u->nc,
-                u->nc == 3 ? "in 12 or 8 reals" : "whole (recon 18)");
+                u->nc == 3 ? "in 18, 12 or 8 reals" : "whole (recon 18)");
     memset(f, 0, sizeof *f);
     for (int mu = 0; mu < 4; mu++) f->L[mu] = u->lat.L[mu];
     f->nc = u->nc;

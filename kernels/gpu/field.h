@@ -126,7 +126,8 @@ void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, const struct
  *   recon: GPU_RECON_12 for SU(3), GPU_RECON_FULL otherwise.
  * create_recon: the same with the link compression chosen: recon 0 (the
  *   default, as create), GPU_RECON_12 or GPU_RECON_8 (SU(3) only) or
- *   GPU_RECON_FULL (N != 3 only); anything else: exit 2, one line.
+ *   GPU_RECON_FULL (any N; SU(3) whole: the Dirac operator's recon 18);
+ *   anything else: exit 2, one line.
  * upload: u's links (ILDG order, 64 or 32 bit) into the device layout,
  *   rounded to the storage type (recon 8: su3_pack8 in double, then the 8
  *   reals rounded), and the transform (host order, N x N per site, double)

@@ -11,7 +11,7 @@
 #ifdef LAT_HAVE_CUDA
 #include "gpu/spinor.h"
 #include "gpu/field.h"
-#include "base/util.h"
+#include "base/log.h" /* lat_calloc */
 #include <stdlib.h>
 
 void gpu_spinor_upload(double *dev, const double *host, int64_t nsites, int site_reals)

@@ -11,12 +11,13 @@
 #ifndef LAT_SOLVERS_HALF_H
 #define LAT_SOLVERS_HALF_H
 
+#include "base/lat.h"
 #include "solvers/solvers.h"
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
-static inline void half_block_encode(size_t m, const double *x, int16_t *q, float *norm)
+LAT_HD void half_block_encode(size_t m, const double *x, int16_t *q, float *norm)
 {
     double mx = 0;
     int finite = 1;
@@ -45,7 +46,7 @@ static inline void half_block_encode(size_t m, const double *x, int16_t *q, floa
     }
 }
 
-static inline void half_block_decode(size_t m, const int16_t *q, float norm, double *x)
+LAT_HD void half_block_decode(size_t m, const int16_t *q, float norm, double *x)
 {
     double s = (double)norm / SOLVER_HALF_ONE;
     for (size_t k = 0; k < m; k++) x[k] = q[k] * s;
