@@ -9,9 +9,12 @@
  * namespace, gpu/accessor.cuh and this file.
  *
  * Exported:
- *   sg_vec<VS>::load(v, norm, s, c) / store(v, norm, s, c)   the 3 complex
- *       numbers of site s of a vector stored as VS (double, float, int16_t
- *       = half with norm[s]), converted to and from lat_complex; the half
+ *   sg_vec<VS>::load<L1>(v, norm, s, c) / store(v, norm, s, c)   the 3
+ *       complex numbers of site s of a vector stored as VS (double, float,
+ *       int16_t = half with norm[s]), converted to and from lat_complex;
+ *       L1: through the non-coherent L1 path (the hop input: no thread of
+ *       the launch writes it, and each site is read by 8 threads), else
+ *       L2 only (the links and loc, read once a launch); the half
  *       format is solvers/half.h's (half_block_encode/decode, one site a
  *       block); stores write the padding reals 6, 7 as zeros
  *   sg_args, sg_args_of(w)    the kernel's arguments from the launch
@@ -32,11 +35,13 @@
 template <typename VS> struct sg_vec;
 
 template <> struct sg_vec<double> {
+    template <bool L1>
     static __device__ __forceinline__ void load(const double *v, const float *norm, int64_t s, lat_complex *c)
     {
         (void)norm;
         const double *p = v + gpu_spinor_index(SG_NCOMP, 0, s);
-        double2 a = ld16(p), b = ld16(p + 2), d = ld16(p + GPU_SPINOR_GROUP * GPU_SPINOR_LANES);
+        const double *p2 = p + GPU_SPINOR_GROUP * GPU_SPINOR_LANES;
+        double2 a = L1 ? ld16_l1(p) : ld16(p), b = L1 ? ld16_l1(p + 2) : ld16(p + 2), d = L1 ? ld16_l1(p2) : ld16(p2);
         c[0] = c_make((lat_real)a.x, (lat_real)a.y);
         c[1] = c_make((lat_real)b.x, (lat_real)b.y);
         c[2] = c_make((lat_real)d.x, (lat_real)d.y);
@@ -54,11 +59,13 @@ template <> struct sg_vec<double> {
 };
 
 template <> struct sg_vec<float> {
+    template <bool L1>
     static __device__ __forceinline__ void load(const float *v, const float *norm, int64_t s, lat_complex *c)
     {
         (void)norm;
         const float *p = v + gpu_spinor_index(SG_NCOMP, 0, s);
-        float4 a = ld16(p), b = ld16(p + GPU_SPINOR_GROUP * GPU_SPINOR_LANES);
+        const float *p2 = p + GPU_SPINOR_GROUP * GPU_SPINOR_LANES;
+        float4 a = L1 ? ld16_l1(p) : ld16(p), b = L1 ? ld16_l1(p2) : ld16(p2);
         c[0] = c_make((lat_real)a.x, (lat_real)a.y);
         c[1] = c_make((lat_real)a.z, (lat_real)a.w);
         c[2] = c_make((lat_real)b.x, (lat_real)b.y);
@@ -80,6 +87,7 @@ struct alignas(8) sg_q4 {
 };
 
 template <> struct sg_vec<int16_t> {
+    template <bool L1>
     static __device__ __forceinline__ void load(const int16_t *v, const float *norm, int64_t s, lat_complex *c)
     {
         const int16_t *p = v + gpu_spinor_index(SG_NCOMP, 0, s);
@@ -148,8 +156,8 @@ __global__ void __launch_bounds__(SG_BLOCK) k_staggered_hop(kgeo g, typename U::
             lat_complex uf[9], ub[9], pf[3], pb[3];
             U::load(U::at(links, g, a.parity, mu, h), uf);
             U::load(U::at(links, g, 1 - a.parity, mu, sb >> 1), ub);
-            sg_vec<VS>::load(in, a.in_norm, a.in_off + (sf >> 1), pf);
-            sg_vec<VS>::load(in, a.in_norm, a.in_off + (sb >> 1), pb);
+            sg_vec<VS>::template load<true>(in, a.in_norm, a.in_off + (sf >> 1), pf);
+            sg_vec<VS>::template load<true>(in, a.in_norm, a.in_off + (sb >> 1), pb);
             int xb[4] = {x[0], x[1], x[2], x[3]};
             xb[mu] = x[mu] > 0 ? x[mu] - 1 : g.L[mu] - 1;
             if (staggered_phase_coords(x, g.L, mu) < 0)
@@ -162,7 +170,7 @@ __global__ void __launch_bounds__(SG_BLOCK) k_staggered_hop(kgeo g, typename U::
     /* alpha acc + beta loc, as the CPU's site loop combines them */
     if (a.loc) {
         lat_complex t[3];
-        sg_vec<VS>::load((const VS *)a.loc, a.loc_norm, a.loc_off + h, t);
+        sg_vec<VS>::template load<false>((const VS *)a.loc, a.loc_norm, a.loc_off + h, t);
         for (int k = 0; k < 3; k++) acc[k] = c_add(c_scale(a.alpha, acc[k]), c_scale(a.beta, t[k]));
     } else {
         for (int k = 0; k < 3; k++) acc[k] = c_scale(a.alpha, acc[k]);
