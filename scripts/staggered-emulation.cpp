@@ -22,7 +22,9 @@
  * on 4^3x4, 6x4x4x8 and 6x6x6x4 (V/2 = 432: not a multiple of the 32-site
  * blocks): K against the CPU's (M^dag M)_ee in double (1e-13), single
  * (1e-6; 8 reals 1e-5) and half (1e-3), K Hermitian and positive, the
- * same bits twice, the views _ee and _normal, and the refusals.
+ * same bits twice, the views _ee and _normal, and the refusals; on 4^3x4
+ * the views in solver_cg and solver_multishift_cg (sloppy double, single,
+ * half; the vector kernels the CPU's on staged copies, staging_blas.h).
  * Prints "staggered-emulation: N passed, M failed"; exit 1 if any failed. */
 #include <cstdio>
 #include <cstdlib>
@@ -124,7 +126,11 @@ int main(void)
         const int recons[3] = {12, 18, 8};
         for (int mi = 0; mi < 2; mi++)
             for (int r = 0; r < 3; r++) sg_check_one(&u, masses[mi], recons[r], lname, 1);
-        if (d == 0) sg_check_refusals(&u);
+        if (d == 0) {
+            sg_check_refusals(&u);
+            sg_check_solvers(&u, 0.05, 12, lname);
+            sg_check_solvers(&u, 0.5, 8, lname);
+        }
         field_free(&u);
     }
     return unit_done("staggered-emulation");

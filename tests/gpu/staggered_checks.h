@@ -26,7 +26,16 @@
  *       normal view's A and A^dag vs staggered_solver_op_normal (double
  *       1e-13, single 1e-6), A^dag's odd half zero.
  *   sg_check_refusals(u3)   recon 7, another lattice, SU(2): NULL and a
- *       reason that says which. */
+ *       reason that says which.
+ *   sg_check_solvers(u, m, recon, lname)   the views in the solvers, with
+ *       device vectors (staging_blas.h: the CPU's vector kernels on staged
+ *       copies), sloppy double, single and half: solver_cg on the _ee view
+ *       solves K x = b, and solver_multishift_cg on the _normal view solves
+ *       (K + sigma_i) x_i = b_e for sigma = 0, 0.01, 0.1 from b = [b_e | 0]
+ *       with x_i's odd half exactly zero; each to tol 1e-10, checked with
+ *       the CPU's K (|b - (K + sigma) x| / |b| < 2e-10): so the _normal
+ *       view (not _ee, whose A^dag A would be K^2) is the one multi-shift
+ *       CG takes, apply_vec included. */
 #ifndef LAT_TESTS_STAGGERED_CHECKS_H
 #define LAT_TESTS_STAGGERED_CHECKS_H
 
@@ -34,6 +43,7 @@
 #include "dirac/staggered_gpu.h"
 #include "lattice/field.h"
 #include "staggered_vecs.h"
+#include "staging_blas.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -162,6 +172,77 @@ static inline void sg_check_one(const struct field *u, double m, int recon, cons
         }
     free(z), free(zc), free(zg);
     free(x), free(y), free(kx), free(ky), free(ref), free(ref2), free(xs), free(a), free(b), free(xf), free(kf);
+    staggered_gpu_free(g);
+    staggered_free(cpu);
+}
+
+/* |b - (K + sigma) x| / |b| with the CPU's K */
+static inline double sg_cpu_residual(struct staggered_op *cpu, double sigma, const double *b, const double *x, size_t n)
+{
+    double *kx = SG_ALLOC(double, n), r = 0, nb = 0;
+    staggered_mdagm_ee(cpu, kx, x);
+    for (size_t k = 0; k < n; k++) {
+        const double d = b[k] - kx[k] - sigma * x[k];
+        r += d * d, nb += b[k] * b[k];
+    }
+    free(kx);
+    return sqrt(r / nb);
+}
+
+static inline void sg_check_solvers(const struct field *u, double m, int recon, const char *lname)
+{
+    char why[256];
+    struct staggered_op *cpu = staggered_create(u, m, why, sizeof why);
+    struct staggered_gpu *g = cpu ? staggered_gpu_create(cpu, u, recon, why, sizeof why) : NULL;
+    CHECK(g != NULL, "solvers: %s", why);
+    if (!g) { staggered_free(cpu); return; }
+    struct solver_blas *blas = staging_blas_open();
+    const int64_t vh = staggered_gpu_half_sites(g);
+    const size_t n = (size_t)vh * 6;
+    double *b = SG_ALLOC(double, 2 * n), *x = SG_ALLOC(double, 2 * n);
+    sv_random(b, n, 99);
+    memset(b + n, 0, n * sizeof(double));
+    memset(x, 0, 2 * n * sizeof(double));
+    struct solver_vec bd = sv_upload(SOLVER_DOUBLE, vh, b), bn = sv_upload(SOLVER_DOUBLE, 2 * vh, b);
+    struct solver_op se, sn;
+    staggered_gpu_solver_op_ee(&se, g);
+    staggered_gpu_solver_op_normal(&sn, g);
+    const double sigma[3] = {0, 0.01, 0.1};
+    for (int p = 0; p < 3; p++) {
+        struct solver_params par = {1e-10, 5000, (enum solver_prec)p, 0, NULL, NULL};
+        struct solver_result res, mres[3];
+        struct solver_vec xd = sv_upload(SOLVER_DOUBLE, vh, x);
+        enum solver_status st = solver_cg(&se, blas, (const double *)bd.data, (double *)xd.data, &par, &res);
+        sv_download(&xd, vh, x);
+        sv_free(&xd);
+        const double rc = sg_cpu_residual(cpu, 0, b, x, n);
+        CHECK(st == SOLVER_CONVERGED && rc < 2e-10, "%s CG _ee view, sloppy %s: %s, CPU residual %.3g", lname,
+              sg_pname[p], solver_status_name(st), rc);
+        struct solver_vec xs[3];
+        double *xp[3];
+        memset(x, 0, 2 * n * sizeof(double));
+        for (int i = 0; i < 3; i++) xs[i] = sv_upload(SOLVER_DOUBLE, 2 * vh, x), xp[i] = (double *)xs[i].data;
+        st = solver_multishift_cg(&sn, blas, (const double *)bn.data, 3, sigma, NULL, xp, &par, mres);
+        double worst = 0, odd = 0;
+        for (int i = 0; i < 3; i++) {
+            sv_download(&xs[i], 2 * vh, x);
+            const double ri = sg_cpu_residual(cpu, sigma[i], b, x, n);
+            if (ri > worst) worst = ri;
+            for (size_t k = n; k < 2 * n; k++) odd += fabs(x[k]);
+            sv_free(&xs[i]);
+        }
+        CHECK(st == SOLVER_CONVERGED && worst < 2e-10 && odd == 0,
+              "%s multi-shift CG _normal view, sloppy %s: %s, worst CPU residual %.3g, odd half %g", lname, sg_pname[p],
+              solver_status_name(st), worst, odd);
+        printf("  solvers %s m %.2f recon %d sloppy %s: CG %d iterations (CPU residual %.1e); multi-shift %d/%d/%d "
+               "(worst %.1e)\n", lname, m, recon, sg_pname[p], res.iterations, rc, mres[0].iterations, mres[1].iterations,
+               mres[2].iterations, worst);
+        memset(x, 0, 2 * n * sizeof(double));
+    }
+    sv_free(&bd);
+    sv_free(&bn);
+    free(b), free(x);
+    staging_blas_close(blas);
     staggered_gpu_free(g);
     staggered_free(cpu);
 }

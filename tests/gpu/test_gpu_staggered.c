@@ -41,7 +41,10 @@ int main(int argc, char **argv)
         const int recons[3] = {12, 18, 8};
         for (int mi = 0; mi < 2; mi++)
             for (int r = 0; r < 3; r++) sg_check_one(&u, masses[mi], recons[r], lname, 0);
-        if (d == 0) sg_check_refusals(&u);
+        if (d == 0) {
+            sg_check_refusals(&u);
+            sg_check_solvers(&u, 0.05, 12, lname);
+        }
         field_free(&u);
     }
     return unit_done("test_gpu_staggered");
