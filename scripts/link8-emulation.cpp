@@ -18,8 +18,10 @@
  *     download give, bit for bit, su3_unpack8(su3_pack8(U X)) (8) or the
  *     rounded rows with the third rebuilt (12);
  *   - k_pack moves one slot out to a halo buffer and back unchanged;
- *   - the recon and ncomp of created fields, and the refusal of a
- *     compression the field's N does not have (exit 2, one line).
+ *   - the recon and ncomp of created fields (SU(3) whole, recon 18: 18
+ *     reals in double, 20 in float, the double round trip exact), and the
+ *     refusal of a compression the field's N does not have (exit 2, one
+ *     line).
  * Prints "link8-emulation: N passed, M failed"; exit 1 if any failed. */
 #include <cstdio>
 #include <cstdlib>
@@ -245,7 +247,24 @@ int main(void)
     CHECK(f.recon == GPU_RECON_FULL && f.ncomp == 8, "SU(2) default: recon %d, ncomp %d", f.recon, f.ncomp);
     gpu_field_free(&f);
     field_free(&u2);
-    int cases[3][2] = {{2, 8}, {4, 12}, {3, 7}};
+    /* SU(3) stored whole (recon 18, the Dirac operator's choice): 18 reals
+     * in double, 20 in float (whole 16-byte groups); double round trip exact */
+    for (int pr = 0; pr < 2; pr++) {
+        gpu_field_create_recon(&f, &u, pr ? 's' : 'd', 0, GPU_RECON_FULL);
+        CHECK(f.recon == GPU_RECON_FULL && f.ncomp == (pr ? 20 : 18), "SU(3) recon 18 in %c: recon %d, ncomp %d",
+              pr ? 's' : 'd', f.recon, f.ncomp);
+        if (!pr) {
+            struct field w;
+            field_alloc(&w, &lat, 3, 64);
+            gpu_field_upload(&f, &u, NULL);
+            gpu_field_download(&f, &w, NULL);
+            CHECK(memcmp(w.d, u.d, (size_t)lat.V * 4 * 18 * sizeof(double)) == 0,
+                  "SU(3) recon 18: the download differs from the upload");
+            field_free(&w);
+        }
+        gpu_field_free(&f);
+    }
+    int cases[3][2] = {{2, 8}, {3, 16}, {3, 7}};
     for (int i = 0; i < 3; i++) {
         char err[512];
         int lines;
