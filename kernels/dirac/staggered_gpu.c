@@ -143,6 +143,7 @@ void staggered_gpu_ee_apply(struct staggered_gpu *g, enum solver_prec prec, stru
                             const struct solver_vec *in)
 {
     check_vecs("staggered_gpu_ee_apply", prec, out, in);
+    if (out->data == in->data) lat_die(1, "staggered_gpu_ee_apply", "internal error: out and in are one vector");
     const struct vref t = {g->tmp[prec], prec == SOLVER_HALF ? g->tmp_norm : NULL, 0};
     sweep(g, prec, 1, 1, 0.5, 0, t, ref(in, 0), none);
     sweep(g, prec, 0, 1, -0.5, g->mass * g->mass, ref(out, 0), t, ref(in, 0));

@@ -1,6 +1,7 @@
 /* solvers/half.h -- the half-precision format of one site block, the only
- * place its formula is written (internal to kernels/solvers; half.c and
- * blas_cpu.c use it):
+ * place its formula is written (half.c and blas_cpu.c use it; LAT_HD, so
+ * GPU kernels that store half vectors call the same functions:
+ * dirac/staggered_gpu_kernel.cuh):
  *   half_block_encode(m, x, q, norm)  m reals x (double) -> q[m], *norm
  *   half_block_decode(m, q, norm, x)  back to double
  * norm = max |x_k| rounded to float; q_k = round(x_k / norm * 32767),
