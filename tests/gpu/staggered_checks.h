@@ -22,6 +22,7 @@
  *     - K Hermitian (<y,Kx> = <Ky,x> to 1e-13) and positive (<x,Kx> >=
  *       m^2 |x|^2, real), double;
  *     - twice the same input: the same bits (no races, deterministic);
+ *     - every output's padding (reals 6, 7, sites past V/2, norms) zero;
  *     - the _ee view's apply, apply_f, apply_vec: ee_apply's bits; the
  *       normal view's A and A^dag vs staggered_solver_op_normal (double
  *       1e-13, single 1e-6), A^dag's odd half zero.
@@ -59,6 +60,7 @@ static inline void sg_gpu_K(struct staggered_gpu *g, enum solver_prec p, const d
     double *zero = (double *)calloc((size_t)vh * 6, sizeof(double));
     struct solver_vec vi = sv_upload(p, vh, in), vo = sv_upload(p, vh, zero);
     staggered_gpu_ee_apply(g, p, &vo, &vi);
+    CHECK(sv_padding_zero(&vo, vh), "K in %s: a padding real, site or norm of the output is not zero", sg_pname[p]);
     sv_download(&vo, vh, out);
     sv_free(&vi);
     sv_free(&vo);
@@ -74,6 +76,8 @@ static inline void sg_view_apply(const struct solver_op *s, int dag, enum solver
     if (p == SOLVER_DOUBLE) (dag ? s->apply_dag : s->apply)(s->ctx, (double *)vo.data, (const double *)vi.data);
     else if (p == SOLVER_SINGLE) (dag ? s->apply_dag_f : s->apply_f)(s->ctx, (float *)vo.data, (const float *)vi.data);
     else s->apply_vec(s->ctx, dag, &vo, &vi);
+    CHECK(sv_padding_zero(&vo, ns), "a view's A%s in %s: a padding real, site or norm is not zero", dag ? "^dag" : "",
+          sg_pname[p]);
     sv_download(&vo, ns, out);
     sv_free(&vi);
     sv_free(&vo);

@@ -8,6 +8,8 @@
  *       norm per site) holding the host doubles (site after site, 6 each)
  *       rounded to it; padding zero
  *   sv_download(v, nsites, host)    back to host doubles (half decoded)
+ *   sv_padding_zero(v, nsites)      1 when every padding real (reals 6, 7 of
+ *       each site, the sites past nsites) and padding norm is zero
  *   sv_free(v)
  *   sv_random(x, n, seed)           n reals uniform in [-1, 1), reproducible
  *   sv_dot(a, b, n, &im), sv_reldiff(a, b, n)   <a, b> (complex) and
@@ -82,6 +84,29 @@ static inline void sv_download(const struct solver_vec *v, int64_t nsites, doubl
     }
     free(buf);
     free(norm);
+}
+
+static inline int sv_padding_zero(const struct solver_vec *v, int64_t nsites)
+{
+    const size_t total = gpu_spinor_storage(nsites, SV_SR), nn = (size_t)gpu_spinor_nblk(nsites) * GPU_SPINOR_LANES;
+    const int nc = gpu_spinor_ncomp(SV_SR);
+    const size_t es = v->prec == SOLVER_DOUBLE ? sizeof(double) : v->prec == SOLVER_SINGLE ? sizeof(float) : sizeof(int16_t);
+    gpu_sync("a test vector");
+    unsigned char *buf = (unsigned char *)malloc(total * es), *used = (unsigned char *)calloc(total, 1);
+    float *norm = (float *)calloc(nn, sizeof(float));
+    gpu_download(buf, v->data, total * es);
+    if (v->prec == SOLVER_HALF) gpu_download(norm, v->norm, nn * sizeof(float));
+    for (int64_t site = 0; site < nsites; site++)
+        for (int c = 0; c < SV_SR; c++) used[gpu_spinor_index(nc, c, site)] = 1;
+    int ok = 1;
+    for (size_t i = 0; i < total; i++)
+        if (!used[i])
+            for (size_t b = 0; b < es; b++) ok &= buf[i * es + b] == 0;
+    for (size_t i = (size_t)nsites; i < nn; i++) ok &= norm[i] == 0;
+    free(buf);
+    free(used);
+    free(norm);
+    return ok;
 }
 
 static inline void sv_free(struct solver_vec *v)
