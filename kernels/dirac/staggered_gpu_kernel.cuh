@@ -14,7 +14,9 @@
  *       int16_t = half with norm[s]), converted to and from lat_complex;
  *       L1: through the non-coherent L1 path (the hop input: no thread of
  *       the launch writes it, and each site is read by 8 threads), else
- *       L2 only (the links and loc, read once a launch); the half
+ *       L2 only (the links and loc, read once a launch); half: plain
+ *       8-byte loads either way (no 4 x int16 vector intrinsic the host
+ *       emulation has); the half
  *       format is solvers/half.h's (half_block_encode/decode, one site a
  *       block); stores write the padding reals 6, 7 as zeros
  *   sg_args, sg_args_of(w)    the kernel's arguments from the launch
