@@ -7,7 +7,8 @@
 # (scripts/sun-emulation); the GPU Wilson-clover operator of every storage
 # precision and link compression against the CPU operator
 # (scripts/dirac-emulation); the solvers' GPU vector kernels against
-# solver_blas_cpu, kernel by kernel and in whole solves (scripts/blas-emulation).
+# solver_blas_cpu, kernel by kernel and in whole solves (scripts/blas-emulation);
+# the GPU staggered operator against the CPU's (scripts/staggered-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -81,4 +82,18 @@
         [ "$(echo "$output" | grep -c "^$sh multishift .*: iterations GPU")" -eq 12 ]
     done
     echo "$output" | grep -q 'determinism: .* bit-identical$'
+}
+
+@test "GPU staggered operator on the host: K = (M^dag M)_ee vs the CPU (double bits with 18 reals), single, half, Hermitian, views, CG and multi-shift CG" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/staggered-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/staggered-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^staggered-emulation: [0-9]* passed, 0 failed$'
+    # 3 lattices x 2 masses x 3 recons, each with the 18-real double result the CPU's bits
+    [ "$(echo "$output" | grep -c '^[0-9x]* m 0\.[0-9]* recon [ 0-9]*: K vs CPU double')" -eq 18 ]
+    [ "$(echo "$output" | grep -c 'recon 18: K vs CPU double 0.00e+00 (bits)')" -eq 6 ]
+    # the views in solver_cg and solver_multishift_cg (staged vector kernels): 2 operators x 3 sloppy precisions
+    [ "$(echo "$output" | grep -c "^  solvers 4x4x4x4 m .* multi-shift")" -eq 6 ]
+    echo "$output" | grep -q '^6x6x6x4 m 0.50 recon  8'
 }

@@ -1,6 +1,7 @@
 /* solvers/half.h -- the half-precision format of one site block, the only
- * place its formula is written (internal to kernels/solvers; half.c and
- * blas_cpu.c use it):
+ * place its formula is written (half.c and blas_cpu.c use it; HALF_HD, so
+ * GPU kernels that store half vectors call the same functions:
+ * dirac/staggered_gpu_kernel.cuh):
  *   half_block_encode(m, x, q, norm)  m reals x (double) -> q[m], *norm
  *   half_block_decode(m, q, norm, x)  back to double
  *   half_norm, half_encode_scale, half_quantise, half_decode_scale: the
@@ -13,6 +14,7 @@
 #ifndef LAT_SOLVERS_HALF_H
 #define LAT_SOLVERS_HALF_H
 
+#include "base/lat.h"
 #include "solvers/solvers.h"
 #include <math.h>
 #include <stddef.h>
@@ -40,7 +42,7 @@ static inline HALF_HD int16_t half_quantise(double x, double scale)
 /* the factor q -> x */
 static inline HALF_HD double half_decode_scale(float norm) { return (double)norm / SOLVER_HALF_ONE; }
 
-static inline void half_block_encode(size_t m, const double *x, int16_t *q, float *norm)
+static inline HALF_HD void half_block_encode(size_t m, const double *x, int16_t *q, float *norm)
 {
     double mx = 0;
     int finite = 1;
@@ -59,7 +61,7 @@ static inline void half_block_encode(size_t m, const double *x, int16_t *q, floa
     for (size_t k = 0; k < m; k++) q[k] = half_quantise(x[k], s);
 }
 
-static inline void half_block_decode(size_t m, const int16_t *q, float norm, double *x)
+static inline HALF_HD void half_block_decode(size_t m, const int16_t *q, float norm, double *x)
 {
     double s = half_decode_scale(norm);
     for (size_t k = 0; k < m; k++) x[k] = q[k] * s;

@@ -1,0 +1,220 @@
+/* dirac/staggered_gpu.c -- the host side of the GPU staggered operator
+ * (dirac/staggered_gpu.h): set-up (checks, the double and float device
+ * links, the odd scratch fields), the applications as launches of
+ * staggered_gpu_sweep_{d,s} (staggered_gpu_impl.h) and the struct
+ * solver_op views.  Plain C.  Without CUDA (make CUDA=0) create answers
+ * NULL, "this lat was built without CUDA", and nothing else is reachable. */
+#include "dirac/staggered_gpu.h"
+#include "dirac/staggered_gpu_impl.h"
+#include "base/log.h"
+#include <stdio.h>
+
+#ifndef LAT_HAVE_CUDA
+
+struct staggered_gpu *staggered_gpu_create(const struct staggered_op *cpu, const struct field *u, int recon, char *why,
+                                           size_t len)
+{
+    (void)cpu, (void)u, (void)recon;
+    snprintf(why, len, "this lat was built without CUDA");
+    return NULL;
+}
+static void no_gpu(const char *where) { lat_die(1, where, "internal error: no GPU operator exists without CUDA"); }
+void staggered_gpu_set_links(struct staggered_gpu *g, const struct field *u) { (void)g, (void)u, no_gpu("staggered_gpu_set_links"); }
+void staggered_gpu_free(struct staggered_gpu *g) { (void)g; }
+int64_t staggered_gpu_half_sites(const struct staggered_gpu *g) { (void)g, no_gpu("staggered_gpu_half_sites"); return 0; }
+int staggered_gpu_recon(const struct staggered_gpu *g) { (void)g, no_gpu("staggered_gpu_recon"); return 0; }
+void staggered_gpu_ee_apply(struct staggered_gpu *g, enum solver_prec prec, struct solver_vec *out,
+                            const struct solver_vec *in)
+{
+    (void)g, (void)prec, (void)out, (void)in, no_gpu("staggered_gpu_ee_apply");
+}
+void staggered_gpu_solver_op_ee(struct solver_op *s, struct staggered_gpu *g) { (void)s, (void)g, no_gpu("staggered_gpu_solver_op_ee"); }
+void staggered_gpu_solver_op_normal(struct solver_op *s, struct staggered_gpu *g)
+{
+    (void)s, (void)g, no_gpu("staggered_gpu_solver_op_normal");
+}
+
+#else
+
+#include "gpu/gpu.h"
+#include "gpu/spinor.h"
+#include <stdlib.h>
+#include <string.h>
+
+static struct staggered_gpu *refuse(char *why, size_t len, const char *msg)
+{
+    snprintf(why, len, "%s", msg);
+    return NULL;
+}
+
+static const size_t vec_real_bytes[3] = {sizeof(double), sizeof(float), sizeof(int16_t)};
+
+struct staggered_gpu *staggered_gpu_create(const struct staggered_op *cpu, const struct field *u, int recon, char *why,
+                                           size_t len)
+{
+    if (staggered_nc(cpu) != 3) return refuse(why, len, "the GPU staggered operator is SU(3) only");
+    if (u->kind != FIELD_LINKS || u->prec != 64 || !u->d || u->nc != 3 || u->dom)
+        return refuse(why, len, "the GPU staggered operator needs the double SU(3) links of the whole lattice");
+    const struct lattice *lat = staggered_lattice(cpu);
+    for (int mu = 0; mu < LAT_ND; mu++)
+        if (u->lat.L[mu] != lat->L[mu]) return refuse(why, len, "the links' lattice is not the CPU operator's");
+    if (recon == 0) recon = GPU_RECON_12;
+    if (recon != GPU_RECON_12 && recon != GPU_RECON_FULL && recon != GPU_RECON_8) {
+        snprintf(why, len, "link compression %d: the GPU staggered operator stores links in 12, 18 or 8 reals", recon);
+        return NULL;
+    }
+    char gwhy[256];
+    if (!gpu_available(gwhy, sizeof gwhy)) {
+        snprintf(why, len, "no GPU for the staggered operator: %s", gwhy);
+        return NULL;
+    }
+    struct staggered_gpu *g = calloc(1, sizeof *g);
+    if (!g) return refuse(why, len, "out of memory");
+    g->lat = *lat;
+    g->mass = staggered_mass(cpu);
+    g->recon = recon;
+    g->vh = lat->V / 2;
+    gpu_field_create_recon(&g->links_d, u, 'd', 0, recon);
+    gpu_field_create_recon(&g->links_s, u, 's', 0, recon);
+    const size_t reals = gpu_spinor_storage(g->vh, STAGGERED_GPU_SITE_REALS);
+    for (int p = 0; p < 3; p++) {
+        g->tmp[p] = gpu_alloc(reals * vec_real_bytes[p], "the staggered operator's odd scratch field");
+        gpu_memset(g->tmp[p], 0, reals * vec_real_bytes[p]);
+    }
+    const size_t nn = (size_t)gpu_spinor_nblk(g->vh) * GPU_SPINOR_LANES;
+    g->tmp_norm = gpu_alloc(nn * sizeof(float), "the staggered operator's odd scratch norms");
+    gpu_memset(g->tmp_norm, 0, nn * sizeof(float));
+    staggered_gpu_set_links(g, u);
+    return g;
+}
+
+void staggered_gpu_set_links(struct staggered_gpu *g, const struct field *u)
+{
+    if (u->kind != FIELD_LINKS || u->prec != 64 || u->nc != 3 || u->lat.V != g->lat.V || u->dom)
+        lat_die(1, "staggered_gpu_set_links", "links of another shape than the operator's");
+    gpu_field_upload(&g->links_d, u, NULL);
+    gpu_field_upload(&g->links_s, u, NULL);
+}
+
+void staggered_gpu_free(struct staggered_gpu *g)
+{
+    if (!g) return;
+    gpu_field_free(&g->links_d);
+    gpu_field_free(&g->links_s);
+    for (int p = 0; p < 3; p++) gpu_free(g->tmp[p]);
+    gpu_free(g->tmp_norm);
+    free(g);
+}
+
+int64_t staggered_gpu_half_sites(const struct staggered_gpu *g) { return g->vh; }
+int staggered_gpu_recon(const struct staggered_gpu *g) { return g->recon; }
+
+/* one launch: out[out_off..] = alpha hop(in[in_off..]) + beta loc[loc_off..]
+ * on the sites of `parity` (staggered_gpu_impl.h) */
+struct vref {
+    void *data;
+    float *norm;
+    int64_t off; /* first site */
+};
+static void sweep(struct staggered_gpu *g, enum solver_prec prec, int parity, int hop, double alpha, double beta,
+                  struct vref out, struct vref in, struct vref loc)
+{
+    struct staggered_gpu_sweep w = {prec == SOLVER_DOUBLE ? &g->links_d : &g->links_s,
+                                    (int)prec, parity, hop, g->vh, alpha, beta,
+                                    out.data, out.norm, out.off, in.data, in.norm, in.off, loc.data, loc.norm, loc.off};
+    if (prec == SOLVER_DOUBLE) staggered_gpu_sweep_d(&w);
+    else staggered_gpu_sweep_s(&w);
+}
+
+static struct vref ref(const struct solver_vec *v, int64_t off) { return (struct vref){v->data, v->norm, off}; }
+static const struct vref none = {NULL, NULL, 0};
+
+static void check_vecs(const char *who, enum solver_prec prec, const struct solver_vec *out, const struct solver_vec *in)
+{
+    if (out->prec != prec || in->prec != prec || (prec == SOLVER_HALF && (!out->norm || !in->norm)))
+        lat_die(1, who, "internal error: vectors of precision %d and %d (norms %s) for an application in %s", (int)out->prec,
+                (int)in->prec, prec == SOLVER_HALF && (!out->norm || !in->norm) ? "missing" : "present",
+                solver_prec_name(prec));
+}
+
+/* K = m^2 - D_eo D_oe: t_o = 1/2 hop(in), out = m^2 in - 1/2 hop(t_o) (the
+ * CPU's staggered_mdagm_ee, staggered.c) */
+void staggered_gpu_ee_apply(struct staggered_gpu *g, enum solver_prec prec, struct solver_vec *out,
+                            const struct solver_vec *in)
+{
+    check_vecs("staggered_gpu_ee_apply", prec, out, in);
+    if (out->data == in->data) lat_die(1, "staggered_gpu_ee_apply", "internal error: out and in are one vector");
+    const struct vref t = {g->tmp[prec], prec == SOLVER_HALF ? g->tmp_norm : NULL, 0};
+    sweep(g, prec, 1, 1, 0.5, 0, t, ref(in, 0), none);
+    sweep(g, prec, 0, 1, -0.5, g->mass * g->mass, ref(out, 0), t, ref(in, 0));
+}
+
+/* ---- the solver's views --------------------------------------------------- */
+static struct solver_vec raw(struct staggered_gpu *g, enum solver_prec prec, int full, const void *p)
+{
+    const size_t n = (size_t)g->vh * (full ? 2 : 1) * STAGGERED_GPU_SITE_REALS;
+    return (struct solver_vec){prec, n, STAGGERED_GPU_SITE_REALS, (void *)p, NULL};
+}
+
+static void ee_vec(void *c, int dag, struct solver_vec *o, const struct solver_vec *i)
+{
+    (void)dag; /* Hermitian */
+    staggered_gpu_ee_apply((struct staggered_gpu *)c, i->prec, o, i);
+}
+static void ee_d(void *c, double *o, const double *i)
+{
+    struct staggered_gpu *g = c;
+    struct solver_vec vo = raw(g, SOLVER_DOUBLE, 0, o), vi = raw(g, SOLVER_DOUBLE, 0, i);
+    staggered_gpu_ee_apply(g, SOLVER_DOUBLE, &vo, &vi);
+}
+static void ee_f(void *c, float *o, const float *i)
+{
+    struct staggered_gpu *g = c;
+    struct solver_vec vo = raw(g, SOLVER_SINGLE, 0, o), vi = raw(g, SOLVER_SINGLE, 0, i);
+    staggered_gpu_ee_apply(g, SOLVER_SINGLE, &vo, &vi);
+}
+
+void staggered_gpu_solver_op_ee(struct solver_op *s, struct staggered_gpu *g)
+{
+    *s = (struct solver_op){.n = (size_t)g->vh * STAGGERED_GPU_SITE_REALS, .site_reals = STAGGERED_GPU_SITE_REALS,
+                            .ctx = g, .apply = ee_d, .apply_dag = ee_d, .apply_f = ee_f, .apply_dag_f = ee_f,
+                            .apply_vec = ee_vec};
+}
+
+/* A = M^dag P_e on [even | odd]: (x_e, x_o) -> (m x_e, -1/2 hop_oe x_e);
+ * A^dag = P_e M: (y_e, y_o) -> (m y_e + 1/2 hop_eo y_o, 0) -- the CPU's
+ * staggered_solver_op_normal */
+static void normal_vec(void *c, int dag, struct solver_vec *o, const struct solver_vec *i)
+{
+    struct staggered_gpu *g = c;
+    const enum solver_prec prec = i->prec;
+    const int64_t vh = g->vh;
+    check_vecs("staggered GPU normal view", prec, o, i);
+    if (!dag) {
+        sweep(g, prec, 1, 1, -0.5, 0, ref(o, vh), ref(i, 0), none);
+        sweep(g, prec, 0, 0, 0, g->mass, ref(o, 0), none, ref(i, 0));
+    } else {
+        sweep(g, prec, 0, 1, 0.5, g->mass, ref(o, 0), ref(i, vh), ref(i, 0));
+        sweep(g, prec, 1, 0, 0, 0, ref(o, vh), none, none);
+    }
+}
+#define NORMAL_RAW(name, T, prec, dag)                                                   \
+    static void name(void *c, T *o, const T *i)                                          \
+    {                                                                                    \
+        struct staggered_gpu *g = c;                                                     \
+        struct solver_vec vo = raw(g, prec, 1, o), vi = raw(g, prec, 1, i);              \
+        normal_vec(g, dag, &vo, &vi);                                                    \
+    }
+NORMAL_RAW(normal_d, double, SOLVER_DOUBLE, 0)
+NORMAL_RAW(normal_dag_d, double, SOLVER_DOUBLE, 1)
+NORMAL_RAW(normal_f, float, SOLVER_SINGLE, 0)
+NORMAL_RAW(normal_dag_f, float, SOLVER_SINGLE, 1)
+
+void staggered_gpu_solver_op_normal(struct solver_op *s, struct staggered_gpu *g)
+{
+    *s = (struct solver_op){.n = (size_t)g->vh * 2 * STAGGERED_GPU_SITE_REALS, .site_reals = STAGGERED_GPU_SITE_REALS,
+                            .ctx = g, .apply = normal_d, .apply_dag = normal_dag_d, .apply_f = normal_f,
+                            .apply_dag_f = normal_dag_f, .apply_vec = normal_vec};
+}
+
+#endif
