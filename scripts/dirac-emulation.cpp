@@ -50,6 +50,7 @@ extern "C" {
 #include "base/log.h"
 #include "lattice/field.h"
 #include "solvers/solvers.h"
+#include "solvers/half.h"
 #include "dirac/dirac.h"
 }
 #include "dirac/gpu.h"

@@ -23,10 +23,10 @@
  *       launch(kernel, args, nthreads) (gpu_*.cu: a <<<...>>> launch; the
  *       emulation: every thread in turn).
  *
- * Half storage (solvers.h's format, quantised here in float): the loaded
- * real is q * (norm / 32767); the stored site gets norm = max |component|
- * (float), q = rint(x * 32767 / norm) clamped to +-32767; a zero site has
- * norm 0, a site with a NaN or infinity norm NaN and q = 0.  Padding sites
+ * Half storage: solvers/half.h's format through its per-real steps (the one
+ * copy of the formula: half_norm, half_encode_scale, half_quantise,
+ * half_decode_scale; the quantisation in double, 24 multiplies a site): a
+ * zero site has norm 0, a site with a NaN or infinity norm NaN and q = 0.  Padding sites
  * (h >= V/2) are never written: they stay zero. */
 
 typedef short dirac_half_t; /* the int16 of half storage */
@@ -71,7 +71,7 @@ __device__ __forceinline__ void spinor_load(const SS *base, const float *norm, i
 #pragma unroll
     for (int q = 0; q < 6; q++) load4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
     if constexpr (sizeof(SS) == 2) {
-        const lat_real s = (lat_real)__ldg(norm + h) / (lat_real)SOLVER_HALF_ONE;
+        const lat_real s = (lat_real)half_decode_scale(__ldg(norm + h));
 #pragma unroll
         for (int k = 0; k < 24; k++) v[k] *= s;
     }
@@ -106,23 +106,20 @@ __device__ __forceinline__ void spinor_store(SS *base, float *norm, int h, const
         v[2 * k] = psi[k].re;
         v[2 * k + 1] = psi[k].im;
     }
-    if constexpr (sizeof(SS) == 2) { /* quantise: solvers.h's half format */
-        float mx = 0;
-        bool finite = true;
+    if constexpr (sizeof(SS) == 2) { /* quantise: solvers/half.h's format, its per-real steps */
+        double mx = 0;
+        int finite = 1;
 #pragma unroll
         for (int k = 0; k < 24; k++) {
-            const float a = fabsf((float)v[k]);
-            if (!(a - a == 0.0f)) finite = false; /* NaN or infinity (inf - inf is NaN) */
+            const double a = fabs((double)v[k]);
+            if (!isfinite(a)) finite = 0;
             else mx = a > mx ? a : mx;
         }
-        const float s = mx > 0 ? (float)SOLVER_HALF_ONE / mx : 0.0f;
+        const float nf = half_norm(mx, finite); /* NaN: the solver sees the breakdown */
+        const double s = finite && nf > 0 ? half_encode_scale(nf) : 0;
 #pragma unroll
-        for (int k = 0; k < 24; k++) {
-            float q = finite ? rintf((float)v[k] * s) : 0.0f;
-            q = q > SOLVER_HALF_ONE ? SOLVER_HALF_ONE : q < -SOLVER_HALF_ONE ? -SOLVER_HALF_ONE : q;
-            v[k] = (lat_real)q;
-        }
-        norm[h] = finite ? mx : (float)NAN; /* NaN: the solver sees the breakdown */
+        for (int k = 0; k < 24; k++) v[k] = s > 0 ? (lat_real)half_quantise((double)v[k], s) : (lat_real)0;
+        norm[h] = nf;
     }
 #pragma unroll
     for (int q = 0; q < 6; q++) store4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);

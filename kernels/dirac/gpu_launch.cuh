@@ -16,6 +16,7 @@ extern "C" {
 #include "base/log.h"
 }
 #include "solvers/solvers.h"
+#include "solvers/half.h"
 #include "gpu/field.h"
 #include "gpu/spinor.h"
 #include "dirac/gpu_sweep.h"
