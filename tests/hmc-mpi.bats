@@ -109,3 +109,13 @@ hmc_all_R() {
     ls -A
     [ ! -e o.lime ] && [ -z "$(ls -A | grep 'o\.lime\|h\.log')" ]
 }
+
+@test "lat-hmc --device gpu under mpirun: one line, exit 1, nothing written (the GPU solves run in one process)" {
+    cd "$BATS_TEST_TMPDIR"
+    run --separate-stderr mpi 2 "$BIN/lat-hmc" --device gpu --beta 5.6 --lattice 4 --nf 2 --mass 0.1 --log h.log -o h.lime
+    echo "$stderr"
+    [ "$status" -eq 1 ]
+    [ "$(printf '%s\n' "$stderr" | grep -c '^lat-hmc: ')" -eq 1 ]
+    printf '%s\n' "$stderr" | grep -q 'one process'
+    [ ! -e h.lime ] && [ ! -e h.log ]
+}

@@ -329,7 +329,7 @@ int main(int argc, char **argv)
     /* ---- the device: one process, a usable GPU (exit 1, nothing written) ---- */
     if (on_gpu) {
         if (comm_size() > 1)
-            lat_die(1, NULL, "--device gpu runs in one process (%d ranks here): use --device cpu under mpirun", comm_size());
+            lat_die_all(1, NULL, "--device gpu runs in one process (%d ranks here): use --device cpu under mpirun", comm_size());
         struct device_choice dc = device_opt_choose("gpu"); /* no usable GPU: one line, exit 1 */
         const struct device_caps caps = {"staggered solver", 1, 3, 3};
         device_opt_fits(&dc, &caps, 3);
