@@ -106,6 +106,7 @@
     echo "$output"
     [ "$status" -eq 0 ]
     echo "$output" | grep -q '^hmc-gpu-emulation: [0-9]* passed, 0 failed$'
-    # both fermion modes compared, each accepted on both paths
-    [ "$(echo "$output" | grep -c '^N_f = [24] .*, double: dH cpu .* accepted 1 1$')" -eq 2 ]
+    # both fermion modes compared (the GPU path solved), and the condensate
+    [ "$(echo "$output" | grep -c '^N_f = [24] .*, double: dH cpu .* iterations cpu [1-9][0-9]* gpu [1-9][0-9]*$')" -eq 2 ]
+    echo "$output" | grep -q '^condensate cpu '
 }

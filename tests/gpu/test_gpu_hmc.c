@@ -5,7 +5,7 @@
  * hc_run (shared with scripts/hmc-gpu-emulation, which runs the same with
  * the kernels emulated on the host) -- N_f = 2 RHMC and N_f = 4 exact HMC
  * with every solve to 1e-12: dH within 1e-9 and the links within 1e-10 of
- * the CPU's, both accepted; mixed MD solves within 1e-6 in dH; the
+ * the CPU's at the end of the molecular dynamics; mixed MD solves within 1e-6 in dH; the
  * condensate's CG within 1e-9.  Also: no GPU answer NULL with a reason is
  * not reachable here (the device is there), so the refusal of an SU(2)
  * field is checked instead.
