@@ -19,6 +19,9 @@
  * GPU's tests/gpu/test_gpu_hmc.c): one trajectory of N_f = 2 RHMC and
  * N_f = 4 exact HMC, GPU path against CPU path, dH within 1e-9, links
  * within 1e-10, mixed MD solves within 1e-6 in dH, the condensate.
+ * Built with -DHMC_EMU_NO_MAIN it is the emulated GPU layer of
+ * tools/lat-hmc.c instead (gpu_available says yes): scripts/hmc-gpu-emulation
+ * runs that lat-hmc --device gpu against bin/lat-hmc --device cpu.
  * Prints the numbers and "hmc-gpu-emulation: N passed, M failed". */
 #include <cmath>
 #include <cstdio>
@@ -80,9 +83,11 @@ extern "C" void gpu_halo_start(struct gpu_halo *, const struct gpu_field *, cons
 extern "C" void gpu_halo_finish(struct gpu_halo *, const struct gpu_field *, const struct geometry *, int) { not_here(); }
 extern "C" void gpu_observables_sums(const struct gpu_field *, double *) { not_here(); }
 
+#ifndef HMC_EMU_NO_MAIN /* without: the objects lat-hmc links (scripts/hmc-gpu-emulation) */
 int main(void)
 {
     const int L[4] = {4, 4, 4, 4};
     hc_run(L);
     return unit_done("hmc-gpu-emulation");
 }
+#endif

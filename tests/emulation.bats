@@ -100,7 +100,7 @@
     echo "$output" | grep -q '^6x6x6x4 m 0.50 recon  8'
 }
 
-@test "lat-hmc's GPU solver backend on the host: one trajectory (N_f = 2 RHMC, N_f = 4 exact) dH within 1e-9 and links within 1e-10 of the CPU path, mixed, condensate" {
+@test "lat-hmc's GPU solver backend on the host: one trajectory (N_f = 2 RHMC, N_f = 4 exact) dH within 1e-9 and links within 1e-10 of the CPU path, mixed, condensate; lat-hmc --device gpu (emulated) = --device cpu" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-gpu-emulation compiles the device code with it"
     run "$BATS_TEST_DIRNAME/../scripts/hmc-gpu-emulation"
     echo "$output"
@@ -109,4 +109,6 @@
     # both fermion modes compared (the GPU path solved), and the condensate
     [ "$(echo "$output" | grep -c '^N_f = [24] .*, double: dH cpu .* iterations cpu [1-9][0-9]* gpu [1-9][0-9]*$')" -eq 2 ]
     echo "$output" | grep -q '^condensate cpu '
+    # lat-hmc itself linked with the emulated GPU layer: --device gpu against --device cpu
+    echo "$output" | grep -q '^hmc-gpu-emulation lat-hmc: 4 passed, 0 failed$'
 }
