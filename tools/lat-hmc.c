@@ -267,7 +267,7 @@ int main(int argc, char **argv)
         {"seed", 's', CLI_LONG, &seed, "S", "random seed (>= 0, default 1): same seed, same bytes", NULL, 0},
         {"save-every", 0, CLI_INT, &save_every, "K", "also write every K-th trajectory: -o name with .NNNNNN (next trajectory) before the extension", NULL, 0},
         {"output", 'o', CLI_STRING, &output, "FILE", "write the final configuration here (default standard output)", NULL, 0},
-        {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds", NULL, 0},
+        {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds, and the split solver_seconds, transfer_seconds, force_seconds, update_seconds, measure_seconds", NULL, 0},
         {"precision", 0, CLI_CHOICE, &precision, "P", "fermion solver precision (default double; nf 0: no solver)", "double|mixed", 0},
         {"device", 0, CLI_CHOICE, &device, "DEV", "where the staggered solves run (default cpu; gpu: one GPU, one process, the rest on the CPU)", "cpu|gpu", 0},
         RUN_REPORT_OPTION(format),
@@ -373,6 +373,7 @@ int main(int argc, char **argv)
             char why[512];
             fer.sp.gpu = staggered_gpu_solver_create(r.x.u, mass, why, sizeof why);
             if (!fer.sp.gpu) lat_die(1, NULL, "--device gpu: %s", why);
+            staggered_gpu_solver_take_transfer_seconds(fer.sp.gpu); /* the first upload: not a trajectory's */
         }
         staggered_spectral_range(r.x.u, mass, &fer.lo, &fer.hi);
         if (cli_given(opts, "spectral-hi")) fer.hi = spectral_hi;
