@@ -96,16 +96,16 @@ static void check_solve(enum solver_status st, const struct solver_result *res, 
 }
 
 /* after a multi-shift solve: the iterations (the most of any shift), each
- * shift converged, the seconds since t0 (MD or the others) */
-static void account(struct stag_mono *c, int order, const struct solver_result *res, double tol, const char *what,
-                    double t0)
+ * shift converged, the seconds since t0 (the MD rational's or the others') */
+static void account(struct stag_mono *c, const struct rational *r, const struct solver_result *res, double tol,
+                    const char *what, double t0)
 {
     int most = 0;
-    for (int i = 0; i < order; i++) most = res[i].iterations > most ? res[i].iterations : most;
+    for (int i = 0; i < r->order; i++) most = res[i].iterations > most ? res[i].iterations : most;
     c->iters += most;
-    for (int i = 0; i < order; i++) check_solve(res[i].status, &res[i], tol, what);
+    for (int i = 0; i < r->order; i++) check_solve(res[i].status, &res[i], tol, what);
     const double dt = now() - t0;
-    if (strcmp(what, "molecular-dynamics") == 0) c->solve_md += dt;
+    if (r == &c->md) c->solve_md += dt;
     else c->solve_other += dt;
 }
 
@@ -125,7 +125,7 @@ static void solve_shifts(struct stag_mono *c, const struct rational *r, double t
         if (c->gpu_links_stale) staggered_gpu_solver_set_links(c->p.gpu, c->links);
         c->gpu_links_stale = 0;
         staggered_gpu_solver_multishift(c->p.gpu, b, r->order, r->b, x, &par, res);
-        account(c, r->order, res, tol, what, t0);
+        account(c, r, res, tol, what, t0);
         return;
     }
     /* the normal view: [even | odd] vectors, b with a zero odd half */
@@ -143,7 +143,7 @@ static void solve_shifts(struct stag_mono *c, const struct rational *r, double t
     }
     (void)st;
     free(bf);
-    account(c, r->order, res, tol, what, t0);
+    account(c, r, res, tol, what, t0);
 }
 
 static double **alloc_halves(int k, size_t hr)
