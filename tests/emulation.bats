@@ -8,7 +8,9 @@
 # precision and link compression against the CPU operator
 # (scripts/dirac-emulation); the solvers' GPU vector kernels against
 # solver_blas_cpu, kernel by kernel and in whole solves (scripts/blas-emulation);
-# the GPU staggered operator against the CPU's (scripts/staggered-emulation).
+# the GPU staggered operator against the CPU's (scripts/staggered-emulation);
+# lat-hmc's GPU solver backend in one HMC trajectory against the CPU path
+# (scripts/hmc-gpu-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -96,4 +98,17 @@
     # the views in solver_cg and solver_multishift_cg (staged vector kernels): 2 operators x 3 sloppy precisions
     [ "$(echo "$output" | grep -c "^  solvers 4x4x4x4 m .* multi-shift")" -eq 6 ]
     echo "$output" | grep -q '^6x6x6x4 m 0.50 recon  8'
+}
+
+@test "lat-hmc's GPU solver backend on the host: one trajectory (N_f = 2 RHMC, N_f = 4 exact) dH within 1e-9 and links within 1e-10 of the CPU path, mixed, condensate; lat-hmc --device gpu (emulated) = --device cpu" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-gpu-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/hmc-gpu-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^hmc-gpu-emulation: [0-9]* passed, 0 failed$'
+    # both fermion modes compared (the GPU path solved), and the condensate
+    [ "$(echo "$output" | grep -c '^N_f = [24] .*, double: dH cpu .* iterations cpu [1-9][0-9]* gpu [1-9][0-9]*$')" -eq 2 ]
+    echo "$output" | grep -q '^condensate cpu '
+    # lat-hmc itself linked with the emulated GPU layer: --device gpu against --device cpu
+    echo "$output" | grep -q '^hmc-gpu-emulation lat-hmc: 4 passed, 0 failed$'
 }

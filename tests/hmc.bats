@@ -35,7 +35,7 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 
 @test "lat-hmc: the log has one line per trajectory, nf 0 columns, and the history its counter" {
     "$HMC" --beta 5.7 --lattice 4 --trajectories 3 --md-steps 4 --seed 2 --log l.tsv -o a.lime 2>/dev/null
-    [ "$(head -n 1 l.tsv)" = "$(printf 'trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds')" ]
+    [ "$(head -n 1 l.tsv)" = "$(printf 'trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds\tsolver_seconds\ttransfer_seconds\tforce_seconds\tupdate_seconds\tmeasure_seconds')" ]
     [ "$(wc -l < l.tsv)" -eq 4 ]
     awk -F'\t' 'NR > 1 { if ($1 != NR - 2 || $8 != 0 || $9 != "nan" || ($7 != 0 && $7 != 1)) exit 1
                          d = $6 - exp(-$5); if (d < 0) d = -d; if (d > 1e-6 * $6) exit 1 }' l.tsv
@@ -43,6 +43,23 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
     # the plaquette of the last line is the file's
     p=$(mval a.lime plaquette)
     close "$p" "$(tail -n 1 l.tsv | cut -f 2)" 1e-11
+}
+
+@test "lat-hmc --device gpu without a usable GPU: one line, exit 1, nothing written" {
+    export CUDA_VISIBLE_DEVICES= # a CUDA build on a GPU machine sees none
+    expect_error 1 lat-hmc 'GPU' -- "$HMC" --beta 5.7 --lattice 4 --nf 2 --mass 0.1 --device gpu --log l.tsv -o o.lime
+    expect_clean
+}
+
+@test "lat-hmc: the time split -- solver, force, update, measure within the trajectory's seconds, device=cpu recorded" {
+    "$HMC" --beta 5.7 --lattice 4 --nf 2 --mass 0.1 --trajectories 2 --md-steps 3 --noise 1 --log l.tsv --format json -o a.lime > r.json 2>/dev/null
+    # solver + force + update <= seconds (the energies, momenta and refresh
+    # are the rest); every part > 0 but the transfers (0 on the CPU)
+    awk -F'\t' 'NR > 1 { if (!($11 > 0 && $12 == 0 && $13 > 0 && $14 > 0 && $15 > 0)) exit 1
+                         if ($11 + $13 + $14 > $10 + 0.002) exit 1 }' l.tsv
+    grep -q '"device": *"cpu"' r.json
+    for k in solver transfer force update measure; do grep -q "\"seconds_$k\"" r.json; done
+    "$BIN/lat-measure" --history a.lime 2>/dev/null | grep -q ' device=cpu '
 }
 
 @test "lat-hmc: <exp(-dH)> = 1 within 2 sigma over 250 trajectories (4^4, beta 5.7)" {
@@ -107,7 +124,8 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
     expect_error 2 lat-hmc 'tau' -- "$HMC" --beta 5.7 --tau 0 --lattice 4 -o o.lime
     expect_error 2 lat-hmc 'even' -- "$HMC" --beta 5.7 --lattice 5 -o o.lime
     expect_error 2 lat-hmc 'lattice' -- "$HMC" --beta 5.7 -o o.lime
-    expect_error 2 lat-hmc 'not yet' -- "$HMC" --beta 5.7 --lattice 4 --device gpu -o o.lime
+    expect_error 2 lat-hmc 'nf' -- "$HMC" --beta 5.7 --lattice 4 --device gpu -o o.lime
+    expect_error 2 lat-hmc -- "$HMC" --beta 5.7 --lattice 4 --nf 2 --mass 0.1 --device tpu -o o.lime
     expect_error 2 lat-hmc 'save-every' -- "$HMC" --beta 5.7 --lattice 4 --save-every 2
     expect_error 2 lat-hmc 'npf' -- "$HMC" --beta 5.7 --lattice 4 --npf 0 -o o.lime
     expect_error 2 lat-hmc -- "$HMC" --beta 5.7 --lattice 4 --precision single -o o.lime

@@ -37,6 +37,21 @@
  * number: output files, log lines and reports are the same bytes for any R
  * (and any thread count).  Rank 0 writes the log and the report.
  *
+ * --device gpu (one process, SU(3), N_f > 0): the staggered solves -- the
+ * pseudofermion heatbath, the actions, the MD multi-shift solves and the
+ * condensate's CG -- run on one GPU (hmc/staggered_gpu_solver.h: the links
+ * uploaded whenever they changed, b uploaded, the solutions downloaded);
+ * everything else (gauge force, momenta, link update, the fermion force
+ * from the solutions, the spectral range, the Metropolis step) stays on
+ * the CPU for now.  The same start and seed give dH and links within
+ * rounding of --device cpu (the GPU's sums run in another order).
+ *
+ * Timing split per trajectory (--log columns, report keys seconds_*):
+ * solver (the monomial's solves, transfers included), transfer (of those,
+ * the host <-> device copies), force (gauge force + fermion force
+ * arithmetic, its solves excluded), update (link updates), measure (the
+ * spectral range check and the condensate after the trajectory).
+ *
  * Exit 0, 1 data/runtime error, 2 usage error; every check before any
  * work.  See lat-hmc(1). */
 #include "base/cli.h"
@@ -46,16 +61,19 @@
 #include "hmc/gauge.h"
 #include "hmc/integrator.h"
 #include "hmc/staggered_monomial.h"
+#include "hmc/staggered_gpu_solver.h"
 #include "rational/rational.h"
 #include "io/dist.h"
 #include "lattice/field.h"
 #include "lattice/observables.h"
 #include "shared/run_report.h"
+#include "shared/device_opt.h"
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct run {
     struct dist x;
@@ -168,6 +186,34 @@ static void fermions_check_range(struct fermions *f, const struct field *u, long
     if (f->rational) fermions_fit(f, u);
 }
 
+/* one trajectory's seconds (the header's split) */
+struct split {
+    double solver, transfer, force, update, measure;
+};
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* the integrator's force and update seconds, the monomial's solves taken
+ * out of its force time */
+static struct split split_of(const struct hmc_timing *tm, int nmono, const struct fermions *f)
+{
+    struct split s = {0, 0, 0, tm->update, 0};
+    for (int i = 0; i < nmono; i++) s.force += tm->force[i];
+    if (f) {
+        double md, other;
+        staggered_monomial_take_solve_seconds(&f->mono, &md, &other);
+        s.solver = md + other;
+        s.force -= md;
+        if (f->sp.gpu) s.transfer = staggered_gpu_solver_take_transfer_seconds(f->sp.gpu);
+    }
+    return s;
+}
+
 struct stats {
     long long done, accepted;
     double sum_dh, sum_exp, sum_exp2, sum_cond;
@@ -221,9 +267,9 @@ int main(int argc, char **argv)
         {"seed", 's', CLI_LONG, &seed, "S", "random seed (>= 0, default 1): same seed, same bytes", NULL, 0},
         {"save-every", 0, CLI_INT, &save_every, "K", "also write every K-th trajectory: -o name with .NNNNNN (next trajectory) before the extension", NULL, 0},
         {"output", 'o', CLI_STRING, &output, "FILE", "write the final configuration here (default standard output)", NULL, 0},
-        {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds", NULL, 0},
+        {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds, and the split solver_seconds, transfer_seconds, force_seconds, update_seconds, measure_seconds", NULL, 0},
         {"precision", 0, CLI_CHOICE, &precision, "P", "fermion solver precision (default double; nf 0: no solver)", "double|mixed", 0},
-        {"device", 0, CLI_CHOICE, &device, "DEV", "compute backend (default cpu; gpu: not yet)", "cpu|gpu", 0},
+        {"device", 0, CLI_CHOICE, &device, "DEV", "where the staggered solves run (default cpu; gpu: one GPU, one process, the rest on the CPU)", "cpu|gpu", 0},
         RUN_REPORT_OPTION(format),
         {0}};
     struct cli_info info = {"lat-hmc", "[OPTIONS]",
@@ -258,7 +304,8 @@ int main(int argc, char **argv)
     if (save_every < 0) cli_usage_error("--save-every must be >= 0, got %d", save_every);
     if (save_every > 0 && (!output || strcmp(output, "-") == 0))
         cli_usage_error("--save-every needs -o FILE (the saved files are named after it)");
-    if (strcmp(device, "gpu") == 0) cli_usage_error("--device gpu: not yet (the HMC runs on the CPU)");
+    const int on_gpu = strcmp(device, "gpu") == 0;
+    if (on_gpu && nf == 0) cli_usage_error("--device gpu moves the staggered solves to the GPU: it needs --nf > 0");
     int to_stdout = !output || strcmp(output, "-") == 0;
     if (to_stdout && comm_stdout_is_terminal())
         lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
@@ -278,6 +325,15 @@ int main(int argc, char **argv)
     if (nf > 0 && lattice)
         for (int mu = 0; mu < 4; mu++)
             if (L[mu] % 2) cli_usage_error("--lattice %s: staggered fermions need even extents (%d is odd)", lattice, L[mu]);
+
+    /* ---- the device: one process, a usable GPU (exit 1, nothing written) ---- */
+    if (on_gpu) {
+        if (comm_size() > 1)
+            lat_die_all(1, NULL, "--device gpu runs in one process (%d ranks here): use --device cpu under mpirun", comm_size());
+        struct device_choice dc = device_opt_choose("gpu"); /* no usable GPU: one line, exit 1 */
+        const struct device_caps caps = {"staggered solver", 1, 3, 3};
+        device_opt_fits(&dc, &caps, 3);
+    }
 
     /* ---- the start ---- */
     struct run r;
@@ -313,6 +369,12 @@ int main(int argc, char **argv)
         fer.sp = (struct staggered_monomial_params){.mass = mass, .nf = nf, .npf = npf, .tol_md = tol_md,
                                                     .tol_metropolis = tol_met, .mixed = strcmp(precision, "mixed") == 0,
                                                     .max_iter = FERMION_MAX_ITER, .timescale = 0};
+        if (on_gpu) {
+            char why[512];
+            fer.sp.gpu = staggered_gpu_solver_create(r.x.u, mass, why, sizeof why);
+            if (!fer.sp.gpu) lat_die(1, NULL, "--device gpu: %s", why);
+            staggered_gpu_solver_take_transfer_seconds(fer.sp.gpu); /* the first upload: not a trajectory's */
+        }
         staggered_spectral_range(r.x.u, mass, &fer.lo, &fer.hi);
         if (cli_given(opts, "spectral-hi")) fer.hi = spectral_hi;
         fermions_fit(&fer, r.x.u);
@@ -324,9 +386,9 @@ int main(int argc, char **argv)
     snprintf(ext, sizeof ext, "%dx%dx%dx%d", lat.L[0], lat.L[1], lat.L[2], lat.L[3]);
     snprintf(summary, sizeof summary,
              "nc=3 lattice=%s beta=%.15g nf=%d mass=%.15g npf=%d tau=%.15g md_steps=%d gauge_substeps=%d "
-             "integrator=2mn seed=%lld start=%s precision=%s device=cpu first_trajectory=%lld%s%s",
+             "integrator=2mn seed=%lld start=%s precision=%s device=%s first_trajectory=%lld%s%s",
              ext, beta, nf, mass, npf, tau, md_steps, substeps, seed, is_hot ? "hot" : is_cold ? "cold" : "file",
-             precision, first_traj, nf > 0 ? (fer.rational ? " rhmc=1" : " rhmc=0") : "", "");
+             precision, device, first_traj, nf > 0 ? (fer.rational ? " rhmc=1" : " rhmc=0") : "", "");
     r.summary = summary;
 
     /* ---- the monomials: fermions on scale 0, the gauge action on scale 1 (alone: scale 0) ---- */
@@ -341,29 +403,41 @@ int main(int argc, char **argv)
             comm_root_begin();
             log = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
             if (!log) lat_die(1, logpath, "cannot open the log for writing");
-            fprintf(log, "trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds\n");
+            fprintf(log, "trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds"
+                         "\tsolver_seconds\ttransfer_seconds\tforce_seconds\tupdate_seconds\tmeasure_seconds\n");
             comm_root_end(NULL, 0);
         } else
             comm_root_wait(NULL, 0);
     }
     int show = cli_show_progress() && comm_is_root();
     struct stats st = {0, 0, 0, 0, 0, 0, 0};
+    struct split total = {0, 0, 0, 0, 0};
     double t0 = omp_get_wtime();
     for (long long i = 0; i < ntraj; i++) {
         long long k = first_traj + i;
         struct hmc_result res;
+        struct hmc_timing tm;
+        memset(&tm, 0, sizeof tm);
         if (nf > 0) mono[1] = fer.mono;
-        hmc_trajectory(&par, mono, nmono, r.x.u, (uint32_t)k, &res, NULL);
-        double cond = NAN;
+        hmc_trajectory(&par, mono, nmono, r.x.u, (uint32_t)k, &res, &tm);
+        struct split sp = split_of(&tm, nmono, nf > 0 ? &fer : NULL);
+        double cond = NAN, tmeas = now();
         if (nf > 0) {
             fermions_check_range(&fer, r.x.u, k);
             if (nnoise > 0) {
                 double cerr;
-                cond = staggered_condensate(r.x.u, mass, nnoise, (uint64_t)seed, (uint32_t)k, &cerr, NULL);
+                cond = staggered_condensate_on(r.x.u, mass, nnoise, (uint64_t)seed, (uint32_t)k, &cerr, NULL, fer.sp.gpu);
                 st.sum_cond += cond;
                 st.ncond++;
             }
         }
+        sp.measure = now() - tmeas;
+        if (fer.sp.gpu) staggered_gpu_solver_take_transfer_seconds(fer.sp.gpu); /* the condensate's: in measure */
+        total.solver += sp.solver;
+        total.transfer += sp.transfer;
+        total.force += sp.force;
+        total.update += sp.update;
+        total.measure += sp.measure;
         st.done++;
         st.accepted += res.accepted;
         st.sum_dh += res.dH;
@@ -372,8 +446,9 @@ int main(int argc, char **argv)
         double pre, pim;
         measure_polyakov(r.x.u, &pre, &pim);
         if (log) {
-            fprintf(log, "%lld\t%.12f\t%.12f\t%.12f\t%.9g\t%.9g\t%d\t%ld\t%.9g\t%.3f\n", k, p.all, pre, pim, res.dH,
-                    res.exp_minus_dH, res.accepted, res.iterations, cond, res.seconds);
+            fprintf(log, "%lld\t%.12f\t%.12f\t%.12f\t%.9g\t%.9g\t%d\t%ld\t%.9g\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", k,
+                    p.all, pre, pim, res.dH, res.exp_minus_dH, res.accepted, res.iterations, cond, res.seconds, sp.solver,
+                    sp.transfer, sp.force, sp.update, sp.measure);
             if (fflush(log) != 0) lat_die(1, logpath, "write error on the log");
         }
         if (show) {
@@ -428,6 +503,12 @@ int main(int argc, char **argv)
         report_num(rep, "mean_dH", st.sum_dh / nd);
         report_num(rep, "mean_exp_minus_dH", st.sum_exp / nd);
         report_num(rep, "seconds", elapsed);
+        report_str(rep, "device", device);
+        report_num(rep, "seconds_solver", total.solver);
+        report_num(rep, "seconds_transfer", total.transfer);
+        report_num(rep, "seconds_force", total.force);
+        report_num(rep, "seconds_update", total.update);
+        report_num(rep, "seconds_measure", total.measure);
         run_report_observables(rep, &pl, lt, pre, pim);
         run_report_end(rep, format, output);
     } else {
@@ -435,11 +516,14 @@ int main(int argc, char **argv)
                  "<dH> = %.4g, <exp(-dH)> = %.4f, plaquette = %.12f",
                  ext, beta, nf, st.done, tau, md_steps, elapsed, st.accepted / nd, st.sum_dh / nd, st.sum_exp / nd,
                  pl.all);
+        lat_info("time (device %s): solver %.2f s (host<->device %.2f s), forces %.2f s, link updates %.2f s, "
+                 "measurements %.2f s", device, total.solver, total.transfer, total.force, total.update, total.measure);
         if (st.ncond)
             lat_info("chiral condensate (1/V) Re Tr M^-1 of one staggered field (4 tastes), mean over %lld trajectories: %.6g",
                      st.ncond, st.sum_cond / (double)st.ncond);
     }
     if (nf > 0) staggered_monomial_free(&fer.mono);
+    staggered_gpu_solver_free(fer.sp.gpu);
     dist_free(&r.x);
     free(r.base_history);
     return LAT_OK;

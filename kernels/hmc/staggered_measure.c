@@ -6,6 +6,7 @@
  * reduction with one slot per global timeslice: the same bits for any
  * thread count and any number of ranks (on a slab both are collective). */
 #include "hmc/staggered_monomial.h"
+#include "hmc/staggered_gpu_solver.h"
 #include "dirac/staggered.h"
 #include "solvers/solvers.h"
 #include "lattice/field.h"
@@ -54,8 +55,17 @@ static double dot_re(const struct solver_blas *blas, const struct staggered_op *
 double staggered_condensate(const struct field *u, double mass, int nnoise, uint64_t seed, uint32_t trajectory,
                             double *err, long *iters)
 {
+    return staggered_condensate_on(u, mass, nnoise, seed, trajectory, err, iters, NULL);
+}
+
+double staggered_condensate_on(const struct field *u, double mass, int nnoise, uint64_t seed, uint32_t trajectory,
+                               double *err, long *iters, struct staggered_gpu_solver *gpu)
+{
     static const char who[] = "staggered_condensate";
     if (!(mass > 0) || nnoise < 1) lat_die(1, who, "needs mass > 0 and at least one noise vector (got %g, %d)", mass, nnoise);
+    if (gpu && staggered_gpu_solver_mass(gpu) != mass)
+        lat_die(1, who, "internal error: the GPU solver's mass %g is not %g", staggered_gpu_solver_mass(gpu), mass);
+    if (gpu) staggered_gpu_solver_set_links(gpu, u);
     struct staggered_op *op = make_op(u, mass, who);
     struct solver_blas *blas = open_blas(op, who);
     struct solver_op so;
@@ -70,7 +80,7 @@ double staggered_condensate(const struct field *u, double mass, int nnoise, uint
         struct solver_result res;
         staggered_z2(op, 0, seed, (uint32_t)k, trajectory, eta);
         memset(x, 0, hr * sizeof(double));
-        enum solver_status st = solver_cg(&so, blas, eta, x, &par, &res);
+        enum solver_status st = gpu ? staggered_gpu_solver_cg(gpu, eta, x, &par, &res) : solver_cg(&so, blas, eta, x, &par, &res);
         it += res.iterations;
         if (st != SOLVER_CONVERGED)
             lat_die(1, who, "CG did not converge (%s after %d iterations, residual %.3g)", solver_status_name(st),

@@ -3,6 +3,7 @@
  * parameter checks, refresh (exact and rational heatbath), action, force
  * from the multi-shift solutions, and the noise generators. */
 #include "hmc/staggered_monomial.h"
+#include "hmc/staggered_gpu_solver.h"
 #include "dirac/staggered.h"
 #include "solvers/solvers.h"
 #include "lattice/field.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char WHO[] = "staggered monomial";
 
@@ -28,7 +30,26 @@ struct stag_mono {
     struct solver_blas *blas_half; /* even half fields (the action's dot products) */
     double **phi;                /* npf even half fields */
     long iters;
+    const struct field *links;   /* the links of the current callback */
+    int gpu_links_stale;         /* with p.gpu: the links changed since the last upload */
+    double solve_md, solve_other; /* seconds (staggered_monomial_take_solve_seconds) */
 };
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* the links of every solve and hop that follows; the GPU copy is refreshed
+ * before the next solve (an exact-mode refresh solves nothing) */
+static void set_links(struct stag_mono *c, const struct field *u)
+{
+    staggered_set_links(c->op, u);
+    c->links = u;
+    c->gpu_links_stale = 1;
+}
 
 /* ---- noise ----------------------------------------------------------------- */
 static void noise(const struct staggered_op *op, int parity, uint64_t seed, uint32_t copy, uint32_t traj,
@@ -74,6 +95,20 @@ static void check_solve(enum solver_status st, const struct solver_result *res, 
                 solver_status_name(st), res->iterations, res->residual, tol);
 }
 
+/* after a multi-shift solve: the iterations (the most of any shift), each
+ * shift converged, the seconds since t0 (the MD rational's or the others') */
+static void account(struct stag_mono *c, const struct rational *r, const struct solver_result *res, double tol,
+                    const char *what, double t0)
+{
+    int most = 0;
+    for (int i = 0; i < r->order; i++) most = res[i].iterations > most ? res[i].iterations : most;
+    c->iters += most;
+    for (int i = 0; i < r->order; i++) check_solve(res[i].status, &res[i], tol, what);
+    const double dt = now() - t0;
+    if (r == &c->md) c->solve_md += dt;
+    else c->solve_other += dt;
+}
+
 /* x[i] = (K + r->b[i])^-1 b for every pole (even half fields) */
 static void solve_shifts(struct stag_mono *c, const struct rational *r, double tol, int sloppy, const double *b,
                          double **x, const char *what)
@@ -84,6 +119,15 @@ static void solve_shifts(struct stag_mono *c, const struct rational *r, double t
     struct solver_params par = {.tol = tol, .max_iter = c->p.max_iter, .sloppy = sloppy ? SOLVER_SINGLE : SOLVER_DOUBLE};
     struct solver_result res[RATIONAL_MAX_ORDER];
     if (r->order == 0) return;
+    const double t0 = now();
+    if (c->p.gpu) {
+        /* the same solve on the GPU (hmc/staggered_gpu_solver.h) */
+        if (c->gpu_links_stale) staggered_gpu_solver_set_links(c->p.gpu, c->links);
+        c->gpu_links_stale = 0;
+        staggered_gpu_solver_multishift(c->p.gpu, b, r->order, r->b, x, &par, res);
+        account(c, r, res, tol, what, t0);
+        return;
+    }
     /* the normal view: [even | odd] vectors, b with a zero odd half */
     struct solver_op so;
     staggered_solver_op_normal(&so, c->op);
@@ -93,16 +137,13 @@ static void solve_shifts(struct stag_mono *c, const struct rational *r, double t
     memcpy(bf, b, hr * sizeof(double));
     for (int i = 0; i < r->order; i++) xf[i] = (double *)lat_malloc(2 * hr * sizeof(double));
     enum solver_status st = solver_multishift_cg(&so, c->blas, bf, r->order, r->b, NULL, xf, &par, res);
-    int most = 0;
-    for (int i = 0; i < r->order; i++) most = res[i].iterations > most ? res[i].iterations : most;
-    c->iters += most;
     for (int i = 0; i < r->order; i++) {
-        check_solve(res[i].status, &res[i], tol, what);
         memcpy(x[i], xf[i], hr * sizeof(double));
         free(xf[i]);
     }
     (void)st;
     free(bf);
+    account(c, r, res, tol, what, t0);
 }
 
 static double **alloc_halves(int k, size_t hr)
@@ -121,7 +162,7 @@ static void free_halves(double **v, int k)
 static void mono_refresh(void *ctx, const struct field *u, uint64_t seed, uint32_t trajectory)
 {
     struct stag_mono *c = (struct stag_mono *)ctx;
-    staggered_set_links(c->op, u);
+    set_links(c, u);
     const size_t hr = staggered_half_reals(c->op);
     const double m = staggered_mass(c->op);
     for (int k = 0; k < c->p.npf; k++) {
@@ -156,7 +197,7 @@ static void mono_refresh(void *ctx, const struct field *u, uint64_t seed, uint32
 static double mono_action(void *ctx, const struct field *u)
 {
     struct stag_mono *c = (struct stag_mono *)ctx;
-    staggered_set_links(c->op, u);
+    set_links(c, u);
     const size_t hr = staggered_half_reals(c->op);
     double **x = alloc_halves(c->met.order, hr), s = 0;
     for (int k = 0; k < c->p.npf; k++) {
@@ -172,7 +213,7 @@ static double mono_action(void *ctx, const struct field *u)
 static void mono_force(void *ctx, const struct field *u, double coeff, double *out)
 {
     struct stag_mono *c = (struct stag_mono *)ctx;
-    staggered_set_links(c->op, u);
+    set_links(c, u);
     const struct rational *r = &c->md;
     const size_t hr = staggered_half_reals(c->op), lhr = staggered_local_half_reals(c->op);
     const int n = staggered_nc(c->op);
@@ -230,6 +271,14 @@ static void mono_force(void *ctx, const struct field *u, double coeff, double *o
     free_halves(y, r->order);
     free_halves(xl, r->order);
     free_halves(yl, r->order);
+}
+
+void staggered_monomial_take_solve_seconds(const struct hmc_monomial *m, double *md, double *other)
+{
+    struct stag_mono *c = (struct stag_mono *)m->ctx;
+    *md = c->solve_md;
+    *other = c->solve_other;
+    c->solve_md = c->solve_other = 0;
 }
 
 static long mono_iterations(void *ctx)
@@ -296,6 +345,8 @@ int staggered_monomial_create(struct hmc_monomial *m, const struct staggered_mon
     }
     if (p->md && check_rational(p->md, -p->nf, pd, "md", why, len)) return -1;
     if (p->metropolis && check_rational(p->metropolis, -p->nf, pd, "metropolis", why, len)) return -1;
+    if (p->gpu && (u_shape->dom || staggered_gpu_solver_mass(p->gpu) != p->mass))
+        return bad(why, len, "the GPU solver backend runs in one process and must have the monomial's mass");
     struct staggered_op *op = staggered_create(u_shape, p->mass, why, len);
     if (!op) return -1;
     struct stag_mono *c = (struct stag_mono *)calloc(1, sizeof *c);

@@ -55,6 +55,10 @@
  * Exported:
  *   staggered_monomial_create/_free   the monomial (refuses bad parameters
  *                                     with a one-line reason in why)
+ *   staggered_monomial_take_solve_seconds  the time its solves took
+ *   Solver backend: params.gpu NULL solves on the CPU as above; set, the
+ *   same solves (same views, tolerances, precisions) run on the GPU
+ *   (hmc/staggered_gpu_solver.h) and only the solutions come back.
  *   staggered_gaussian               the pseudofermion noise of one site set
  *   staggered_condensate             (1/V) Re Tr M^-1 (staggered_measure.c)
  *   staggered_spectral_range         [lo, hi] of K (staggered_measure.c) */
@@ -68,6 +72,7 @@
 
 struct field;
 struct staggered_op;
+struct staggered_gpu_solver;
 
 struct staggered_monomial_params {
     double mass; int nf; int npf;          /* npf pseudofermion fields, each with power nf/(4 npf) */
@@ -77,6 +82,12 @@ struct staggered_monomial_params {
     double tol_md, tol_metropolis;         /* relative CG residuals (e.g. 1e-8, 1e-12) */
     int mixed;                             /* 1: MD solves by the mixed (single) multi-shift CG; heatbath/action always double */
     int max_iter; int timescale;
+    /* NULL: the solves run on the CPU.  Otherwise the solver backend of
+     * lat-hmc --device gpu (hmc/staggered_gpu_solver.h, the caller's, made
+     * for the same mass; one process): every solve (heatbath, action, MD)
+     * runs there, the links uploaded before a solve whenever they changed;
+     * the formulas around the solves stay on the CPU */
+    struct staggered_gpu_solver *gpu;
 };
 
 /* 0, or -1 with a one-line reason in why[len]: mass not > 0, nf or npf < 1,
@@ -89,6 +100,10 @@ struct staggered_monomial_params {
 int staggered_monomial_create(struct hmc_monomial *m, const struct staggered_monomial_params *p,
                               const struct field *u_shape, char *why, size_t len);
 void staggered_monomial_free(struct hmc_monomial *m);
+/* wall-clock seconds (clock_gettime) in the monomial's solves since the
+ * last call, and reset: md the force's multi-shift solves, other the
+ * heatbath's and the action's (with --device gpu the transfers included) */
+void staggered_monomial_take_solve_seconds(const struct hmc_monomial *m, double *md, double *other);
 
 /* the noise above on the sites of parity 0 or 1 (a half field) or all
  * sites (parity -1, a full field) of op's lattice: Gaussian (purpose
@@ -108,6 +123,10 @@ void staggered_z2(const struct staggered_op *op, int parity, uint64_t seed, uint
  * mass > 0, nnoise >= 1 (lat_die otherwise). */
 double staggered_condensate(const struct field *u, double mass, int nnoise, uint64_t seed, uint32_t trajectory,
                             double *err, long *iters);
+/* the same with its CG on the GPU solver gpu (NULL: the CPU; gpu's mass
+ * must be mass): gpu's links are set to u first */
+double staggered_condensate_on(const struct field *u, double mass, int nnoise, uint64_t seed, uint32_t trajectory,
+                               double *err, long *iters, struct staggered_gpu_solver *gpu);
 /* estimated [lo, hi] of (M^dag M)_ee: lo = m^2 (a bound: D anti-Hermitian),
  * hi = STAGGERED_SPECTRAL_SAFETY x the power-iteration estimate of the largest eigenvalue, never
  * above m^2 + 16 (a bound: |D| <= 4, 8 hops of norm 1/2) */

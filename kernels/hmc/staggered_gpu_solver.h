@@ -1,0 +1,55 @@
+/* hmc/staggered_gpu_solver.h -- the staggered monomial's and the
+ * condensate's solves on one GPU (lat-hmc --device gpu; issue 16's GPU path,
+ * issue 21): host even half fields in, host even half fields out, the
+ * Krylov solvers of solvers/solvers.h run in between on the GPU staggered
+ * operator (dirac/staggered_gpu.h) with the GPU vector kernels
+ * (solvers/blas_gpu.h).  Only the solves move: the callers' formulas
+ * (heatbath, action, force, condensate) stay on the CPU with the
+ * downloaded solutions.
+ *
+ * Vectors: the CPU's even half fields (dirac/staggered.h's half index
+ * x/2, 6 reals a site, V/2 sites) are uploaded into gpu/spinor.h's layout;
+ * the multi-shift solve runs on the _normal view ([even | odd], V sites,
+ * b's odd half zero, kept on the device), CG on the _ee view.  The device
+ * copies of the links are refreshed only by staggered_gpu_solver_set_links:
+ * call it whenever the links changed.
+ *
+ *   staggered_gpu_solver_create(u, mass, why, len)  for the double SU(3)
+ *       links u of the whole lattice (one process) and the mass; NULL with a
+ *       one-line reason in why[len] (no CUDA, no usable GPU, not SU(3), a
+ *       slab, ...).  The links are uploaded.
+ *   staggered_gpu_solver_free(s)
+ *   staggered_gpu_solver_mass(s)
+ *   staggered_gpu_solver_set_links(s, u)  new links of the same lattice
+ *   staggered_gpu_solver_multishift(s, b, nshift, sigma, x, par, res)
+ *       x[i] = (K + sigma[i])^-1 b, K = (M^dag M)_ee, by solver_multishift_cg
+ *       (par as there: tol, max_iter, sloppy double/single/half); x[i] are
+ *       host even half fields, overwritten; the status of the shared solve
+ *   staggered_gpu_solver_cg(s, b, x, par, res)   K x = b by solver_cg, x the
+ *       start (host) and the answer
+ *   staggered_gpu_solver_take_transfer_seconds(s)  seconds spent moving
+ *       links and vectors between host and device (wall clock, included in
+ *       the solves' time by the callers) since the last call; resets
+ * Without CUDA (make CUDA=0) create answers NULL, "this lat was built
+ * without CUDA"; nothing else is reachable. */
+#ifndef LAT_HMC_STAGGERED_GPU_SOLVER_H
+#define LAT_HMC_STAGGERED_GPU_SOLVER_H
+
+#include "solvers/solvers.h"
+#include <stddef.h>
+
+struct field;
+struct staggered_gpu_solver;
+
+struct staggered_gpu_solver *staggered_gpu_solver_create(const struct field *u, double mass, char *why, size_t len);
+void staggered_gpu_solver_free(struct staggered_gpu_solver *s);
+double staggered_gpu_solver_mass(const struct staggered_gpu_solver *s);
+void staggered_gpu_solver_set_links(struct staggered_gpu_solver *s, const struct field *u);
+enum solver_status staggered_gpu_solver_multishift(struct staggered_gpu_solver *s, const double *b, int nshift,
+                                                   const double *sigma, double **x, const struct solver_params *par,
+                                                   struct solver_result *res);
+enum solver_status staggered_gpu_solver_cg(struct staggered_gpu_solver *s, const double *b, double *x,
+                                           const struct solver_params *par, struct solver_result *res);
+double staggered_gpu_solver_take_transfer_seconds(struct staggered_gpu_solver *s);
+
+#endif

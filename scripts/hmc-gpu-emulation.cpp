@@ -1,0 +1,93 @@
+/* hmc-gpu-emulation.cpp -- lat-hmc's GPU solver backend
+ * (kernels/hmc/staggered_gpu_solver.h) run on the host without a GPU or
+ * nvcc, one whole HMC trajectory of the staggered monomial against the
+ * CPU path (scripts/hmc-gpu-emulation builds and runs it; tests/emulation.bats
+ * in `make check`, any CUDA=).
+ *
+ * What runs as on a GPU: the staggered kernels of
+ * kernels/dirac/staggered_gpu_kernel.cuh thread by thread
+ * (scripts/staggered-emulation.cpp's parts 'd' and 's', linked in), the
+ * solvers' vector kernels of kernels/solvers/blas_gpu.cuh (included whole
+ * here, launched as scripts/blas-emulation.cpp does: threads one after the
+ * other, fibers between the barriers of the reductions), and the host sides
+ * dirac/staggered_gpu.c, hmc/staggered_gpu_solver.c, gpu/field.c and
+ * gpu/spinor.c compiled as the CUDA build compiles them (device memory is
+ * host memory).  The monomial, integrator and gauge action are the
+ * library's.  -ffp-contract=off: no fused multiply-add, like the CPU build.
+ *
+ * Checks: tests/gpu/hmc_checks.h's hc_run on 4^4 (shared with the real
+ * GPU's tests/gpu/test_gpu_hmc.c): one trajectory of N_f = 2 RHMC and
+ * N_f = 4 exact HMC, GPU path against CPU path, dH within 1e-9, links
+ * within 1e-10, mixed MD solves within 1e-6 in dH, the condensate.
+ * Built with -DHMC_EMU_NO_MAIN it is the emulated GPU layer of
+ * tools/lat-hmc.c instead (gpu_available says yes): scripts/hmc-gpu-emulation
+ * runs that lat-hmc --device gpu against bin/lat-hmc --device cpu.
+ * Prints the numbers and "hmc-gpu-emulation: N passed, M failed". */
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include "cuda-on-host.h"
+
+/* ---- the solvers' GPU vector kernels on the host (blas-emulation.cpp's way) */
+static void *blas_dev_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
+static void blas_dev_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args);
+
+#include "solvers/blas_gpu.cuh"
+
+template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args)
+{
+    blockDim.x = GPU_RED_BS;
+    for (unsigned b = 0; b < nb; b++) {
+        blockIdx.x = b;
+        if (barriers)
+            cuda_on_host_block(GPU_RED_BS, [&] { kernel(args...); });
+        else
+            for (unsigned t = 0; t < GPU_RED_BS; t++) {
+                threadIdx.x = t;
+                kernel(args...);
+            }
+    }
+}
+
+extern "C" {
+#include "solvers/blas_gpu.h"
+#include "lattice/field.h"
+#include "base/log.h"
+}
+#include "unit.h"
+extern "C" {
+#include "hmc_checks.h"
+}
+
+/* what blas_gpu.cu defines, on the emulated kernels */
+extern "C" struct solver_blas *solver_blas_gpu_open(void) { return blas_gpu_make(); }
+extern "C" void solver_blas_gpu_close(struct solver_blas *blas) { blas_gpu_destroy(blas); }
+
+/* the device entry points the host sides call: host memory, no GPU */
+extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
+extern "C" void gpu_free(void *p) { free(p); }
+extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
+extern "C" void gpu_sync(const char *w) { (void)w; }
+extern "C" void gpu_check(const char *w) { (void)w; }
+extern "C" int gpu_available(char *why, int len) { (void)why, (void)len; return 1; }
+extern "C" void gpu_inject_fault(void) {}
+static void not_here(void) { lat_die(1, "hmc-gpu-emulation", "no halo exchange or observables here"); }
+extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f) { (void)f; not_here(); return NULL; }
+extern "C" void gpu_halo_free(struct gpu_halo *x) { (void)x; }
+extern "C" void gpu_halo_start(struct gpu_halo *, const struct gpu_field *, const struct geometry *,
+                               const struct halo_part *, int, int) { not_here(); }
+extern "C" void gpu_halo_finish(struct gpu_halo *, const struct gpu_field *, const struct geometry *, int) { not_here(); }
+extern "C" void gpu_observables_sums(const struct gpu_field *, double *) { not_here(); }
+
+#ifndef HMC_EMU_NO_MAIN /* without: the objects lat-hmc links (scripts/hmc-gpu-emulation) */
+int main(void)
+{
+    const int L[4] = {4, 4, 4, 4};
+    hc_run(L);
+    return unit_done("hmc-gpu-emulation");
+}
+#endif
