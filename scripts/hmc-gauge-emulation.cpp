@@ -14,7 +14,8 @@
  * shared with the real-GPU test tests/gpu/test_gpu_hmc_gauge.c): every
  * kernel against the CPU functions on Haar-random 4^3x8 and 6x4x4x8 links
  * (momenta bit for bit here), then a 2MN trajectory against the CPU
- * integrator's and its reversal.  Prints "hmc-gauge-emulation: N passed,
+ * integrator's and its reversal; and the refusals (SU(2), 12-real links,
+ * 0 MD steps: exit 1 with one line).  Prints "hmc-gauge-emulation: N passed,
  * M failed"; exit 1 if any failed.  Not checked here: the CUDA compiler's
  * code (test_gpu_hmc_gauge.c does that on a GPU). */
 #include <cstdio>
@@ -118,6 +119,46 @@ extern "C" void hmc_gpu_plaquette_d(const struct gpu_field *u, double *partials)
     run_blocks([&] { k_hmc_plaquette<hmc_links>(g, (const double *)u->links, partials); });
 }
 
+/* ---- the refusals: one line, exit 1 (zero links: the children of fork
+ * must not start OpenMP threads) ---- */
+static struct lattice refusal_lat;
+static void refuse_su2(void *)
+{
+    struct field u;
+    field_alloc(&u, &refusal_lat, 2, 64);
+    struct gpu_field f;
+    hmc_gpu_field_create(&f, &u);
+    exit(0);
+}
+static void refuse_recon12(void *)
+{
+    struct field u;
+    field_alloc(&u, &refusal_lat, 3, 64);
+    struct gpu_field f;
+    gpu_field_create(&f, &u, 'd', 0); /* 12 reals: not the GPU HMC's storage */
+    hmc_gpu_kinetic_energy(&f);
+    exit(0);
+}
+static void refuse_steps(void *)
+{
+    struct field u;
+    field_alloc(&u, &refusal_lat, 3, 64);
+    struct gpu_field U, P;
+    hmc_gpu_field_create(&U, &u);
+    hmc_gpu_field_create(&P, &u);
+    hmc_gpu_gauge_md(&U, &P, 5.7, 0.5, 0);
+    exit(0);
+}
+
+static void check_refusal(void (*child)(void *), const char *what, const char *expect)
+{
+    char err[512];
+    int lines;
+    int st = unit_run_child(child, NULL, 20, err, sizeof err, &lines);
+    printf("refusal %s: exit %d, %d line(s): %s", what, st, lines, err);
+    CHECK(st == 1 && lines == 1 && strstr(err, expect), "refusal %s: exit %d, %d lines: %s", what, st, lines, err);
+}
+
 int main(void)
 {
     lat_progname = "hmc-gauge-emulation";
@@ -131,5 +172,11 @@ int main(void)
         hmc_gauge_check_kernels(&lat, name, 1);
         hmc_gauge_check_md(&lat, name);
     }
+    int L[4] = {4, 4, 4, 4};
+    const char *why = NULL;
+    if (lattice_init(&refusal_lat, L, &why)) lat_die(1, NULL, "lattice: %s", why);
+    check_refusal(refuse_su2, "SU(2)", "SU(3) only");
+    check_refusal(refuse_recon12, "12-real links", "18 reals");
+    check_refusal(refuse_steps, "0 MD steps", "at least 1");
     return unit_done("hmc-gauge-emulation");
 }
