@@ -29,9 +29,13 @@ static void staple(const struct field *u, int64_t x, int mu, lat_complex *A)
 double hmc_gauge_action(const struct field *u, double beta)
 {
     /* lat-measure's plaquette sum (lattice/observables.c), not a copy of it */
-    long double re = measure_plaquette_sum(u);
-    long double nplaq = (long double)geometry_global(u->dom, &u->lat)->V * 6;
-    return (double)((long double)beta * (nplaq - re / u->nc));
+    return hmc_gauge_action_of_sum(beta, u->nc, geometry_global(u->dom, &u->lat)->V, measure_plaquette_sum(u));
+}
+
+double hmc_gauge_action_of_sum(double beta, int nc, int64_t volume, long double plaquette_sum)
+{
+    long double nplaq = (long double)volume * 6;
+    return (double)((long double)beta * (nplaq - plaquette_sum / nc));
 }
 
 void hmc_gauge_force(const struct field *u, double beta, double coeff, double *out)

@@ -7,6 +7,7 @@
 #include "base/log.h"
 
 #ifdef LAT_HAVE_CUDA
+#include "hmc/gauge.h"
 #include "hmc/integrator.h"
 #include <stdlib.h>
 #include <string.h>
@@ -126,9 +127,7 @@ void hmc_gpu_momenta_add(struct gpu_field *p, double eps, const struct gpu_field
 double hmc_gpu_gauge_action(const struct gpu_field *u, double beta)
 {
     check_field(u, "gauge action");
-    long double re = block_sum(u, hmc_gpu_plaquette_d);
-    long double nplaq = (long double)u->V * 6; /* gauge.c: beta (6V - sum Re tr U_P / N) */
-    return (double)((long double)beta * (nplaq - re / 3));
+    return hmc_gauge_action_of_sum(beta, 3, u->V, block_sum(u, hmc_gpu_plaquette_d));
 }
 
 /* integrator.c's steps() for one time scale and the gauge monomial: the
