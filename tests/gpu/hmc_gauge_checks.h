@@ -8,7 +8,8 @@
  *   hmc_gauge_check_kernels(lat, name, bits)  on Haar-random SU(3) links:
  *     - momenta of (seed, trajectory) = hmc_momenta_draw's to 1e-15 of
  *       the largest |P| (bits: memcmp);
- *     - kinetic energy = hmc_kinetic_energy to 1e-13 relative;
+ *     - kinetic energy = hmc_kinetic_energy to 1e-13 relative, and its
+ *       mean per link 4 (8 Gaussian generators) within 5 standard errors;
  *     - U <- exp(eps P) U = hmc_link_update to 1e-14;
  *     - F += coeff G = hmc_gauge_force (into a nonzero F) to 1e-13 of the
  *       largest |G|; and G against a central difference of the GPU action
@@ -85,6 +86,9 @@ static inline void hmc_gauge_check_kernels(const struct lattice *lat, const char
     printf("%s kinetic energy: GPU %.17g CPU %.17g rel %.2e (mean per link %.3f, expect 4)\n", name, t_gpu, t_cpu, t_rel,
            t_cpu / (4.0 * (double)lat->V));
     CHECK(t_rel <= 1e-13, "%s: kinetic energy rel diff %g", name, t_rel);
+    /* T per link = 1/2 sum of 8 squared normals: mean 4, standard deviation 2 */
+    double mean = t_gpu / (4.0 * (double)lat->V), sd = 2 / sqrt(4.0 * (double)lat->V);
+    CHECK(fabs(mean - 4) <= 5 * sd, "%s: kinetic energy per link %g, expected 4 +- %g", name, mean, sd);
 
     /* action */
     double s_cpu = hmc_gauge_action(&u, beta), s_gpu = hmc_gpu_gauge_action(&U, beta);
