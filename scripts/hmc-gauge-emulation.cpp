@@ -15,7 +15,7 @@
  * kernel against the CPU functions on Haar-random 4^3x8 and 6x4x4x8 links
  * (momenta bit for bit here), then a 2MN trajectory against the CPU
  * integrator's and its reversal; and the refusals (SU(2), 12-real links,
- * 0 MD steps: exit 1 with one line).  Prints "hmc-gauge-emulation: N passed,
+ * 0 MD steps, one field as input and output: exit 1 with one line).  Prints "hmc-gauge-emulation: N passed,
  * M failed"; exit 1 if any failed.  Not checked here: the CUDA compiler's
  * code (test_gpu_hmc_gauge.c does that on a GPU). */
 #include <cstdio>
@@ -149,6 +149,15 @@ static void refuse_steps(void *)
     hmc_gpu_gauge_md(&U, &P, 5.7, 0.5, 0);
     exit(0);
 }
+static void refuse_same(void *)
+{
+    struct field u;
+    field_alloc(&u, &refusal_lat, 3, 64);
+    struct gpu_field P;
+    hmc_gpu_field_create(&P, &u);
+    hmc_gpu_momenta_add(&P, 0.1, &P);
+    exit(0);
+}
 
 static void check_refusal(void (*child)(void *), const char *what, const char *expect)
 {
@@ -178,5 +187,6 @@ int main(void)
     check_refusal(refuse_su2, "SU(2)", "SU(3) only");
     check_refusal(refuse_recon12, "12-real links", "18 reals");
     check_refusal(refuse_steps, "0 MD steps", "at least 1");
+    check_refusal(refuse_same, "P += eps P", "the same device field twice");
     return unit_done("hmc-gauge-emulation");
 }

@@ -113,6 +113,6 @@
         echo "$output" | grep -q "^$l MD (beta 5.7, tau 0.5, 10 2MN steps): links GPU vs CPU"
         echo "$output" | grep -q "^$l reversibility: links back to"
     done
-    # SU(2), 12-real links and 0 MD steps refused with one line, exit 1
-    [ "$(echo "$output" | grep -c '^refusal .*: exit 1, 1 line(s): hmc-gauge-emulation: GPU HMC: ')" -eq 3 ]
+    # SU(2), 12-real links, 0 MD steps, P += eps P refused with one line, exit 1
+    [ "$(echo "$output" | grep -c '^refusal .*: exit 1, 1 line(s): hmc-gauge-emulation: GPU HMC: ')" -eq 4 ]
 }

@@ -24,6 +24,8 @@ static void check_pair(const struct gpu_field *a, const struct gpu_field *b, con
 {
     check_field(a, what);
     check_field(b, what);
+    if (a->links == b->links) /* the kernels read one and write the other (__restrict__) */
+        lat_die(1, "GPU HMC", "%s: the same device field twice", what);
     if (memcmp(a->L, b->L, sizeof a->L))
         lat_die(1, "GPU HMC", "%s: fields of %dx%dx%dx%d and %dx%dx%dx%d", what, a->L[0], a->L[1], a->L[2], a->L[3], b->L[0],
                 b->L[1], b->L[2], b->L[3]);

@@ -34,6 +34,8 @@
  *                                 (one time scale, the same kick and drift
  *                                 sequence, HMC_OMELYAN_LAMBDA; the kicks
  *                                 add into P as the CPU's do)
+ * The fields of one call must be different fields of one lattice, each
+ * made by hmc_gpu_field_create (else exit 1 with one line).
  * Sums (T, S) are deterministic: a fixed grid (HMC_GPU_RED_NB blocks of
  * GPU_RED_BS threads, set by nothing but these constants), a fixed tree per
  * block (gpu/reduce.cuh), the blocks added on the host in block order, in
