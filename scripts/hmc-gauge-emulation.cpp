@@ -15,8 +15,8 @@
  * kernel against the CPU functions on Haar-random 4^3x8 and 6x4x4x8 links
  * (momenta bit for bit here), then a 2MN trajectory against the CPU
  * integrator's and its reversal; and the refusals (SU(2), 12-real links,
- * 0 MD steps, one field as input and output: exit 1 with one line).  Prints "hmc-gauge-emulation: N passed,
- * M failed"; exit 1 if any failed.  Not checked here: the CUDA compiler's
+ * 0 MD steps, one field as input and output: exit 1 with one line).
+ * Prints "hmc-gauge-emulation: N passed, M failed"; exit 1 if any failed.  Not checked here: the CUDA compiler's
  * code (test_gpu_hmc_gauge.c does that on a GPU). */
 #include <cstdio>
 #include <cstdlib>
