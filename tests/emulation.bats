@@ -10,7 +10,8 @@
 # solver_blas_cpu, kernel by kernel and in whole solves (scripts/blas-emulation);
 # the GPU staggered operator against the CPU's (scripts/staggered-emulation);
 # lat-hmc's GPU solver backend in one HMC trajectory against the CPU path
-# (scripts/hmc-gpu-emulation).
+# (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
+# against the CPU HMC (scripts/hmc-gauge-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -111,4 +112,21 @@
     echo "$output" | grep -q '^condensate cpu '
     # lat-hmc itself linked with the emulated GPU layer: --device gpu against --device cpu
     echo "$output" | grep -q '^hmc-gpu-emulation lat-hmc: 4 passed, 0 failed$'
+}
+
+@test "GPU HMC gauge kernels on the host (4^3x8, 6x4x4x8): momenta, T, S, force, link and momentum updates = CPU HMC; 2MN trajectory and its reversal" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-gauge-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/hmc-gauge-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^hmc-gauge-emulation: [0-9]* passed, 0 failed$'
+    # both lattices ran every check; the momenta are the CPU's bits
+    for l in 4x4x4x8 6x4x4x8; do
+        echo "$output" | grep -q "^$l momenta: .*, bit-identical$"
+        echo "$output" | grep -q "^$l force vs numerical derivative"
+        echo "$output" | grep -q "^$l MD (beta 5.7, tau 0.5, 10 2MN steps): links GPU vs CPU"
+        echo "$output" | grep -q "^$l reversibility: links back to"
+    done
+    # SU(2), 12-real links, 0 MD steps, P += eps P refused with one line, exit 1
+    [ "$(echo "$output" | grep -c '^refusal .*: exit 1, 1 line(s): hmc-gauge-emulation: GPU HMC: ')" -eq 4 ]
 }

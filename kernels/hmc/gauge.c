@@ -2,6 +2,7 @@
  * gauge.h). */
 #include "hmc/gauge.h"
 #include "hmc/momenta.h"
+#include "hmc/site.h"
 #include "heatbath/link.h"
 #include "lattice/geometry.h"
 #include "lattice/observables.h"
@@ -28,9 +29,13 @@ static void staple(const struct field *u, int64_t x, int mu, lat_complex *A)
 double hmc_gauge_action(const struct field *u, double beta)
 {
     /* lat-measure's plaquette sum (lattice/observables.c), not a copy of it */
-    long double re = measure_plaquette_sum(u);
-    long double nplaq = (long double)geometry_global(u->dom, &u->lat)->V * 6;
-    return (double)((long double)beta * (nplaq - re / u->nc));
+    return hmc_gauge_action_of_sum(beta, u->nc, geometry_global(u->dom, &u->lat)->V, measure_plaquette_sum(u));
+}
+
+double hmc_gauge_action_of_sum(double beta, int nc, int64_t volume, long double plaquette_sum)
+{
+    long double nplaq = (long double)volume * 6;
+    return (double)((long double)beta * (nplaq - plaquette_sum / nc));
 }
 
 void hmc_gauge_force(const struct field *u, double beta, double coeff, double *out)
@@ -42,20 +47,10 @@ void hmc_gauge_force(const struct field *u, double beta, double coeff, double *o
 #pragma omp parallel for schedule(static)
     for (int64_t x = x0; x < x1; x++) {
         for (int mu = 0; mu < LAT_ND; mu++) {
-            lat_complex A[LAT_NC_MAX * LAT_NC_MAX], W[LAT_NC_MAX * LAT_NC_MAX];
+            lat_complex A[LAT_NC_MAX * LAT_NC_MAX];
             staple(u, x, mu, A);
-            sun_mul(n, W, (const lat_complex *)field_link(u, x, mu), A);
-            lat_complex *f = (lat_complex *)(out + ((size_t)x * LAT_ND + mu) * per);
-            double tr = 0; /* Im tr W: TA(W) has the diagonal i (Im W_aa - Im tr W / N) */
-            for (int a = 0; a < n; a++) tr += W[a * (n + 1)].im;
-            for (int a = 0; a < n; a++)
-                for (int b = 0; b < n; b++) {
-                    /* (W_ab - conj W_ba) / 2 */
-                    double re = (W[a * n + b].re - W[b * n + a].re) / 2, im = (W[a * n + b].im + W[b * n + a].im) / 2;
-                    if (a == b) im -= tr / n;
-                    f[a * n + b].re += c * re;
-                    f[a * n + b].im += c * im;
-                }
+            hmc_site_gauge_force(n, c, (const lat_complex *)field_link(u, x, mu), A,
+                                 (lat_complex *)(out + ((size_t)x * LAT_ND + mu) * per));
         }
     }
 }

@@ -4,7 +4,7 @@
 #include "base/log.h"
 #include "lattice/geometry.h"
 #include "math/rng.h"
-#include "math/su3_exp.h"
+#include "hmc/site.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,20 +51,7 @@ void hmc_momenta_draw(double *p, const struct field *u, uint64_t seed, uint32_t 
         for (int mu = 0; mu < LAT_ND; mu++) {
             struct lat_rng r;
             rng_init(&r, seed, (uint32_t)mu, (uint64_t)geometry_global_site(u->dom, x), trajectory, RNG_MOMENTA);
-            lat_complex *m = (lat_complex *)(p + ((size_t)x * LAT_ND + mu) * per);
-            sun_zero(n, m);
-            /* P = i H: off-diagonal P_ab = i (g1 + i g2)/sqrt 2, P_ba = -conj(P_ab) */
-            for (int a = 0; a < n; a++)
-                for (int b = a + 1; b < n; b++) {
-                    double g1 = rng_normal(&r) * M_SQRT1_2, g2 = rng_normal(&r) * M_SQRT1_2;
-                    m[a * n + b] = c_make(-g2, g1);
-                    m[b * n + a] = c_make(g2, g1);
-                }
-            for (int k = 1; k < n; k++) { /* diagonal: g_k D_k, times i */
-                double g = rng_normal(&r) / sqrt((double)k * (k + 1));
-                for (int a = 0; a < k; a++) m[a * (n + 1)].im += g;
-                m[k * (n + 1)].im -= k * g;
-            }
+            hmc_site_momentum(n, &r, (lat_complex *)(p + ((size_t)x * LAT_ND + mu) * per));
         }
     }
 }
@@ -99,13 +86,8 @@ void hmc_link_update(struct field *u, const double *p, double eps)
 #pragma omp parallel for schedule(static)
     for (int64_t x = x0; x < x1; x++) {
         for (int mu = 0; mu < LAT_ND; mu++) {
-            lat_complex q[LAT_NC_MAX * LAT_NC_MAX], e[LAT_NC_MAX * LAT_NC_MAX], r[LAT_NC_MAX * LAT_NC_MAX];
-            const lat_complex *pm = (const lat_complex *)(p + ((size_t)x * LAT_ND + mu) * per);
-            for (int i = 0; i < n * n; i++) q[i] = c_scale(eps, pm[i]);
-            sun_exp_antiherm(n, q, e);
-            lat_complex *l = (lat_complex *)field_link(u, x, mu);
-            sun_mul(n, r, e, l);
-            sun_copy(n, l, r);
+            hmc_site_link_update(n, eps, (const lat_complex *)(p + ((size_t)x * LAT_ND + mu) * per),
+                                 (lat_complex *)field_link(u, x, mu));
         }
     }
     /* the neighbours' new links into the halo slices: the forces' staples,

@@ -51,7 +51,7 @@ static inline void fields_weak(struct field *u, const struct lattice *lat, int n
 
 static inline void fields_orbit(struct field *u, uint64_t seed)
 {
-    double *g = malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
+    double *g = (double *)malloc((size_t)u->lat.V * field_link_reals(u->nc) * sizeof(double));
     gauge_transform_random(u->nc, u->lat.V, seed, 3, g);
     gauge_transform_apply(u, g);
     free(g);

@@ -1,0 +1,64 @@
+/* hmc/site.h -- the per-link formulas of the HMC's molecular dynamics,
+ * written once for the CPU (momenta.c, gauge.c) and the CUDA kernels
+ * (gpu_kernel.cuh); header only, LAT_HD.  Conventions: hmc/monomial.h.
+ *
+ *   hmc_site_momentum(n, r, m)   one su(N) momentum P = i H from the stream
+ *       r (momenta.h: off-diagonal H_ab = (g1 + i g2)/sqrt 2, the diagonal
+ *       over the orthonormal Cartan basis; the normals in this order), so a
+ *       stream keyed as momenta.h says gives the same P on every backend.
+ *   hmc_site_link_update(n, eps, p, l)   l <- exp(eps P) l, the exact
+ *       exponential of math/su3_exp.h (sun_exp_antiherm).
+ *   hmc_site_gauge_force(n, c, U, A, f)  f += c TA(U A), TA(W) = (W - W^dag)/2
+ *       - tr(W - W^dag)/(2N) (gauge.h: the Wilson force is c = -coeff beta/N,
+ *       A the staple sum of heatbath/link.h).
+ * Matrices row-major lat_complex (n x n); l and f are updated in place. */
+#ifndef LAT_HMC_SITE_H
+#define LAT_HMC_SITE_H
+
+#include "base/lat.h"
+#include "math/rng.h"
+#include "math/su3_exp.h"
+
+LAT_HD void hmc_site_momentum(int n, struct lat_rng *r, lat_complex *m)
+{
+    sun_zero(n, m);
+    /* P = i H: off-diagonal P_ab = i (g1 + i g2)/sqrt 2, P_ba = -conj(P_ab) */
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            double g1 = rng_normal(r) * M_SQRT1_2, g2 = rng_normal(r) * M_SQRT1_2;
+            m[a * n + b] = c_make(-g2, g1);
+            m[b * n + a] = c_make(g2, g1);
+        }
+    for (int k = 1; k < n; k++) { /* diagonal: g_k D_k, times i */
+        double g = rng_normal(r) / sqrt((double)k * (k + 1));
+        for (int a = 0; a < k; a++) m[a * (n + 1)].im += g;
+        m[k * (n + 1)].im -= k * g;
+    }
+}
+
+LAT_HD void hmc_site_link_update(int n, double eps, const lat_complex *p, lat_complex *l)
+{
+    lat_complex q[LAT_NC_MAX * LAT_NC_MAX], e[LAT_NC_MAX * LAT_NC_MAX], r[LAT_NC_MAX * LAT_NC_MAX];
+    for (int i = 0; i < n * n; i++) q[i] = c_scale(eps, p[i]);
+    sun_exp_antiherm(n, q, e);
+    sun_mul(n, r, e, l);
+    sun_copy(n, l, r);
+}
+
+LAT_HD void hmc_site_gauge_force(int n, double c, const lat_complex *U, const lat_complex *A, lat_complex *f)
+{
+    lat_complex W[LAT_NC_MAX * LAT_NC_MAX];
+    sun_mul(n, W, U, A);
+    double tr = 0; /* Im tr W: TA(W) has the diagonal i (Im W_aa - Im tr W / N) */
+    for (int a = 0; a < n; a++) tr += W[a * (n + 1)].im;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            /* (W_ab - conj W_ba) / 2 */
+            double re = (W[a * n + b].re - W[b * n + a].re) / 2, im = (W[a * n + b].im + W[b * n + a].im) / 2;
+            if (a == b) im -= tr / n;
+            f[a * n + b].re += c * re;
+            f[a * n + b].im += c * im;
+        }
+}
+
+#endif
