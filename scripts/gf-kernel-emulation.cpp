@@ -90,15 +90,10 @@ static void run_parity(const launch_args &a, int par)
     const struct gf_params *p = a.p;
     if constexpr (gf_sweep_threads<NC>::value == 1) {
         constexpr int BS = 128;
-        int nb = (g.h1 - g.h0 + BS - 1) / BS;
-        blockDim.x = BS;
-        for (int b = 0; b < nb; b++)
-            for (int t = 0; t < BS; t++) {
-                blockIdx.x = (unsigned)b;
-                threadIdx.x = (unsigned)t;
-                k_sweep<U, G, UPD, TRACK, BS, 1>(g, links, gt, act, par, p->omega, p->p, p->temperature, a.seed,
-                                                 a.copy, a.sweep);
-            }
+        cuda_on_host_grid((unsigned)(g.h1 - g.h0 + BS - 1) / BS, BS, [&] {
+            k_sweep<U, G, UPD, TRACK, BS, 1>(g, links, gt, act, par, p->omega, p->p, p->temperature, a.seed, a.copy,
+                                             a.sweep);
+        });
     } else {
         constexpr int SB = 32;
         int nb = (g.h1 - g.h0 + SB - 1) / SB;
@@ -214,14 +209,9 @@ extern "C" void EMU_ENTRY(gpu_gf_reunitarize)(const struct gpu_field *f)
         typedef links_of<decltype(n)::value> U;
         kgeo g = make_geo(f);
         unsigned nbx = (unsigned)((f->Vh + RED_BS - 1) / RED_BS), nby = f->transform ? 10 : 8;
-        blockDim.x = RED_BS;
-        for (unsigned by = 0; by < nby; by++)
-            for (unsigned bx = 0; bx < nbx; bx++)
-                for (unsigned t = 0; t < RED_BS; t++) {
-                    blockIdx.x = bx;
-                    blockIdx.y = by;
-                    threadIdx.x = t;
-                    k_reunitarize<U>(g, (store_t *)f->links, (store_t *)f->transform);
-                }
+        for (unsigned by = 0; by < nby; by++) {
+            blockIdx.y = by;
+            cuda_on_host_grid(nbx, RED_BS, [&] { k_reunitarize<U>(g, (store_t *)f->links, (store_t *)f->transform); });
+        }
     });
 }
