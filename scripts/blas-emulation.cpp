@@ -5,7 +5,8 @@
  * runs it; tests/emulation.bats in `make check`, any CUDA=).
  *
  * Device memory is host memory (blas_dev_alloc = calloc, the gpu_* copies
- * memcpy, gpu/spinor.c compiled as a CUDA build compiles it); a launch runs
+ * memcpy: scripts/gpu-util-on-host.h; gpu/spinor.c compiled as a CUDA
+ * build compiles it); a launch runs
  * its blocks in order, each block's GPU_RED_BS threads one after the other,
  * or, for the reductions (__syncthreads in reduce.cuh's tree), as fibers
  * between the barriers (scripts/cuda-on-host.h).  Built with BL_RED_NB=2

@@ -6,7 +6,7 @@
  * kernels/gpu/accessor.cuh whole with g++ (scripts/cuda-on-host.h), and the
  * plain-C host sides as the CUDA build does (kernels/dirac/gpu.c,
  * kernels/gpu/field.c and spinor.c with LAT_HAVE_CUDA; the device copies
- * memcpy here), in ONE compute precision per build:
+ * memcpy here: scripts/gpu-util-on-host.h), in ONE compute precision per build:
  *     -DLAT_REAL=double  the double kernels (dirac_gpu_sweep_d)
  *     -DLAT_REAL=float   the single and half kernels (dirac_gpu_sweep_s)
  * A "launch" runs every thread of the grid in turn (no thread of a sweep

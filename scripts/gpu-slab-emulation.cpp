@@ -3,7 +3,7 @@
  * scripts/gpu-slab-emulation builds it and runs the checks.
  *
  * This file gives the CUDA entry points the backends call: device memory is
- * host memory, the halo packs with k_pack (kernels/gpu/pack.cuh; the kernel
+ * host memory (scripts/gpu-util-on-host.h), the halo packs with k_pack (kernels/gpu/pack.cuh; the kernel
  * files are device code only and compiled here whole,
  * scripts/cuda-on-host.h) and exchanges with real MPI (halo_post),
  * gpu_hb_sweep_d runs k_link (kernels/heatbath/gpu_link.cuh).  The
@@ -22,9 +22,10 @@
  * The observables: every N of gpu/gpu.h, float or double storage; the
  * heatbath: SU(3), double.  It checks indices and the order of work, not
  * the CUDA compiler's code or the streams' overlap.
- * Exported: the extern "C" GPU entry points named above (gpu_alloc ...
- * gpu_halo_finish), host versions with the contracts of kernels/gpu/field.h,
- * kernels/heatbath/gpu.h. */
+ * Exported: the extern "C" GPU entry points named above (gpu_halo_*,
+ * gpu_observables_sums, gpu_hb_sweep_{d,s,m}; with gpu-util-on-host.h's
+ * gpu_alloc ... gpu_timer_stop), host versions with the contracts of
+ * kernels/gpu/field.h, kernels/heatbath/gpu.h. */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -6,7 +6,8 @@
  * kernels/gpu/accessor.cuh whole with g++ (scripts/cuda-on-host.h: the CUDA
  * qualifiers defined away, the load intrinsics plain loads) and
  * kernels/gpu/field.c as the CUDA build does (gpu_field_create/upload/
- * download, the device copies memcpy here), in ONE precision per build:
+ * download, the device copies memcpy here: scripts/gpu-util-on-host.h), in
+ * ONE precision per build:
  *     -DHB_EMU_PREC="'d'"  LAT_REAL double, double storage
  *     -DHB_EMU_PREC="'s'"  LAT_REAL float,  float storage
  *     -DHB_EMU_PREC="'m'"  LAT_REAL double, float storage (mixed)

@@ -3,8 +3,8 @@
  * `make check`).
  *
  * kernels/gpu/field.c (the upload and download of gpu_field, compiled with
- * LAT_HAVE_CUDA and the device copies below as memcpy) and the device code
- * of kernels/gpu/accessor.cuh and kernels/gpu/pack.cuh (compiled whole by
+ * LAT_HAVE_CUDA; the device copies as memcpy, scripts/gpu-util-on-host.h)
+ * and the device code of kernels/gpu/accessor.cuh and kernels/gpu/pack.cuh (compiled whole by
  * g++ with scripts/cuda-on-host.h) run on an SU(3) field of Haar-random,
  * unit, diagonal and nearly degenerate links, for storage 'd' and 's' and
  * link compression 12 and 8:

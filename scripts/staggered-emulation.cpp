@@ -12,7 +12,8 @@
  *       thread of a launch reads what another writes);
  *   'm'  the checks, with kernels/dirac/staggered_gpu.c, gpu/field.c and
  *       gpu/spinor.c compiled as the CUDA build compiles them (the device
- *       copies memcpy here), so the operator's host side runs as on a GPU.
+ *       copies memcpy here: scripts/gpu-util-on-host.h), so the operator's
+ *       host side runs as on a GPU.
  * -ffp-contract=off: no fused multiply-add, like the CPU build.
  *
  * Checks (tests/gpu/staggered_checks.h, shared with the real-GPU test
