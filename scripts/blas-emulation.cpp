@@ -5,7 +5,8 @@
  * runs it; tests/emulation.bats in `make check`, any CUDA=).
  *
  * Device memory is host memory (blas_dev_alloc = calloc, the gpu_* copies
- * memcpy, gpu/spinor.c compiled as a CUDA build compiles it); a launch runs
+ * memcpy: scripts/gpu-util-on-host.h; gpu/spinor.c compiled as a CUDA
+ * build compiles it); a launch runs
  * its blocks in order, each block's GPU_RED_BS threads one after the other,
  * or, for the reductions (__syncthreads in reduce.cuh's tree), as fibers
  * between the barriers (scripts/cuda-on-host.h).  Built with BL_RED_NB=2
@@ -42,25 +43,19 @@ template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bo
 template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args)
 {
     emu_launches++;
+    if (!barriers) {
+        cuda_on_host_grid(nb, GPU_RED_BS, [&] { kernel(args...); });
+        return;
+    }
     blockDim.x = GPU_RED_BS;
     for (unsigned b = 0; b < nb; b++) {
         blockIdx.x = b;
-        if (barriers)
-            cuda_on_host_block(GPU_RED_BS, [&] { kernel(args...); });
-        else
-            for (unsigned t = 0; t < GPU_RED_BS; t++) {
-                threadIdx.x = t;
-                kernel(args...);
-            }
+        cuda_on_host_block(GPU_RED_BS, [&] { kernel(args...); });
     }
 }
 
 /* ---- the device entry points spinor.c and the checks call: host memory */
-extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
-extern "C" void gpu_free(void *p) { free(p); }
-extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
+#include "gpu-util-on-host.h"
 
 #include "unit.h"
 #include "blas_checks.h"

@@ -1,10 +1,12 @@
 /* cuda-on-host.h -- just enough of CUDA for g++ to compile our device-code
  * files (the .cuh files under kernels/ other than the launch files) whole, for the host
- * emulations (scripts/hb-kernel-emulation.cpp, scripts/gpu-slab-emulation.cpp,
- * scripts/link8-emulation.cpp):
+ * emulations (scripts/NAME-emulation.cpp; their host stand-ins of the GPU
+ * layer's entry points: scripts/gpu-util-on-host.h):
  * the qualifiers defined away, the 16-byte vector types and the load/store
  * intrinsics as plain memory accesses, and blockIdx/threadIdx/blockDim as
  * variables the emulation sets before "running" each thread.
+ * A launch whose threads are independent runs through
+ * cuda_on_host_grid(nblocks, nthreads, body): every thread in turn.
  * Kernels that need a whole block at once (__syncthreads: k_sweep_sh, the
  * reductions) run through cuda_on_host_block(nthreads, body): the block's
  * threads as fibers (ucontext) in one OS thread, each running body() until
@@ -98,6 +100,21 @@ template <class F> static void cuda_on_host_block(unsigned n, const F &f)
         }
     b.current = -1;
     cuda_on_host_running = nullptr;
+}
+/* a launch of nblocks blocks of nthreads whose threads do not read what
+ * another writes: body() as every thread in turn, block after block
+ * (blockDim.x, blockIdx.x and threadIdx.x set for each; blockIdx.y is the
+ * caller's) */
+template <class F> static void cuda_on_host_grid(unsigned nblocks, unsigned nthreads, const F &body)
+{
+    blockDim.x = nthreads;
+    for (unsigned b = 0; b < nblocks; b++) {
+        blockIdx.x = b;
+        for (unsigned t = 0; t < nthreads; t++) {
+            threadIdx.x = t;
+            body();
+        }
+    }
 }
 template <class T> static inline T __shfl_sync(unsigned mask, T v, int lane)
 {

@@ -6,7 +6,7 @@
  * kernels/gpu/accessor.cuh whole with g++ (scripts/cuda-on-host.h), and the
  * plain-C host sides as the CUDA build does (kernels/dirac/gpu.c,
  * kernels/gpu/field.c and spinor.c with LAT_HAVE_CUDA; the device copies
- * memcpy here), in ONE compute precision per build:
+ * memcpy here: scripts/gpu-util-on-host.h), in ONE compute precision per build:
  *     -DLAT_REAL=double  the double kernels (dirac_gpu_sweep_d)
  *     -DLAT_REAL=float   the single and half kernels (dirac_gpu_sweep_s)
  * A "launch" runs every thread of the grid in turn (no thread of a sweep
@@ -64,34 +64,15 @@ namespace emu {
 #include "dirac/gpu_kernel.cuh"
 }
 
-/* ---- the device entry points the host sides call: host memory, no GPU ---- */
-extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
-extern "C" void gpu_free(void *p) { free(p); }
-extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
-extern "C" void gpu_sync(const char *w) { (void)w; }
-extern "C" void gpu_check(const char *w) { (void)w; }
-extern "C" int gpu_available(char *why, int len) { (void)why; (void)len; return 1; }
-static void not_here(void) { lat_die(1, "dirac-emulation", "no halo exchange or observables here"); }
-extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f) { (void)f; not_here(); return NULL; }
-extern "C" void gpu_halo_free(struct gpu_halo *x) { (void)x; }
-extern "C" void gpu_halo_start(struct gpu_halo *, const struct gpu_field *, const struct geometry *,
-                               const struct halo_part *, int, int) { not_here(); }
-extern "C" void gpu_halo_finish(struct gpu_halo *, const struct gpu_field *, const struct geometry *, int) { not_here(); }
-extern "C" void gpu_observables_sums(const struct gpu_field *, double *) { not_here(); }
+/* the device entry points the host side calls: host memory, no GPU */
+#define GPU_ON_HOST_REFUSE "dirac-emulation"
+#include "gpu-util-on-host.h"
 
 /* a launch: every thread of the grid in turn, 128 a block */
 static void emulate(const struct dirac_gpu_sweep *w)
 {
     emu::dslash_dispatch(w, [](void (*kernel)(emu::dslash_args), const emu::dslash_args &a, int n) {
-        blockDim.x = 128;
-        for (int b = 0; b < (n + 127) / 128; b++)
-            for (unsigned t = 0; t < 128; t++) {
-                blockIdx.x = (unsigned)b;
-                threadIdx.x = t;
-                kernel(a);
-            }
+        cuda_on_host_grid((unsigned)(n + 127) / 128, 128, [&] { kernel(a); });
     });
 }
 #define IS_DOUBLE (sizeof(lat_real) == sizeof(double))

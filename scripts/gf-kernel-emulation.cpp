@@ -2,9 +2,9 @@
  * run on the host: the entry points gpu_gf_sweep_<sfx>,
  * gpu_gf_quality_<sfx> and gpu_gf_reunitarize_<sfx> of
  * kernels/gaugefix/gpu.h, for every N of gpu/gpu.h (with_nc), without a GPU.
- * Compiled once per precision with -DGF_EMU_PREC_D, _S or _M, which set
- * what kernels/gaugefix/gpu_{d,s,m}.cu set (arithmetic, storage, the
- * precision's sweep kernel); the device-code files are included whole
+ * Compiled once per precision with -DGF_PREC_D, _S or _M: the settings
+ * kernels/gaugefix/gpu_{d,s,m}.cu use (gaugefix/gpu_prec.h: arithmetic,
+ * storage, the precision's sweep kernel); the device-code files are included whole
  * (scripts/cuda-on-host.h).
  *
  * A sweep launch runs the kernel the CUDA dispatch runs for that N and
@@ -19,29 +19,7 @@
  * emulated (scripts/link8-emulation checks their storage).
  * Used by scripts/gpu-emulation-build (the emulated tools) and
  * scripts/sun-emulation (the SU(N) check of tests/emulation.bats). */
-#if defined(GF_EMU_PREC_D)
-#define LAT_REAL double
-#define GF_STORE double
-#define GF_NS gf_d
-#define GF_SFX d
-#define GF_THREADS_PER_SITE 4
-#elif defined(GF_EMU_PREC_S)
-#define LAT_REAL float
-#define GF_STORE float
-#define GF_NS gf_s
-#define GF_SFX s
-#define GF_THREADS_PER_SITE 1
-#elif defined(GF_EMU_PREC_M)
-#define LAT_REAL double
-#define GF_STORE float
-#define GF_NS gf_m
-#define GF_SFX m
-#define GF_MIXED 1
-#define GF_THREADS_PER_SITE 4
-#define GF_LAZY_ROW3 true
-#else
-#error "compile with -DGF_EMU_PREC_D, -DGF_EMU_PREC_S or -DGF_EMU_PREC_M"
-#endif
+#include "gaugefix/gpu_prec.h" /* -DGF_PREC_D, _S or _M: the settings of gpu_{d,s,m}.cu */
 #ifndef GF_LAZY_ROW3
 #define GF_LAZY_ROW3 false
 #endif
@@ -90,15 +68,10 @@ static void run_parity(const launch_args &a, int par)
     const struct gf_params *p = a.p;
     if constexpr (gf_sweep_threads<NC>::value == 1) {
         constexpr int BS = 128;
-        int nb = (g.h1 - g.h0 + BS - 1) / BS;
-        blockDim.x = BS;
-        for (int b = 0; b < nb; b++)
-            for (int t = 0; t < BS; t++) {
-                blockIdx.x = (unsigned)b;
-                threadIdx.x = (unsigned)t;
-                k_sweep<U, G, UPD, TRACK, BS, 1>(g, links, gt, act, par, p->omega, p->p, p->temperature, a.seed,
-                                                 a.copy, a.sweep);
-            }
+        cuda_on_host_grid((unsigned)(g.h1 - g.h0 + BS - 1) / BS, BS, [&] {
+            k_sweep<U, G, UPD, TRACK, BS, 1>(g, links, gt, act, par, p->omega, p->p, p->temperature, a.seed, a.copy,
+                                             a.sweep);
+        });
     } else {
         constexpr int SB = 32;
         int nb = (g.h1 - g.h0 + SB - 1) / SB;
@@ -214,14 +187,9 @@ extern "C" void EMU_ENTRY(gpu_gf_reunitarize)(const struct gpu_field *f)
         typedef links_of<decltype(n)::value> U;
         kgeo g = make_geo(f);
         unsigned nbx = (unsigned)((f->Vh + RED_BS - 1) / RED_BS), nby = f->transform ? 10 : 8;
-        blockDim.x = RED_BS;
-        for (unsigned by = 0; by < nby; by++)
-            for (unsigned bx = 0; bx < nbx; bx++)
-                for (unsigned t = 0; t < RED_BS; t++) {
-                    blockIdx.x = bx;
-                    blockIdx.y = by;
-                    threadIdx.x = t;
-                    k_reunitarize<U>(g, (store_t *)f->links, (store_t *)f->transform);
-                }
+        for (unsigned by = 0; by < nby; by++) {
+            blockIdx.y = by;
+            cuda_on_host_grid(nbx, RED_BS, [&] { k_reunitarize<U>(g, (store_t *)f->links, (store_t *)f->transform); });
+        }
     });
 }

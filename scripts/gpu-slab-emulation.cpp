@@ -3,7 +3,7 @@
  * scripts/gpu-slab-emulation builds it and runs the checks.
  *
  * This file gives the CUDA entry points the backends call: device memory is
- * host memory, the halo packs with k_pack (kernels/gpu/pack.cuh; the kernel
+ * host memory (scripts/gpu-util-on-host.h), the halo packs with k_pack (kernels/gpu/pack.cuh; the kernel
  * files are device code only and compiled here whole,
  * scripts/cuda-on-host.h) and exchanges with real MPI (halo_post),
  * gpu_hb_sweep_d runs k_link (kernels/heatbath/gpu_link.cuh).  The
@@ -22,9 +22,10 @@
  * The observables: every N of gpu/gpu.h, float or double storage; the
  * heatbath: SU(3), double.  It checks indices and the order of work, not
  * the CUDA compiler's code or the streams' overlap.
- * Exported: the extern "C" GPU entry points named above (gpu_alloc ...
- * gpu_halo_finish), host versions with the contracts of kernels/gpu/field.h,
- * kernels/heatbath/gpu.h. */
+ * Exported: the extern "C" GPU entry points named above (gpu_halo_*,
+ * gpu_observables_sums, gpu_hb_sweep_{d,s,m}; with gpu-util-on-host.h's
+ * gpu_alloc ... gpu_timer_stop), host versions with the contracts of
+ * kernels/gpu/field.h, kernels/heatbath/gpu.h. */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -50,21 +51,8 @@ typedef default_links<double, 3>::type links3; /* the accessor of the emulated s
 }
 using namespace emu;
 
-/* ---- memory and device ---- */
-extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
-extern "C" void gpu_free(void *p) { free(p); }
-extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
-extern "C" void gpu_sync(const char *w) { (void)w; }
-extern "C" void gpu_check(const char *w) { (void)w; }
-extern "C" int gpu_available(char *why, int len) { (void)why; (void)len; return 1; }
-extern "C" void gpu_inject_fault(void) {} /* LAT_FAULT_AT: no device to break here */
-extern "C" void gpu_device_name(char *b, int len) { snprintf(b, (size_t)len, "emulation"); }
-extern "C" void gpu_mem_info(size_t *f, size_t *t) { *f = *t = 0; }
-extern "C" double gpu_copy_bandwidth(size_t b, int r) { (void)b; (void)r; return 0; }
-extern "C" void gpu_timer_start(void) {}
-extern "C" double gpu_timer_stop(void) { return 0; }
+/* ---- memory and device: host memory ---- */
+#include "gpu-util-on-host.h"
 static void only_double(void) { lat_die(1, "emulation", "the heatbath: double precision only"); }
 #define NOT_EMULATED(sfx)                                                                                 \
     extern "C" void gpu_hb_sweep_##sfx(const struct gpu_field *, int, double, uint64_t, uint32_t, int, int) \
@@ -76,13 +64,8 @@ NOT_EMULATED(m)
 template <int MU, bool HB>
 static void run_link(const kgeo &g, double *links, int p, double bn, uint64_t seed, uint32_t k)
 {
-    int nb = (g.h1 - g.h0 + 127) / 128;
-    for (int b = 0; b < nb; b++)
-        for (int t = 0; t < 128; t++) {
-            blockIdx.x = (unsigned)b;
-            threadIdx.x = (unsigned)t;
-            k_link<links3, MU, HB, true, 128, 1>(g, links, p, MU, bn, seed, k);
-        }
+    cuda_on_host_grid((unsigned)(g.h1 - g.h0 + 127) / 128, 128,
+                      [&] { k_link<links3, MU, HB, true, 128, 1>(g, links, p, MU, bn, seed, k); });
 }
 template <bool HB>
 static void run_step(const kgeo &g, double *links, int p, int mu, double bn, uint64_t seed, uint32_t k)
@@ -180,18 +163,14 @@ static void pack(const struct gpu_field *f, struct gpu_halo *x, int i, int unpac
     int slice = unpack ? pt->recv_slice : pt->send_slice;
     int slot = ((pt->parity ^ pflip) & 1) * 4 + pt->mu;
     int64_t n = (int64_t)v3h * f->ncomp;
-    blockDim.x = 256;
-    for (unsigned b = 0; b < (unsigned)((n + 255) / 256); b++)
-        for (unsigned t = 0; t < 256; t++) {
-            blockIdx.x = b;
-            threadIdx.x = t;
-            if (f->prec == 'd')
-                k_pack<double>((const double *)f->links, x->buf[2 * i + unpack], f->nblk, f->ncomp, f->vec, slot,
-                               slice * v3h, v3h, unpack);
-            else
-                k_pack<float>((const float *)f->links, (float *)x->buf[2 * i + unpack], f->nblk, f->ncomp, f->vec, slot,
-                              slice * v3h, v3h, unpack);
-        }
+    cuda_on_host_grid((unsigned)((n + 255) / 256), 256, [&] {
+        if (f->prec == 'd')
+            k_pack<double>((const double *)f->links, x->buf[2 * i + unpack], f->nblk, f->ncomp, f->vec, slot,
+                           slice * v3h, v3h, unpack);
+        else
+            k_pack<float>((const float *)f->links, (float *)x->buf[2 * i + unpack], f->nblk, f->ncomp, f->vec, slot,
+                          slice * v3h, v3h, unpack);
+    });
 }
 extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct geometry *d,
                                const struct halo_part *parts, int nparts, int pflip)

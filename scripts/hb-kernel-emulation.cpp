@@ -6,7 +6,8 @@
  * kernels/gpu/accessor.cuh whole with g++ (scripts/cuda-on-host.h: the CUDA
  * qualifiers defined away, the load intrinsics plain loads) and
  * kernels/gpu/field.c as the CUDA build does (gpu_field_create/upload/
- * download, the device copies memcpy here), in ONE precision per build:
+ * download, the device copies memcpy here: scripts/gpu-util-on-host.h), in
+ * ONE precision per build:
  *     -DHB_EMU_PREC="'d'"  LAT_REAL double, double storage
  *     -DHB_EMU_PREC="'s'"  LAT_REAL float,  float storage
  *     -DHB_EMU_PREC="'m'"  LAT_REAL double, float storage (mixed)
@@ -66,19 +67,9 @@ namespace emu {
 }
 using namespace emu;
 
-/* ---- the device entry points field.c calls: host memory, no GPU ---- */
-extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
-extern "C" void gpu_free(void *p) { free(p); }
-extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_sync(const char *w) { (void)w; }
-static void not_here(void) { lat_die(1, "hb-kernel-emulation", "no halo exchange or observables here"); }
-extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f) { (void)f; not_here(); return NULL; }
-extern "C" void gpu_halo_free(struct gpu_halo *x) { (void)x; }
-extern "C" void gpu_halo_start(struct gpu_halo *, const struct gpu_field *, const struct geometry *,
-                               const struct halo_part *, int, int) { not_here(); }
-extern "C" void gpu_halo_finish(struct gpu_halo *, const struct gpu_field *, const struct geometry *, int) { not_here(); }
-extern "C" void gpu_observables_sums(const struct gpu_field *, double *) { not_here(); }
+/* the device entry points the host side calls: host memory, no GPU */
+#define GPU_ON_HOST_REFUSE "hb-kernel-emulation"
+#include "gpu-util-on-host.h"
 
 /* one launch of k_link<SU(NC), MU, HB> (L1 path, 128 threads: every
  * candidate computes the same bits) over the half indices [h0, h1) */
@@ -86,13 +77,8 @@ template <int NC, int MU, bool HB>
 static void launch(const kgeo &g, emu_store *links, int p, int mu, double beta_n, uint64_t seed, uint32_t k)
 {
     typedef typename default_links<emu_store, NC>::type U;
-    int nb = (g.h1 - g.h0 + 127) / 128;
-    for (int b = 0; b < nb; b++)
-        for (int t = 0; t < 128; t++) {
-            blockIdx.x = (unsigned)b;
-            threadIdx.x = (unsigned)t;
-            k_link<U, MU, HB, true, 128, 1>(g, links, p, mu, beta_n, seed, k);
-        }
+    cuda_on_host_grid((unsigned)(g.h1 - g.h0 + 127) / 128, 128,
+                      [&] { k_link<U, MU, HB, true, 128, 1>(g, links, p, mu, beta_n, seed, k); });
 }
 
 /* a sweep as gpu_sweep.cuh launches it: 8 steps (parity, mu) */

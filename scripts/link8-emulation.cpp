@@ -3,8 +3,8 @@
  * `make check`).
  *
  * kernels/gpu/field.c (the upload and download of gpu_field, compiled with
- * LAT_HAVE_CUDA and the device copies below as memcpy) and the device code
- * of kernels/gpu/accessor.cuh and kernels/gpu/pack.cuh (compiled whole by
+ * LAT_HAVE_CUDA; the device copies as memcpy, scripts/gpu-util-on-host.h)
+ * and the device code of kernels/gpu/accessor.cuh and kernels/gpu/pack.cuh (compiled whole by
  * g++ with scripts/cuda-on-host.h) run on an SU(3) field of Haar-random,
  * unit, diagonal and nearly degenerate links, for storage 'd' and 's' and
  * link compression 12 and 8:
@@ -42,19 +42,9 @@ namespace emu {
 }
 using namespace emu;
 
-/* ---- the device entry points field.c calls: host memory, no GPU ---- */
-extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
-extern "C" void gpu_free(void *p) { free(p); }
-extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_sync(const char *w) { (void)w; }
-static void not_here(void) { lat_die(1, "link8-emulation", "no halo exchange or observables here"); }
-extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f) { (void)f; not_here(); return NULL; }
-extern "C" void gpu_halo_free(struct gpu_halo *x) { (void)x; }
-extern "C" void gpu_halo_start(struct gpu_halo *, const struct gpu_field *, const struct geometry *,
-                               const struct halo_part *, int, int) { not_here(); }
-extern "C" void gpu_halo_finish(struct gpu_halo *, const struct gpu_field *, const struct geometry *, int) { not_here(); }
-extern "C" void gpu_observables_sums(const struct gpu_field *, double *) { not_here(); }
+/* the device entry points the host side calls: host memory, no GPU */
+#define GPU_ON_HOST_REFUSE "link8-emulation"
+#include "gpu-util-on-host.h"
 
 static int parity(const struct lattice *lat, int64_t s)
 {
@@ -143,19 +133,11 @@ template <typename S, int RECON> static void check(const struct field &u, char p
      * cleared slot, thread by thread */
     int vh = (int)f.Vh, slot = 5;
     std::vector<S> buf((size_t)vh * f.ncomp), keep(links, links + nl);
-    blockDim.x = 256;
-    for (unsigned bl = 0; bl < (unsigned)((vh * f.ncomp + 255) / 256); bl++)
-        for (unsigned t = 0; t < 256; t++) {
-            blockIdx.x = bl, threadIdx.x = t;
-            k_pack<S>(links, buf.data(), f.nblk, f.ncomp, f.vec, slot, 0, vh, 0);
-        }
+    const unsigned nb = (unsigned)((vh * f.ncomp + 255) / 256);
+    cuda_on_host_grid(nb, 256, [&] { k_pack<S>(links, buf.data(), f.nblk, f.ncomp, f.vec, slot, 0, vh, 0); });
     size_t slot_reals = (size_t)f.nblk * f.ncomp * GPU_LANES;
     memset(links + slot * slot_reals, 0, slot_reals * sizeof(S));
-    for (unsigned bl = 0; bl < (unsigned)((vh * f.ncomp + 255) / 256); bl++)
-        for (unsigned t = 0; t < 256; t++) {
-            blockIdx.x = bl, threadIdx.x = t;
-            k_pack<S>(links, buf.data(), f.nblk, f.ncomp, f.vec, slot, 0, vh, 1);
-        }
+    cuda_on_host_grid(nb, 256, [&] { k_pack<S>(links, buf.data(), f.nblk, f.ncomp, f.vec, slot, 0, vh, 1); });
     CHECK(memcmp(keep.data(), links, nl * sizeof(S)) == 0, "%c/%d: k_pack out and back", prec, RECON);
     struct field d;
     field_alloc(&d, lat, 3, 64);

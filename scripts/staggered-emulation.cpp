@@ -12,7 +12,8 @@
  *       thread of a launch reads what another writes);
  *   'm'  the checks, with kernels/dirac/staggered_gpu.c, gpu/field.c and
  *       gpu/spinor.c compiled as the CUDA build compiles them (the device
- *       copies memcpy here), so the operator's host side runs as on a GPU.
+ *       copies memcpy here: scripts/gpu-util-on-host.h), so the operator's
+ *       host side runs as on a GPU.
  * -ffp-contract=off: no fused multiply-add, like the CPU build.
  *
  * Checks (tests/gpu/staggered_checks.h, shared with the real-GPU test
@@ -54,13 +55,7 @@ template <typename S, typename VS> static void run(const struct staggered_gpu_sw
     const unsigned nb = (unsigned)((w->nsites + SG_BLOCK - 1) / SG_BLOCK);
     S *links = (S *)w->links->links;
     sg_with_recon<S>(w->links->recon, [&](auto acc) {
-        blockDim.x = SG_BLOCK;
-        for (unsigned b = 0; b < nb; b++)
-            for (unsigned t = 0; t < SG_BLOCK; t++) {
-                blockIdx.x = b;
-                threadIdx.x = t;
-                k_staggered_hop<decltype(acc), VS>(g, links, a);
-            }
+        cuda_on_host_grid(nb, SG_BLOCK, [&] { k_staggered_hop<decltype(acc), VS>(g, links, a); });
     });
 }
 } // namespace emu
@@ -93,22 +88,8 @@ extern "C" {
 #include "staggered_checks.h"
 
 /* the device entry points the host side calls: host memory, no GPU */
-extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
-extern "C" void gpu_free(void *p) { free(p); }
-extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
-extern "C" void gpu_sync(const char *w) { (void)w; }
-extern "C" void gpu_check(const char *w) { (void)w; }
-extern "C" int gpu_available(char *why, int len) { (void)why, (void)len; return 1; }
-extern "C" void gpu_inject_fault(void) {}
-static void not_here(void) { lat_die(1, "staggered-emulation", "no halo exchange or observables here"); }
-extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f) { (void)f; not_here(); return NULL; }
-extern "C" void gpu_halo_free(struct gpu_halo *x) { (void)x; }
-extern "C" void gpu_halo_start(struct gpu_halo *, const struct gpu_field *, const struct geometry *,
-                               const struct halo_part *, int, int) { not_here(); }
-extern "C" void gpu_halo_finish(struct gpu_halo *, const struct gpu_field *, const struct geometry *, int) { not_here(); }
-extern "C" void gpu_observables_sums(const struct gpu_field *, double *) { not_here(); }
+#define GPU_ON_HOST_REFUSE "staggered-emulation"
+#include "gpu-util-on-host.h"
 
 int main(void)
 {

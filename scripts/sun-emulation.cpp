@@ -4,7 +4,8 @@
  *
  * What runs is gf_backend_gpu itself (kernels/gaugefix/gpu.c and
  * kernels/gpu/field.c compiled with LAT_HAVE_CUDA; the device copies are
- * memcpy, scripts/gpu-slab-emulation.cpp) with the sweep, quality and
+ * memcpy: scripts/gpu-util-on-host.h, linked through
+ * scripts/gpu-slab-emulation.cpp) with the sweep, quality and
  * reprojection kernels of every precision emulated
  * (scripts/gf-kernel-emulation.cpp: the kernel the CUDA dispatch picks for
  * the N -- k_sweep_sh, four threads per site, for N >= 4 -- run with its
@@ -114,22 +115,12 @@ static void weak_field_on_orbit(struct field *u, const struct lattice *lat, int 
     field_alloc(u, lat, nc, 64);
     field_set_random(u, 100 + (uint64_t)nc);
     for (int64_t x = 0; x < lat->V; x++)
-        for (int mu = 0; mu < 4; mu++) {
-            lat_complex *m = (lat_complex *)field_link(u, x, mu);
-            for (int k = 0; k < nc * nc; k++) m[k] = c_scale(0.3, m[k]);
-            for (int k = 0; k < nc; k++) m[k * (nc + 1)].re += 1;
-            sun_reunitarize(nc, m);
-        }
+        for (int mu = 0; mu < 4; mu++) sun_near_unit(nc, (lat_complex *)field_link(u, x, mu), 0.3);
     /* g(x) = P_SU(N)(1 + 0.5 R(x)) */
     size_t nn = field_link_reals(nc);
     double *g = (double *)malloc((size_t)lat->V * nn * sizeof(double));
     gauge_transform_random(nc, lat->V, 7, 0, g);
-    for (int64_t x = 0; x < lat->V; x++) {
-        lat_complex *m = (lat_complex *)(g + (size_t)x * nn);
-        for (int k = 0; k < nc * nc; k++) m[k] = c_scale(0.5, m[k]);
-        for (int k = 0; k < nc; k++) m[k * (nc + 1)].re += 1;
-        sun_reunitarize(nc, m);
-    }
+    for (int64_t x = 0; x < lat->V; x++) sun_near_unit(nc, (lat_complex *)(g + (size_t)x * nn), 0.5);
     gauge_transform_apply(u, g);
     free(g);
 }

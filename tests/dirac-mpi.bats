@@ -10,9 +10,8 @@ bats_require_minimum_version 1.5.0
 source "$BATS_TEST_DIRNAME/common.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export BIN="$ROOT/bin"
-    export SOURCE_DATE_EPOCH=1700000000 OMP_NUM_THREADS=1
+    lat_test_paths lat-heatbath lat-propagator lat-meson lat-overrelax || return 1
+    export OMP_NUM_THREADS=1
     "$BIN/lat-heatbath" -q --start hot -b 5.8 -L 4x4x4x8 -n 5 -s 7 -o "$BATS_FILE_TMPDIR/hot.lime"
 }
 

@@ -12,9 +12,8 @@ bats_require_minimum_version 1.5.0
 source "$BATS_TEST_DIRNAME/common.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export BIN="$ROOT/bin"
-    export SOURCE_DATE_EPOCH=1700000000 OMP_NUM_THREADS=1
+    lat_test_paths lat-hmc lat-measure lat-convert || return 1
+    export OMP_NUM_THREADS=1
 }
 
 setup() { mpi_setup; }

@@ -10,9 +10,8 @@ bats_require_minimum_version 1.5.0
 source "$BATS_TEST_DIRNAME/common.bash"
 
 setup_file() {
-    export ROOT="$BATS_TEST_DIRNAME/.."
-    export BIN="$ROOT/bin"
-    export SOURCE_DATE_EPOCH=1700000000 OMP_NUM_THREADS=1
+    lat_test_paths lat-heatbath lat-randomize-orbit lat-overrelax lat-anneal lat-measure lat-unitarity lat-fourier lat-convert || return 1
+    export OMP_NUM_THREADS=1
     local d="$BATS_FILE_TMPDIR"
     "$BIN/lat-heatbath" -q --beta 6.0 --lattice 4x4x4x8 --start hot --therm 20 --sweeps 0 --seed 4 -o "$d/c48.lime"
     "$BIN/lat-randomize-orbit" -q --seed 9 "$d/c48.lime" -o "$d/r48.lime"

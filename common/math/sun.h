@@ -377,6 +377,16 @@ LAT_HD void sun_reunitarize(int n, lat_complex *m)
     for (int k = 0; k < n; k++) m[(n - 1) * n + k] = c_mul(f, m[(n - 1) * n + k]);
 }
 
+/* m <- P_SU(N)(1 + a m): with m random (Haar, or Gaussian entries) and a
+ * small, a matrix near the identity -- the links of a weak ("smooth")
+ * random field, well-conditioned gauge transformations */
+LAT_HD void sun_near_unit(int n, lat_complex *m, lat_real a)
+{
+    for (int k = 0; k < n * n; k++) m[k] = c_scale(a, m[k]);
+    for (int k = 0; k < n; k++) m[k * (n + 1)].re += 1;
+    sun_reunitarize(n, m);
+}
+
 /* ---- SU(2) subgroups (Cabibbo-Marinari) --------------------------------- */
 
 /* number of SU(2) subgroups and the (i,j) rows of subgroup s */

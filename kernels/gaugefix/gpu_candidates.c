@@ -2,7 +2,7 @@
  * candidates (gaugefix/gpu.h: GF_CANDIDATES, gf_gpu_candidate_name), as
  * gpu_sweep.cuh's sweep_candidate launches them; for the benchmark and the
  * tests.  "m" below is the first candidate's minimum of blocks per SM:
- * GF_MINB of gpu_{d,m}.cu (4, 5), or GF_MINB_HEAVY (3) for annealing, MAG
+ * GF_MINB of gpu_prec.h (d 4, m 5), or GF_MINB_HEAVY (3) for annealing, MAG
  * and a tracked transform (tracked Coulomb relaxation: 4).
  * gf_gpu_candidate_name_su4: the same for SU(4)'s own launch shapes. */
 #include "gaugefix/gpu.h"

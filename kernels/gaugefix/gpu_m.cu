@@ -7,14 +7,6 @@
  * at 32^4 and 3.57 at 48^4, 92-94 % of single; docs/PERFORMANCE.md); the
  * one-thread kernel of variant 1 keeps the links in float registers between
  * double subgroup steps: GF_MIXED; see gaugefix_gpu_impl.cuh). */
-#define LAT_REAL double
-#define GF_STORE float
-#define GF_NS gf_m
-#define GF_SFX m
-#define GF_MIXED 1
-#define GF_THREADS_PER_SITE 4
-#define GF_MINB 5
-#define GF_MINB_HEAVY 3
-#define GF_SHARED_G 1
-#define GF_LAZY_ROW3 true
+#define GF_PREC_M
+#include "gaugefix/gpu_prec.h"
 #include "gaugefix/gpu_sweep.cuh"

@@ -41,12 +41,7 @@ static inline void fields_weak(struct field *u, const struct lattice *lat, int n
     fields_haar(u, lat, nc, seed);
 #pragma omp parallel for schedule(static)
     for (int64_t x = 0; x < lat->V; x++)
-        for (int mu = 0; mu < 4; mu++) {
-            lat_complex *m = (lat_complex *)field_link(u, x, mu);
-            for (int k = 0; k < nc * nc; k++) m[k] = c_scale(a, m[k]);
-            for (int k = 0; k < nc; k++) m[k * (nc + 1)].re += 1;
-            sun_reunitarize(nc, m);
-        }
+        for (int mu = 0; mu < 4; mu++) sun_near_unit(nc, (lat_complex *)field_link(u, x, mu), a);
 }
 
 static inline void fields_orbit(struct field *u, uint64_t seed)

@@ -15,11 +15,8 @@
  * operator, and prints the iterations and an FNV-1a hash of each result --
  * the bats test compares these lines across R (identical bits).  Wilson (c_sw
  * 0) and clover (c_sw 1.769), antiperiodic in t. */
-#include "base/comm.h"
 #include "dirac/dirac.h"
-#include "lattice/geometry.h"
-#include "math/rng.h"
-#include "unit.h"
+#include "slabs.h"
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
@@ -27,54 +24,19 @@
 #define NC 3
 #define SR (8 * NC) /* reals of a full spinor site */
 
-static uint64_t fnv(const void *p, size_t bytes)
-{
-    const unsigned char *c = p;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < bytes; i++) h = (h ^ c[i]) * 1099511628211ull;
-    return h;
-}
-
 /* SR normals of the global site g (stream 0: full fields, 1: half fields,
  * g the global half index) */
-static void site_spinor(uint64_t g, int stream, double *v)
-{
-    struct lat_rng r;
-    rng_init(&r, 77, (uint32_t)stream, g, 0, RNG_TEST);
-    for (int k = 0; k < SR; k++) v[k] = rng_normal(&r);
-}
-
-/* rank 0: the whole array (per_site reals for each of the owned sites of
- * every rank, a full field or, with per_site SR/2 for a half field, the
- * half sites in the same slab order) from the ranks' owned parts;
- * esize-byte reals */
-static void gather(const struct geometry *d, const void *own, void *whole, size_t owned_bytes)
-{
-    if (!d) {
-        memcpy(whole, own, owned_bytes);
-        return;
-    }
-    if (d->rank == 0) {
-        memcpy(whole, own, owned_bytes);
-        for (int r = 1; r < d->size; r++) comm_recv((char *)whole + (size_t)r * owned_bytes, owned_bytes, r, 71);
-    } else {
-        comm_send(own, owned_bytes, 0, 71);
-    }
-}
+static void site_spinor(uint64_t g, int stream, double *v) { slabs_site_normals(77, stream, g, SR, v); }
 
 /* one application compared: the slab result gathered against the whole
  * lattice's, byte for byte; the hash printed for the bats test */
 static void compare(const struct geometry *d, const char *what, double csw, const void *own, const void *ref,
-                    size_t owned_bytes, size_t whole_bytes)
+                    size_t owned_bytes)
 {
-    char *whole = comm_is_root() ? malloc(whole_bytes) : NULL;
-    gather(d, own, whole, owned_bytes);
-    if (comm_is_root()) {
-        CHECK(memcmp(whole, ref, whole_bytes) == 0, "c_sw %g %s: the %d-rank result differs from one process's", csw,
-              what, comm_size());
-        printf("csw %g %s %016" PRIx64 "\n", csw, what, fnv(whole, whole_bytes));
-    }
-    free(whole);
+    char label[96];
+    snprintf(label, sizeof label, "c_sw %g %s", csw, what);
+    const uint64_t hash = slabs_compare(d, label, own, ref, owned_bytes);
+    if (comm_is_root()) printf("csw %g %s %016" PRIx64 "\n", csw, what, hash);
 }
 
 static double rel_residual(struct dirac_op *ref, const double *b, const double *x, size_t n)
@@ -132,10 +94,10 @@ static void run(const struct geometry *d, const struct field *u, const struct fi
         for (size_t k = 0; k < Nh; k++) HINF[k] = (float)HIN[k];
     }
     /* full fields */
-#define FULL(fn, T, i, o, I, O, name, half)                                                 \
-    fn(op, o, i);                                                                           \
-    if (ref) fn(ref, O, I);                                                                 \
-    compare(d, name, csw, o, O, (half ? nh : nf) * sizeof(T), (half ? Nh : Nf) * sizeof(T));
+#define FULL(fn, T, i, o, I, O, name, half) \
+    fn(op, o, i);                           \
+    if (ref) fn(ref, O, I);                 \
+    compare(d, name, csw, o, O, (half ? nh : nf) * sizeof(T));
     FULL(dirac_apply, double, in, out, IN, OUT, "M", 0)
     FULL(dirac_apply_dag, double, in, out, IN, OUT, "Mdag", 0)
     FULL(dirac_apply_f, float, inf, outf, INF, OUTF, "M_single", 0)
@@ -150,10 +112,10 @@ static void run(const struct geometry *d, const struct field *u, const struct fi
 #undef FULL
     dirac_eo_prepare(op, out, in);
     if (ref) dirac_eo_prepare(ref, OUT, IN);
-    compare(d, "prepare", csw, out, OUT, nh * sizeof(double), Nh * sizeof(double));
+    compare(d, "prepare", csw, out, OUT, nh * sizeof(double));
     dirac_eo_reconstruct(op, out, hin, in);
     if (ref) dirac_eo_reconstruct(ref, OUT, HIN, IN);
-    compare(d, "reconstruct", csw, out, OUT, nf * sizeof(double), Nf * sizeof(double));
+    compare(d, "reconstruct", csw, out, OUT, nf * sizeof(double));
 
     /* solves on Mhat: b = the odd half of the random field (owned part) */
     struct solver_op A;
@@ -174,13 +136,13 @@ static void run(const struct geometry *d, const struct field *u, const struct fi
         struct solver_result res;
         memset(x, 0, nh * sizeof(double));
         enum solver_status st = bicg ? solver_bicgstab(&A, blas, b, x, &sp, &res) : solver_cgne(&A, blas, b, x, &sp, &res);
-        gather(d, x, X, nh * sizeof(double));
+        slabs_gather(d, x, X, nh * sizeof(double));
         if (comm_is_root()) {
             double tr = rel_residual(ref, B, X, Nh);
             CHECK(st == SOLVER_CONVERGED && tr <= 2e-10, "c_sw %g %s %s: status %d, true residual %.3g (one process's operator)",
                   csw, bicg ? "bicgstab" : "cgne", k >= 2 ? "mixed" : "double", (int)st, tr);
             printf("csw %g solve %s %s iterations %d reliable %d x %016" PRIx64 "\n", csw, bicg ? "bicgstab" : "cgne",
-                   k >= 2 ? "mixed" : "double", res.iterations, res.reliable_updates, fnv(X, Nh * sizeof(double)));
+                   k >= 2 ? "mixed" : "double", res.iterations, res.reliable_updates, slabs_fnv(X, Nh * sizeof(double)));
         }
     }
     solver_blas_cpu_close(blas);
@@ -207,22 +169,11 @@ static void run(const struct geometry *d, const struct field *u, const struct fi
 int main(int argc, char **argv)
 {
     comm_init(&argc, &argv);
-    struct lattice glob;
-    const int L[LAT_ND] = {4, 4, 4, 8};
-    lattice_init(&glob, L, NULL);
-    const struct geometry *d = geometry_for(&glob);
-    struct field u, w;
-    geometry_field_alloc(&u, d, &glob, NC, 64);
-    field_set_random(&u, 11);
-    memset(&w, 0, sizeof w);
-    if (comm_is_root()) {
-        field_alloc(&w, &glob, NC, 64);
-        field_set_random(&w, 11);
-    }
-    run(d, &u, &w, 0);
-    run(d, &u, &w, 1.769);
-    field_free(&u);
-    if (comm_is_root()) field_free(&w);
+    struct slabs s;
+    slabs_open(&s, NC, 11);
+    run(s.d, &s.u, &s.w, 0);
+    run(s.d, &s.u, &s.w, 1.769);
+    slabs_close(&s);
     int rc = comm_is_root() ? unit_done("test_dirac_mpi") : unit_fail != 0;
     fflush(stdout);
     comm_exit(rc);

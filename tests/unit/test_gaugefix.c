@@ -54,12 +54,7 @@ static void weak_field(struct field *u, const struct lattice *lat, int nc, doubl
     field_alloc(u, lat, nc, 64);
     field_set_random(u, seed);
     for (int64_t x = 0; x < lat->V; x++)
-        for (int mu = 0; mu < 4; mu++) {
-            lat_complex *m = (lat_complex *)field_link(u, x, mu);
-            for (int k = 0; k < nc * nc; k++) m[k] = c_scale(a, m[k]);
-            for (int k = 0; k < nc; k++) m[k * (nc + 1)].re += 1;
-            sun_reunitarize(nc, m);
-        }
+        for (int mu = 0; mu < 4; mu++) sun_near_unit(nc, (lat_complex *)field_link(u, x, mu), a);
 }
 
 static double *random_g(const struct lattice *lat, int nc, uint64_t seed, uint32_t copy)
@@ -250,9 +245,8 @@ static void test_by_direction(void)
                 rng_init(&rr, 31 + t, (uint32_t)n, (uint64_t)site, 0, RNG_TEST);
                 for (int l = 0; l < 9; l++) { /* weak random links and transform */
                     lat_complex *m = l < 4 ? up + l * nn : l < 8 ? dn + (l - 4) * nn : g;
-                    for (int k = 0; k < nn; k++) m[k] = c_make(0.6 * rng_normal(&rr), 0.6 * rng_normal(&rr));
-                    for (int k = 0; k < n; k++) m[k * (n + 1)].re += 1;
-                    sun_reunitarize(n, m);
+                    for (int k = 0; k < nn; k++) m[k] = c_make(rng_normal(&rr), rng_normal(&rr));
+                    sun_near_unit(n, m, 0.6);
                 }
                 memcpy(up2, up, sizeof up);
                 memcpy(dn2, dn, sizeof dn);

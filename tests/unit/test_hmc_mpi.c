@@ -18,15 +18,12 @@
  * each prints a "value" line (hex floats, FNV-1a hashes of gathered
  * fields) that the bats test compares with the one-process run, and every
  * rank checks that all ranks hold the same number. */
-#include "base/comm.h"
 #include "dirac/staggered.h"
 #include "hmc/gauge.h"
 #include "hmc/momenta.h"
 #include "hmc/staggered_monomial.h"
-#include "lattice/geometry.h"
-#include "math/rng.h"
 #include "rational/rational.h"
-#include "unit.h"
+#include "slabs.h"
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
@@ -34,41 +31,6 @@
 #define NC 3
 #define SR (2 * NC)         /* reals of a staggered site */
 #define LR (4 * 2 * NC * NC) /* reals of a site's links, momenta, forces */
-
-static uint64_t fnv(const void *p, size_t bytes)
-{
-    const unsigned char *c = p;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < bytes; i++) h = (h ^ c[i]) * 1099511628211ull;
-    return h;
-}
-
-/* rank 0: the ranks' owned parts one after the other (slab order = global order) */
-static void gather(const struct geometry *d, const void *own, void *whole, size_t owned_bytes)
-{
-    if (!d) {
-        memcpy(whole, own, owned_bytes);
-        return;
-    }
-    if (d->rank == 0) {
-        memcpy(whole, own, owned_bytes);
-        for (int r = 1; r < d->size; r++) comm_recv((char *)whole + (size_t)r * owned_bytes, owned_bytes, r, 72);
-    } else {
-        comm_send(own, owned_bytes, 0, 72);
-    }
-}
-
-/* gathered slab result against rank 0's whole-lattice one, byte for byte */
-static void compare(const struct geometry *d, const char *what, const void *own, const void *ref, size_t owned_bytes,
-                    size_t whole_bytes)
-{
-    char *whole = comm_is_root() ? malloc(whole_bytes) : NULL;
-    gather(d, own, whole, owned_bytes);
-    if (comm_is_root())
-        CHECK(memcmp(whole, ref, whole_bytes) == 0, "%s: the %d-rank result differs from one process's", what,
-              comm_size());
-    free(whole);
-}
 
 /* a number every rank computed collectively: the same bits on all ranks,
  * printed for the comparison across R */
@@ -82,19 +44,11 @@ static void value(const char *what, double v)
 }
 static void value_hash(const struct geometry *d, const char *what, const void *own, size_t owned_bytes)
 {
-    const size_t whole_bytes = owned_bytes * (size_t)(d ? d->size : 1);
-    char *whole = comm_is_root() ? malloc(whole_bytes) : NULL;
-    gather(d, own, whole, owned_bytes);
-    if (comm_is_root()) printf("value %s %016" PRIx64 "\n", what, fnv(whole, whole_bytes));
-    free(whole);
+    const uint64_t hash = slabs_compare(d, what, own, NULL, owned_bytes);
+    if (comm_is_root()) printf("value %s %016" PRIx64 "\n", what, hash);
 }
 
-static void site_vector(uint64_t g, int stream, double *v)
-{
-    struct lat_rng r;
-    rng_init(&r, 78, (uint32_t)stream, g, 0, RNG_TEST);
-    for (int k = 0; k < SR; k++) v[k] = rng_normal(&r);
-}
+static void site_vector(uint64_t g, int stream, double *v) { slabs_site_normals(78, stream, g, SR, v); }
 
 static void test_operator(const struct geometry *d, const struct field *u, const struct field *w)
 {
@@ -125,26 +79,26 @@ static void test_operator(const struct geometry *d, const struct field *u, const
     }
     /* a half field is the first half of the random full field (owned part:
      * its slab's share, t-ordered as the whole lattice's) */
-#define APPLY(call, refcall, T, o, O, n, N, name) \
-    call;                                        \
-    if (ref) refcall;                            \
-    compare(d, name, o, O, (n) * sizeof(T), (N) * sizeof(T));
-    APPLY(staggered_apply(op, out, in), staggered_apply(ref, OUT, IN), double, out, OUT, nf, Nf, "M")
-    APPLY(staggered_apply_dag(op, out, in), staggered_apply_dag(ref, OUT, IN), double, out, OUT, nf, Nf, "Mdag")
+#define APPLY(call, refcall, T, o, O, n, name) \
+    call;                                     \
+    if (ref) refcall;                         \
+    slabs_compare(d, name, o, O, (n) * sizeof(T));
+    APPLY(staggered_apply(op, out, in), staggered_apply(ref, OUT, IN), double, out, OUT, nf, "M")
+    APPLY(staggered_apply_dag(op, out, in), staggered_apply_dag(ref, OUT, IN), double, out, OUT, nf, "Mdag")
     double *hin = malloc(nh * sizeof(double)), *HIN = ref ? malloc(Nh * sizeof(double)) : NULL;
     staggered_full_to_half(op, 1, hin, in);
     if (ref) staggered_full_to_half(ref, 1, HIN, IN);
-    APPLY(staggered_hop(op, 0, out, hin), staggered_hop(ref, 0, OUT, HIN), double, out, OUT, nh, Nh, "D_eo")
+    APPLY(staggered_hop(op, 0, out, hin), staggered_hop(ref, 0, OUT, HIN), double, out, OUT, nh, "D_eo")
     staggered_full_to_half(op, 0, hin, in);
     if (ref) staggered_full_to_half(ref, 0, HIN, IN);
-    APPLY(staggered_hop(op, 1, out, hin), staggered_hop(ref, 1, OUT, HIN), double, out, OUT, nh, Nh, "D_oe")
-    APPLY(staggered_mdagm_ee(op, out, hin), staggered_mdagm_ee(ref, OUT, HIN), double, out, OUT, nh, Nh, "MdagM_ee")
+    APPLY(staggered_hop(op, 1, out, hin), staggered_hop(ref, 1, OUT, HIN), double, out, OUT, nh, "D_oe")
+    APPLY(staggered_mdagm_ee(op, out, hin), staggered_mdagm_ee(ref, OUT, HIN), double, out, OUT, nh, "MdagM_ee")
     /* single precision: the even half rounded */
     for (size_t k = 0; k < nh; k++) inf[k] = (float)hin[k];
     for (size_t k = 0; ref && k < Nh; k++) INF[k] = (float)HIN[k];
-    APPLY(staggered_mdagm_ee_f(op, outf, inf), staggered_mdagm_ee_f(ref, OUTF, INF), float, outf, OUTF, nh, Nh,
+    APPLY(staggered_mdagm_ee_f(op, outf, inf), staggered_mdagm_ee_f(ref, OUTF, INF), float, outf, OUTF, nh,
           "MdagM_ee single")
-    APPLY(staggered_hop_f(op, 1, outf, inf), staggered_hop_f(ref, 1, OUTF, INF), float, outf, OUTF, nh, Nh, "D_oe single")
+    APPLY(staggered_hop_f(op, 1, outf, inf), staggered_hop_f(ref, 1, OUTF, INF), float, outf, OUTF, nh, "D_oe single")
 #undef APPLY
     /* the normal view on [even | odd]: compared half by half (the gathered
      * even halves, then the odd ones) */
@@ -160,8 +114,8 @@ static void test_operator(const struct geometry *d, const struct field *u, const
         (dag ? A.apply_dag : A.apply)(op, out, nin);
         if (ref) (dag ? AR.apply_dag : AR.apply)(ref, OUT, NIN);
         for (int half = 0; half < 2; half++)
-            compare(d, dag ? "normal view A^dag" : "normal view A", out + half * nh, ref ? OUT + half * Nh : NULL,
-                    nh * sizeof(double), Nh * sizeof(double));
+            slabs_compare(d, dag ? "normal view A^dag" : "normal view A", out + half * nh,
+                          ref ? OUT + half * Nh : NULL, nh * sizeof(double));
     }
     free(nin);
     free(NIN);
@@ -219,7 +173,7 @@ static void test_gauge(const struct geometry *d, struct field *u, struct field *
         F = hmc_momenta_alloc(w);
         hmc_momenta_draw(P, w, 5, 7);
     }
-    compare(d, "momenta", p + (size_t)ob * LR, P, own * sizeof(double), all * sizeof(double));
+    slabs_compare(d, "momenta", p + (size_t)ob * LR, P, own * sizeof(double));
     const double T = hmc_kinetic_energy(p, u), S = hmc_gauge_action(u, 5.7);
     if (w->d) {
         CHECK(T == hmc_kinetic_energy(P, w), "kinetic energy %.17g, one process's %.17g", T, hmc_kinetic_energy(P, w));
@@ -229,19 +183,19 @@ static void test_gauge(const struct geometry *d, struct field *u, struct field *
     value("gauge_action", S);
     hmc_gauge_force(u, 5.7, 0.5, f);
     if (w->d) hmc_gauge_force(w, 5.7, 0.5, F);
-    compare(d, "gauge force", f + (size_t)ob * LR, F, own * sizeof(double), all * sizeof(double));
+    slabs_compare(d, "gauge force", f + (size_t)ob * LR, F, own * sizeof(double));
     /* a link update (halo slices refreshed inside), then the force again:
      * the staples of the slab's edge slices read the neighbours' new links */
     hmc_link_update(u, p, 0.1);
     if (w->d) hmc_link_update(w, P, 0.1);
-    compare(d, "links after the update", field_link(u, ob, 0), w->d, own * sizeof(double), all * sizeof(double));
+    slabs_compare(d, "links after the update", field_link(u, ob, 0), w->d, own * sizeof(double));
     memset(f, 0, (size_t)u->lat.V * LR * sizeof(double));
     hmc_gauge_force(u, 5.7, 1, f);
     if (w->d) {
         memset(F, 0, all * sizeof(double));
         hmc_gauge_force(w, 5.7, 1, F);
     }
-    compare(d, "gauge force after the update", f + (size_t)ob * LR, F, own * sizeof(double), all * sizeof(double));
+    slabs_compare(d, "gauge force after the update", f + (size_t)ob * LR, F, own * sizeof(double));
     value("gauge_action_after_update", hmc_gauge_action(u, 5.7));
     free(p);
     free(f);
@@ -301,23 +255,12 @@ static void test_fermions(const struct geometry *d, struct field *u)
 int main(int argc, char **argv)
 {
     comm_init(&argc, &argv);
-    struct lattice glob;
-    const int L[LAT_ND] = {4, 4, 4, 8};
-    lattice_init(&glob, L, NULL);
-    const struct geometry *d = geometry_for(&glob);
-    struct field u, w;
-    geometry_field_alloc(&u, d, &glob, NC, 64);
-    field_set_random(&u, 13);
-    memset(&w, 0, sizeof w);
-    if (comm_is_root()) {
-        field_alloc(&w, &glob, NC, 64);
-        field_set_random(&w, 13);
-    }
-    test_operator(d, &u, &w);
-    test_gauge(d, &u, &w);
-    test_fermions(d, &u);
-    field_free(&u);
-    if (comm_is_root()) field_free(&w);
+    struct slabs s;
+    slabs_open(&s, NC, 13);
+    test_operator(s.d, &s.u, &s.w);
+    test_gauge(s.d, &s.u, &s.w);
+    test_fermions(s.d, &s.u);
+    slabs_close(&s);
     int rc = comm_is_root() ? unit_done("test_hmc_mpi") : unit_fail != 0;
     fflush(stdout);
     comm_exit(rc);

@@ -1,0 +1,66 @@
+/* gpu-util-on-host.h -- the GPU layer's host entry points as host code, for
+ * the host emulations (scripts/{blas,dirac,gpu-slab,hb-kernel,link8,
+ * staggered}-emulation.cpp; sun-emulation and the emulated tools get them
+ * through gpu-slab-emulation.cpp): the one copy of these stand-ins.
+ *
+ * Defines, extern "C" with the contracts of kernels/gpu/field.h and gpu.h
+ * (device memory is host memory, no device can fail):
+ *   gpu_alloc (lat_calloc: zeroed, dies on failure; 0 bytes allowed),
+ *   gpu_free, gpu_upload, gpu_download (memcpy), gpu_memset (memset),
+ *   gpu_sync, gpu_check (nothing to wait for, no launch error),
+ *   gpu_available (1), gpu_inject_fault (nothing to break),
+ *   gpu_device_name ("emulation"), gpu_mem_info (0, 0),
+ *   gpu_copy_bandwidth (0), gpu_timer_start/stop (0 seconds);
+ * and, when GPU_ON_HOST_REFUSE is defined as the program's name (a string),
+ *   gpu_halo_new/free/start/finish and gpu_observables_sums as refusals:
+ *   one line "NAME: no halo exchange or observables here", exit 1 (the
+ *   emulations of one process's kernels; gpu-slab-emulation.cpp has the
+ *   real ones).
+ * The definitions are not inline: include it in ONE translation unit of a
+ * program, after scripts/cuda-on-host.h. */
+#ifndef LAT_GPU_UTIL_ON_HOST_H
+#define LAT_GPU_UTIL_ON_HOST_H
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+extern "C" {
+#include "base/log.h"
+}
+#include "gpu/gpu.h"
+#include "gpu/field.h"
+
+/* ---- memory: host memory ---- */
+extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
+extern "C" void gpu_free(void *p) { free(p); }
+extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
+
+/* ---- the device: always there, never failing ---- */
+extern "C" void gpu_sync(const char *w) { (void)w; }
+extern "C" void gpu_check(const char *w) { (void)w; }
+extern "C" int gpu_available(char *why, int len) { (void)why; (void)len; return 1; }
+extern "C" void gpu_inject_fault(void) {} /* LAT_FAULT_AT: no device to break here */
+extern "C" void gpu_device_name(char *b, int len) { snprintf(b, (size_t)len, "emulation"); }
+extern "C" void gpu_mem_info(size_t *f, size_t *t) { *f = *t = 0; }
+extern "C" double gpu_copy_bandwidth(size_t b, int r) { (void)b; (void)r; return 0; }
+extern "C" void gpu_timer_start(void) {}
+extern "C" double gpu_timer_stop(void) { return 0; }
+
+#ifdef GPU_ON_HOST_REFUSE
+/* ---- what a one-process kernel emulation does not provide ---- */
+[[noreturn]] static void gpu_on_host_refuse(void)
+{
+    lat_die(1, GPU_ON_HOST_REFUSE, "no halo exchange or observables here");
+}
+extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *) { gpu_on_host_refuse(); }
+extern "C" void gpu_halo_free(struct gpu_halo *) {}
+extern "C" void gpu_halo_start(struct gpu_halo *, const struct gpu_field *, const struct geometry *,
+                               const struct halo_part *, int, int) { gpu_on_host_refuse(); }
+extern "C" void gpu_halo_finish(struct gpu_halo *, const struct gpu_field *, const struct geometry *, int)
+{
+    gpu_on_host_refuse();
+}
+extern "C" void gpu_observables_sums(const struct gpu_field *, double *) { gpu_on_host_refuse(); }
+#endif
+#endif
