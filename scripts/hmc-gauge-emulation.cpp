@@ -44,21 +44,10 @@ namespace emu {
 using namespace emu;
 typedef gauge_accessor<double, 3, LINK_FULL> hmc_links;
 
-/* ---- the device entry points field.c and gpu.c call: host memory ---- */
-extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
-extern "C" void gpu_free(void *p) { free(p); }
-extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
-extern "C" void gpu_sync(const char *w) { (void)w; }
-extern "C" void gpu_check(const char *w) { (void)w; }
-static void not_here(void) { lat_die(1, "hmc-gauge-emulation", "no halo exchange or observables here"); }
-extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f) { (void)f; not_here(); return NULL; }
-extern "C" void gpu_halo_free(struct gpu_halo *x) { (void)x; }
-extern "C" void gpu_halo_start(struct gpu_halo *, const struct gpu_field *, const struct geometry *,
-                               const struct halo_part *, int, int) { not_here(); }
-extern "C" void gpu_halo_finish(struct gpu_halo *, const struct gpu_field *, const struct geometry *, int) { not_here(); }
-extern "C" void gpu_observables_sums(const struct gpu_field *, double *) { not_here(); }
+/* the GPU layer's host entry points (memory, device, refused halo and
+ * observables): the one copy in scripts/gpu-util-on-host.h */
+#define GPU_ON_HOST_REFUSE "hmc-gauge-emulation"
+#include "gpu-util-on-host.h"
 
 /* a site kernel: the grid of gpu_d.cu, every thread in turn */
 template <class K> static void run_sites(const struct gpu_field *f, const K &kernel)

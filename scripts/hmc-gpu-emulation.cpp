@@ -65,23 +65,10 @@ extern "C" {
 extern "C" struct solver_blas *solver_blas_gpu_open(void) { return blas_gpu_make(); }
 extern "C" void solver_blas_gpu_close(struct solver_blas *blas) { blas_gpu_destroy(blas); }
 
-/* the device entry points the host sides call: host memory, no GPU */
-extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
-extern "C" void gpu_free(void *p) { free(p); }
-extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
-extern "C" void gpu_sync(const char *w) { (void)w; }
-extern "C" void gpu_check(const char *w) { (void)w; }
-extern "C" int gpu_available(char *why, int len) { (void)why, (void)len; return 1; }
-extern "C" void gpu_inject_fault(void) {}
-static void not_here(void) { lat_die(1, "hmc-gpu-emulation", "no halo exchange or observables here"); }
-extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f) { (void)f; not_here(); return NULL; }
-extern "C" void gpu_halo_free(struct gpu_halo *x) { (void)x; }
-extern "C" void gpu_halo_start(struct gpu_halo *, const struct gpu_field *, const struct geometry *,
-                               const struct halo_part *, int, int) { not_here(); }
-extern "C" void gpu_halo_finish(struct gpu_halo *, const struct gpu_field *, const struct geometry *, int) { not_here(); }
-extern "C" void gpu_observables_sums(const struct gpu_field *, double *) { not_here(); }
+/* the GPU layer's host entry points (memory, device, refused halo and
+ * observables): the one copy in scripts/gpu-util-on-host.h */
+#define GPU_ON_HOST_REFUSE "hmc-gpu-emulation"
+#include "gpu-util-on-host.h"
 
 #ifndef HMC_EMU_NO_MAIN /* without: the objects lat-hmc links (scripts/hmc-gpu-emulation) */
 int main(void)
