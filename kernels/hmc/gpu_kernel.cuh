@@ -130,13 +130,11 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_hmc_kinetic(kgeo g, const double
     double v[1] = {0};
     for (int j = blockIdx.x * GPU_RED_BS + threadIdx.x; j < 2 * g.Vh; j += HMC_GPU_RED_NB * GPU_RED_BS) {
         int par = j >= g.Vh, h = j - par * g.Vh;
-        double s = 0;
         for (int mu = 0; mu < 4; mu++) {
             lat_complex pm[9];
             U::load(U::at((double *)p, g, par, mu, h), pm);
-            for (int i = 0; i < 9; i++) s += pm[i].re * pm[i].re + pm[i].im * pm[i].im;
+            v[0] += hmc_site_kinetic(3, pm); /* hmc/site.h: the CPU's formula */
         }
-        v[0] += s / 2; /* -1/2 tr P^2 = 1/2 sum |P_ab|^2 (anti-Hermitian P) */
     }
     red_block_sum<1>(sh, v, partials + blockIdx.x);
 }

@@ -66,10 +66,10 @@ static long double kin_site(const void *c, int64_t x)
 {
     const struct kin_ctx *k = c;
     size_t per = field_link_reals(k->n);
-    const double *s = k->p + (size_t)x * LAT_ND * per;
     long double t = 0;
-    for (size_t i = 0; i < LAT_ND * per; i++) t += (long double)s[i] * s[i];
-    return t / 2;
+    for (int mu = 0; mu < LAT_ND; mu++)
+        t += hmc_site_kinetic(k->n, (const lat_complex *)(k->p + ((size_t)x * LAT_ND + mu) * per));
+    return t;
 }
 
 double hmc_kinetic_energy(const double *p, const struct field *u)

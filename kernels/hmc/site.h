@@ -11,6 +11,9 @@
  *   hmc_site_gauge_force(n, c, U, A, f)  f += c TA(U A), TA(W) = (W - W^dag)/2
  *       - tr(W - W^dag)/(2N) (gauge.h: the Wilson force is c = -coeff beta/N,
  *       A the staple sum of heatbath/link.h).
+ *   hmc_site_kinetic(n, p)   -1/2 tr P^2 = 1/2 sum_ab |P_ab|^2 of one
+ *       anti-Hermitian link momentum (momenta.c sums it over the lattice in
+ *       long double, the GPU kernel in a fixed tree of doubles).
  * Matrices row-major lat_complex (n x n); l and f are updated in place. */
 #ifndef LAT_HMC_SITE_H
 #define LAT_HMC_SITE_H
@@ -34,6 +37,13 @@ LAT_HD void hmc_site_momentum(int n, struct lat_rng *r, lat_complex *m)
         for (int a = 0; a < k; a++) m[a * (n + 1)].im += g;
         m[k * (n + 1)].im -= k * g;
     }
+}
+
+LAT_HD double hmc_site_kinetic(int n, const lat_complex *p)
+{
+    double s = 0;
+    for (int i = 0; i < n * n; i++) s += p[i].re * p[i].re + p[i].im * p[i].im;
+    return s / 2;
 }
 
 LAT_HD void hmc_site_link_update(int n, double eps, const lat_complex *p, lat_complex *l)
