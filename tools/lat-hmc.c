@@ -267,7 +267,7 @@ int main(int argc, char **argv)
         {"seed", 's', CLI_LONG, &seed, "S", "random seed (>= 0, default 1): same seed, same bytes", NULL, 0},
         {"save-every", 0, CLI_INT, &save_every, "K", "also write every K-th trajectory: -o name with .NNNNNN (next trajectory) before the extension", NULL, 0},
         {"output", 'o', CLI_STRING, &output, "FILE", "write the final configuration here (default standard output)", NULL, 0},
-        {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds, and the split solver_seconds, transfer_seconds, force_seconds, update_seconds, measure_seconds", NULL, 0},
+        {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds, and the split solver_seconds, transfer_seconds, force_seconds, update_seconds, measure_seconds, then condensate_error (the noise error of the condensate: s/sqrt(K), NaN with K < 2)", NULL, 0},
         {"precision", 0, CLI_CHOICE, &precision, "P", "fermion solver precision (default double; nf 0: no solver)", "double|mixed", 0},
         {"device", 0, CLI_CHOICE, &device, "DEV", "where the staggered solves run (default cpu; gpu: one GPU, one process, the rest on the CPU)", "cpu|gpu", 0},
         RUN_REPORT_OPTION(format),
@@ -404,7 +404,7 @@ int main(int argc, char **argv)
             log = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
             if (!log) lat_die(1, logpath, "cannot open the log for writing");
             fprintf(log, "trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds"
-                         "\tsolver_seconds\ttransfer_seconds\tforce_seconds\tupdate_seconds\tmeasure_seconds\n");
+                         "\tsolver_seconds\ttransfer_seconds\tforce_seconds\tupdate_seconds\tmeasure_seconds\tcondensate_error\n");
             comm_root_end(NULL, 0);
         } else
             comm_root_wait(NULL, 0);
@@ -421,11 +421,10 @@ int main(int argc, char **argv)
         if (nf > 0) mono[1] = fer.mono;
         hmc_trajectory(&par, mono, nmono, r.x.u, (uint32_t)k, &res, &tm);
         struct split sp = split_of(&tm, nmono, nf > 0 ? &fer : NULL);
-        double cond = NAN, tmeas = now();
+        double cond = NAN, cerr = NAN, tmeas = now();
         if (nf > 0) {
             fermions_check_range(&fer, r.x.u, k);
             if (nnoise > 0) {
-                double cerr;
                 cond = staggered_condensate_on(r.x.u, mass, nnoise, (uint64_t)seed, (uint32_t)k, &cerr, NULL, fer.sp.gpu);
                 st.sum_cond += cond;
                 st.ncond++;
@@ -446,9 +445,9 @@ int main(int argc, char **argv)
         double pre, pim;
         measure_polyakov(r.x.u, &pre, &pim);
         if (log) {
-            fprintf(log, "%lld\t%.12f\t%.12f\t%.12f\t%.9g\t%.9g\t%d\t%ld\t%.9g\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", k,
+            fprintf(log, "%lld\t%.12f\t%.12f\t%.12f\t%.9g\t%.9g\t%d\t%ld\t%.9g\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.9g\n", k,
                     p.all, pre, pim, res.dH, res.exp_minus_dH, res.accepted, res.iterations, cond, res.seconds, sp.solver,
-                    sp.transfer, sp.force, sp.update, sp.measure);
+                    sp.transfer, sp.force, sp.update, sp.measure, cerr);
             if (fflush(log) != 0) lat_die(1, logpath, "write error on the log");
         }
         if (show) {
