@@ -68,6 +68,6 @@ static void gauge_force_cb(void *ctx, const struct field *u, double coeff, doubl
 struct hmc_monomial hmc_gauge_monomial(struct hmc_gauge_ctx *ctx, double beta, int timescale)
 {
     ctx->beta = beta;
-    struct hmc_monomial m = {"gauge", ctx, timescale, NULL, gauge_action_cb, gauge_force_cb, NULL};
+    struct hmc_monomial m = {.name = "gauge", .ctx = ctx, .timescale = timescale, .action = gauge_action_cb, .force = gauge_force_cb};
     return m;
 }

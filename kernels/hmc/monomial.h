@@ -14,6 +14,14 @@
  *             = Re tr(X G_mu(x)),
  *     so the equations of motion are dU/dt = P U, dP/dt = G and
  *     H = T + S is conserved.  force() ADDS coeff * G to its output.
+ *   - the device path (lat-hmc --device gpu, the whole trajectory on one
+ *     GPU): refresh_gpu, action_gpu, force_gpu keep the same contracts on
+ *     device fields (hmc/gpu.h: links u, momenta and forces as full
+ *     anti-Hermitian matrices in link slots); force_gpu adds coeff * G into
+ *     out, which the integrator passes as the momenta themselves, as on the
+ *     CPU.  A term whose three are NULL has no device path, and the device
+ *     integrator refuses it.  Same seed, same trajectory: the same random
+ *     fields as the host callbacks (Philox streams keyed alike).
  *   - refresh() draws the monomial's own random fields (pseudofermions) at
  *     the start of a trajectory from Philox streams keyed by (seed,
  *     trajectory); action() is the value S at the current links (after
@@ -24,6 +32,7 @@
 #include <stdint.h>
 
 struct field;
+struct gpu_field;
 
 struct hmc_monomial {
     const char *name;   /* "gauge", "staggered-rhmc", ... (for logs) */
@@ -36,6 +45,10 @@ struct hmc_monomial {
     void (*force)(void *ctx, const struct field *u, double coeff, double *out);
     /* solver iterations spent since the last call (for the log); NULL if none */
     long (*iterations)(void *ctx);
+    /* the device versions of refresh, action and force (NULL: none) */
+    void (*refresh_gpu)(void *ctx, const struct gpu_field *u, uint64_t seed, uint32_t trajectory);
+    double (*action_gpu)(void *ctx, const struct gpu_field *u);
+    void (*force_gpu)(void *ctx, const struct gpu_field *u, double coeff, struct gpu_field *out);
 };
 
 #endif
