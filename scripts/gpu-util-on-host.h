@@ -6,7 +6,8 @@
  * Defines, extern "C" with the contracts of kernels/gpu/field.h and gpu.h
  * (device memory is host memory, no device can fail):
  *   gpu_alloc (lat_calloc: zeroed, dies on failure; 0 bytes allowed),
- *   gpu_free, gpu_upload, gpu_download (memcpy), gpu_memset (memset),
+ *   gpu_free, gpu_upload, gpu_download (memcpy, counted for
+ *   gpu_transfer_count), gpu_memset (memset),
  *   gpu_sync, gpu_check (nothing to wait for, no launch error),
  *   gpu_available (1), gpu_inject_fault (nothing to break),
  *   gpu_device_name ("emulation"), gpu_mem_info (0, 0),
@@ -32,8 +33,15 @@ extern "C" {
 /* ---- memory: host memory ---- */
 extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
 extern "C" void gpu_free(void *p) { free(p); }
-extern "C" void gpu_upload(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-extern "C" void gpu_download(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+static struct gpu_transfer_count host_transfers; /* counted as gpu/util.cu counts */
+extern "C" void gpu_transfer_count(struct gpu_transfer_count *c) { *c = host_transfers; }
+static void host_count(unsigned long long *b, unsigned long long *k, size_t n)
+{
+    *b += n, ++*k;
+    if (n > host_transfers.largest) host_transfers.largest = n;
+}
+extern "C" void gpu_upload(void *d, const void *s, size_t n) { host_count(&host_transfers.up_bytes, &host_transfers.up_calls, n), memcpy(d, s, n); }
+extern "C" void gpu_download(void *d, const void *s, size_t n) { host_count(&host_transfers.down_bytes, &host_transfers.down_calls, n), memcpy(d, s, n); }
 extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
 
 /* ---- the device: always there, never failing ---- */

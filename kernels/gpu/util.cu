@@ -40,14 +40,27 @@ extern "C" void gpu_free(void *p)
     if (p) cudaFree(p);
 }
 
+static struct gpu_transfer_count transfers; /* the process's copies (gpu_transfer_count) */
+
+static void count_copy(unsigned long long *bytes_sum, unsigned long long *calls, size_t bytes)
+{
+    *bytes_sum += bytes;
+    ++*calls;
+    if (bytes > transfers.largest) transfers.largest = bytes;
+}
+
+extern "C" void gpu_transfer_count(struct gpu_transfer_count *c) { *c = transfers; }
+
 extern "C" void gpu_upload(void *dst, const void *src, size_t bytes)
 {
+    count_copy(&transfers.up_bytes, &transfers.up_calls, bytes);
     cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) die_cuda("copy to the device", e);
 }
 
 extern "C" void gpu_download(void *dst, const void *src, size_t bytes)
 {
+    count_copy(&transfers.down_bytes, &transfers.down_calls, bytes);
     cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) die_cuda("copy from the device", e);
 }
