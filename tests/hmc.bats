@@ -250,3 +250,25 @@ rerr() { grep -o "$1=x^([^ ]*" | head -n 1 | sed 's/.*error=//'; }
     [ "$n" -ge 1 ]
     [ -z "$(ls -A | grep -v -e '^a\.lime$' -e '^before\.lime$' -e '^a\.0[0-9]*\.lime$')" ]
 }
+
+@test "scripts/beta-scan-analyse: susceptibilities and the peak from synthetic logs; bad input one line, exit 2" {
+    # |L| alternates between 0.1 and 0.3 at beta 5.2 only: chi_L = V_s * 0.01 there, 0 elsewhere, peak at 5.2;
+    # the condensate 0.5 with noise error 0.1: <psibar psi> = (2/4) 0.5, chi_disc = (1/4) V (0.25 - 0.01 - 0.25) < 0
+    for b in 5.1 5.2 5.3; do
+        awk -v b=$b 'BEGIN { OFS = "\t"; print "trajectory", "plaquette", "polyakov_re", "polyakov_im", "dH", "exp_minus_dH", "accepted", "cg_iterations", "condensate", "condensate_error"
+            for (t = 0; t < 40; t++) print t, 0.5, (b == 5.2 ? (t % 2 ? 0.3 : 0.1) : 0.2), 0, 0, 1, 1, 10, 0.5, 0.1 }' > log.$b.x.tsv
+    done
+    run "$ROOT/scripts/beta-scan-analyse" --lattice 4x4x4x2 --therm 0 --bins 4 log.5.1.x.tsv log.5.2.x.tsv log.5.3.x.tsv
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^# peak of chi_L: beta = 5.2000 '
+    # columns: beta n acc exp(-dH) plaquette [tau] |L| [tau] chi_L psibar_psi [tau] chi_disc
+    echo "$output" | awk 'function abs(x) { return x < 0 ? -x : x }
+        $1 == "5.2000" { if (abs($9 - 0.64) > 1e-12) exit 1; f = 1 }
+        $1 == "5.1000" { if (abs($9 + 0) > 1e-12) exit 1; g = 1 }
+        $1 == "5.3000" { if ($10 + 0 != 0.25 || abs($12 + 0.32) > 1e-12) exit 1; h = 1 } END { exit !(f && g && h) }'
+    run "$ROOT/scripts/beta-scan-analyse" --lattice 4x4 log.5.1.x.tsv
+    [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+    cp log.5.1.x.tsv log.5.1.y.tsv
+    run "$ROOT/scripts/beta-scan-analyse" --lattice 4x4x4x2 log.5.1.x.tsv log.5.1.y.tsv
+    [ "$status" -eq 2 ] && [[ "$output" == *"trajectory 0 appears twice"* ]]
+}
