@@ -25,9 +25,11 @@
  *     precision: the rounded single, the quantised half with its new norm)
  *     and adding it as the unfused reduction does (bl_accumulate, the same
  *     stride order, reduce.cuh's block tree, bl_finish's block order).
- *     Each item is written and read by one thread only.  One exception:
- *     axpy_norm2 with a half x and a y that is not half is two launches
- *     (the update per site, norm2's flat grid), as unfused. */
+ *     Each item is written and read by one thread only.
+ * Fused kernels exist for the precision pairs the solvers use (compile
+ * time: every pair is a kernel instantiation): multi_axpy into double y's,
+ * multi_caxpby and the reductions with x and y of one precision; any other
+ * pair (or a multi call mixing precisions) runs as the unfused calls. */
 #ifndef LAT_SOLVERS_BLAS_GPU_FUSED_CUH
 #define LAT_SOLVERS_BLAS_GPU_FUSED_CUH
 
@@ -63,10 +65,26 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     bl_site_item(m.x[j], m.xnorm[j], m.y[j], m.ynorm[j], s, ncomp, m.op[j]);
 }
 
-/* 1 when the n pairs (x[j], y[j]) share one precision pair and y[0]'s
- * shape (one launch can take them), 0 otherwise */
-static int bl_multi_uniform(int n, const struct solver_vec *const *x, struct solver_vec *const *y)
+/* The precision pairs that have fused kernels -- the solvers' (compile
+ * time: each pair is a kernel instantiation): multi_axpy into double y's
+ * (x_i += alpha_i p_i), multi_caxpby and the axpy reductions on one
+ * precision (p_i = z r + b p_i; r -= alpha q; q += sigma p).  Any other
+ * pair runs as the unfused calls: the same bits. */
+template <class X, class Y, class OP> struct bl_fused_pair {
+    static constexpr bool value =
+        std::is_same<OP, bl_op_real>::value ? std::is_same<Y, double>::value : std::is_same<X, Y>::value;
+};
+static int bl_fused_prec(int axpy_into, enum solver_prec px, enum solver_prec py)
 {
+    return axpy_into ? py == SOLVER_DOUBLE : px == py;
+}
+
+/* 1 when the n pairs (x[j], y[j]) share one precision pair that has a
+ * fused kernel (multi_axpy: axpy 1) and y[0]'s shape (one launch can take
+ * them), 0 otherwise */
+static int bl_multi_uniform(int axpy, int n, const struct solver_vec *const *x, struct solver_vec *const *y)
+{
+    if (n > 0 && !bl_fused_prec(axpy, x[0]->prec, y[0]->prec)) return 0;
     for (int j = 0; j < n; j++) {
         bl_same_shape(x[j], y[j], "solver_blas_gpu multi");
         if (x[j]->prec != x[0]->prec || y[j]->prec != y[0]->prec || y[j]->n != y[0]->n ||
@@ -87,24 +105,28 @@ static void bl_multi(int n, const struct solver_vec *const *x, struct solver_vec
         bl_with_store(y[0]->prec, [&](auto yt) {
             using X = BL_T(xt);
             using Y = BL_T(yt);
-            for (int j0 = 0; j0 < n; j0 += BL_MULTI_MAX) {
-                const int m = n - j0 < BL_MULTI_MAX ? n - j0 : BL_MULTI_MAX;
-                bl_multi_args<X, Y, OP> a = {};
-                for (int j = 0; j < m; j++) {
-                    a.x[j] = (const X *)x[j0 + j]->data;
-                    a.xnorm[j] = x[j0 + j]->norm;
-                    a.y[j] = (Y *)y[j0 + j]->data;
-                    a.ynorm[j] = y[j0 + j]->norm;
-                    a.op[j] = op[j0 + j];
-                }
-                if constexpr (!bl_is_half<X>::value && !bl_is_half<Y>::value) {
-                    size_t ngroups = bl_stored(y[0]) / GPU_SPINOR_GROUP;
-                    unsigned nb = bl_blocks(ngroups);
-                    blas_launch(k_bl_multi_flat<X, Y, OP>, nb * (unsigned)m, false, a, ngroups, nb);
-                } else {
-                    int64_t ns = bl_sites_pad(y[0]);
-                    unsigned nb = bl_blocks((uint64_t)ns);
-                    blas_launch(k_bl_multi_site<X, Y, OP>, nb * (unsigned)m, false, a, ns, ncomp, nb);
+            if constexpr (!bl_fused_pair<X, Y, OP>::value) {
+                return; /* not reached: bl_multi_uniform said no */
+            } else {
+                for (int j0 = 0; j0 < n; j0 += BL_MULTI_MAX) {
+                    const int m = n - j0 < BL_MULTI_MAX ? n - j0 : BL_MULTI_MAX;
+                    bl_multi_args<X, Y, OP> a = {};
+                    for (int j = 0; j < m; j++) {
+                        a.x[j] = (const X *)x[j0 + j]->data;
+                        a.xnorm[j] = x[j0 + j]->norm;
+                        a.y[j] = (Y *)y[j0 + j]->data;
+                        a.ynorm[j] = y[j0 + j]->norm;
+                        a.op[j] = op[j0 + j];
+                    }
+                    if constexpr (!bl_is_half<X>::value && !bl_is_half<Y>::value) {
+                        size_t ngroups = bl_stored(y[0]) / GPU_SPINOR_GROUP;
+                        unsigned nb = bl_blocks(ngroups);
+                        blas_launch(k_bl_multi_flat<X, Y, OP>, nb * (unsigned)m, false, a, ngroups, nb);
+                    } else {
+                        int64_t ns = bl_sites_pad(y[0]);
+                        unsigned nb = bl_blocks((uint64_t)ns);
+                        blas_launch(k_bl_multi_site<X, Y, OP>, nb * (unsigned)m, false, a, ns, ncomp, nb);
+                    }
                 }
             }
         });
@@ -115,7 +137,7 @@ static void bl_multi_axpy(void *ctx, int n, const double *a, const struct solver
 {
     (void)ctx;
     if (n <= 0) return;
-    if (!bl_multi_uniform(n, x, y)) {
+    if (!bl_multi_uniform(1, n, x, y)) {
         for (int j = 0; j < n; j++) bl_elementwise(x[j], y[j], bl_real_op(a[j], 1), "solver_blas_gpu multi_axpy");
         return;
     }
@@ -140,7 +162,7 @@ static void bl_multi_caxpby(void *ctx, int n, const solver_complex *a, const str
             xs[j] = x;
             op[j] = bl_op_complex{a[j0 + j].re, a[j0 + j].im, b[j0 + j].re, b[j0 + j].im}; /* caxpby's */
         }
-        if (bl_multi_uniform(m, xs, y + j0)) bl_multi(m, xs, y + j0, op);
+        if (bl_multi_uniform(0, m, xs, y + j0)) bl_multi(m, xs, y + j0, op);
         else
             for (int j = 0; j < m; j++) bl_elementwise(x, y[j0 + j], op[j], "solver_blas_gpu multi_caxpby");
     }
@@ -190,11 +212,10 @@ template <int K> static void bl_axpy_reduce(struct bl_blas *c, double a, const s
     bl_same_shape(x, y, K == 1 ? "solver_blas_gpu axpy_norm2" : "solver_blas_gpu axpy_cdot");
     if (x == y) lat_die(1, "solver_blas_gpu", "axpy with a reduction: x and y are one vector");
     const bl_op_real op = bl_real_op(a, 1);
-    if (K == 1 && x->prec == SOLVER_HALF && y->prec != SOLVER_HALF) {
-        /* norm2 of a y that is not half is a flat reduction, while the
-         * half x makes the update per site: two grids, so two launches */
-        bl_elementwise(x, y, op, "solver_blas_gpu axpy_norm2");
-        bl_reduce<1>(c, y, y, out);
+    if (x->prec != y->prec) { /* no fused kernel for the pair: the unfused calls */
+        bl_elementwise(x, y, op, K == 1 ? "solver_blas_gpu axpy_norm2" : "solver_blas_gpu axpy_cdot");
+        if (K == 1) bl_reduce<1>(c, y, y, out);
+        else bl_reduce<2>(c, x, y, out);
         return;
     }
     for (int k = 0; k < K; k++) out[k] = 0;
@@ -207,7 +228,9 @@ template <int K> static void bl_axpy_reduce(struct bl_blas *c, double a, const s
             using Y = BL_T(yt);
             const X *xd = (const X *)x->data;
             Y *yd = (Y *)y->data;
-            if constexpr (!bl_is_half<X>::value && !bl_is_half<Y>::value) {
+            if constexpr (!std::is_same<X, Y>::value) {
+                return; /* not reached: one precision here */
+            } else if constexpr (!bl_is_half<X>::value) {
                 size_t ngroups = bl_stored(y) / GPU_SPINOR_GROUP;
                 nb = bl_blocks(ngroups) < BL_RED_NB ? bl_blocks(ngroups) : BL_RED_NB;
                 blas_launch(k_bl_axpy_red_flat<X, Y, K>, nb, true, xd, yd, ngroups, (size_t)nb * GPU_RED_BS, op,

@@ -15,7 +15,8 @@
  *       multi_axpy and multi_caxpby take nvec vectors (more than the
  *       GPU's BL_MULTI_MAX: several launches); a multi_axpy over vectors of
  *       mixed precisions (the one-by-one path) too.
- * Returns nothing; counts with unit.h's CHECK. */
+ * Counts with unit.h's CHECK and prints "NS sites x SR reals: K of 37 fused
+ * cases ... give the unfused bits". */
 #ifndef LAT_TEST_BLAS_FUSED_CHECKS_H
 #define LAT_TEST_BLAS_FUSED_CHECKS_H
 
@@ -93,6 +94,8 @@ static void bf_drop(const struct solver_blas *b, int nvec, struct solver_vec **x
 
 /* one kernel, one precision setting: GPU fused vs GPU unfused vs CPU fused
  * vs CPU unfused */
+static int bf_cases, bf_cases_same; /* of one bf_fused call: cases, cases with every bit check passed */
+
 static void bf_case(const struct solver_blas *gpu, const struct solver_blas *cpu, int k, int nvec, size_t ns, size_t sr,
                     const enum solver_prec *px, enum solver_prec py, double *const *hx, double *const *hy)
 {
@@ -137,6 +140,8 @@ static void bf_case(const struct solver_blas *gpu, const struct solver_blas *cpu
     if (k == BF_AXPY_NORM2 || k == BF_AXPY_CDOT)
         CHECK(rel <= 1e-12, "%zu x %zu %s %s: GPU reduction %.17g vs CPU %.17g (rel %.3g)", ns, sr, bf_kname[k], prec,
               red[0][0], red[2][0], rel);
+    bf_cases++;
+    bf_cases_same += gpu_same && red_gpu && cpu_same && red_cpu && gpu_cpu && pad;
     if (bc_verbose) printf("  %zu x %zu %-12s %-10s n %2d: GPU fused = unfused %d, CPU %d, GPU = CPU %d\n", ns, sr, bf_kname[k],
                            prec, n, gpu_same && red_gpu, cpu_same && red_cpu, gpu_cpu);
     for (int v = 0; v < 4; v++) {
@@ -163,6 +168,7 @@ static void bf_fused(const struct solver_blas *gpu, const struct solver_blas *cp
         bc_random(hy[j], ns, sr);
         for (size_t c = 0; c < sr; c++) hx[j][c] = 0; /* a zero site: half norm 0 */
     }
+    bf_cases = bf_cases_same = 0;
     for (int pxi = 0; pxi < 3; pxi++)
         for (int pyi = 0; pyi < 3; pyi++) {
             for (int j = 0; j < nvec; j++) px[j] = (enum solver_prec)pxi;
@@ -171,6 +177,8 @@ static void bf_fused(const struct solver_blas *gpu, const struct solver_blas *cp
     /* mixed x precisions in one multi_axpy: done vector by vector */
     for (int j = 0; j < nvec; j++) px[j] = (enum solver_prec)(j % 3);
     bf_case(gpu, cpu, BF_MULTI_AXPY, nvec, ns, sr, px, SOLVER_DOUBLE, hx, hy);
+    printf("%zu sites x %zu reals: %d of %d fused cases (4 kernels x 9 precision pairs + mixed; %d vectors) give the unfused bits\n",
+           ns, sr, bf_cases_same, bf_cases, nvec);
     for (int j = 0; j < nvec; j++) free(hx[j]), free(hy[j]);
     free(hx);
     free(hy);
