@@ -12,7 +12,8 @@
  *       barriers: the kernel has __syncthreads (the reductions)
  * and the GPU layer's gpu_free, gpu_memset, gpu_download (gpu/field.h).
  * Exported (host): blas_gpu_make() the table (NULL: out of host memory),
- * blas_gpu_destroy(table).
+ * blas_gpu_destroy(table); the table's fused kernels are
+ * blas_gpu_fused.cuh's (included here, before the table).
  *
  * Kernels.  A vector of n logical reals in site blocks of site_reals is
  * nsites = n / site_reals sites in gpu_spinor_storage(nsites, site_reals)
