@@ -15,8 +15,12 @@
  * layout makes it read) of each operand read, of y written, plus the half
  * norms (4 bytes a site) -- and that as a percentage of the device-to-
  * device copy bandwidth (bench_gpu.h), the yardstick of a memory-bound
- * kernel.  --tsv FILE: the rows as TSV.  Exits 0 with a note when built
- * without CUDA or no GPU is present. */
+ * kernel.  Then one multi-shift CG iteration's vector work (12 shifts,
+ * 6 reals a site, on 12^3x4/2, 16^3x8/2 and 32^3x8/2 sites; sloppy double
+ * and single): the unfused calls (2 x 12 + 4 launches) against the fused
+ * kernels (4 launches), microseconds per iteration, both with the two
+ * host waits of the reductions.  --tsv FILE: the rows as TSV.  Exits 0
+ * with a note when built without CUDA or no GPU is present. */
 #include "gpu/gpu.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +67,108 @@ static double timed(void *arg, int n)
         default: b->copy(b->ctx, j->ys, j->yh); break;
         }
     return gpu_timer_stop();
+}
+
+/* ---- one multi-shift CG iteration's vector work (solver_multishift_cg):
+ * q += sigma p_base, <p_base, q>; x_i += alpha_i p_i (every shift);
+ * r -= alpha q, |r|^2; p_i = zeta_i r + beta_i p_i (every shift) -- as the
+ * unfused calls (2 nshift + 4 launches, 2 host waits) or the fused ones
+ * (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot: 4 launches, 2 waits).
+ * r, q, p_i in the sloppy precision, x_i in double, as the solver has them. */
+#define MS_SHIFTS 12
+struct ms_job {
+    const struct solver_blas *b;
+    struct solver_vec *r, *q, *p[MS_SHIFTS], *x[MS_SHIFTS];
+    int fused;
+    double sink;
+};
+
+static double ms_timed(void *arg, int n)
+{
+    struct ms_job *j = arg;
+    const struct solver_blas *b = j->b;
+    void *c = b->ctx;
+    double a[MS_SHIFTS];
+    solver_complex za[MS_SHIFTS], zb[MS_SHIFTS];
+    for (int i = 0; i < MS_SHIFTS; i++) {
+        a[i] = 1e-3 / (1 + i);
+        za[i] = (solver_complex){0.5, 0};
+        zb[i] = (solver_complex){0.5 - 0.01 * i, 0};
+    }
+    gpu_timer_start();
+    for (int it = 0; it < n; it++) {
+        const double sign = it % 2 ? -1 : 1; /* keeps the vectors bounded */
+        if (j->fused) {
+            j->sink += b->axpy_cdot(c, sign * 1e-2, j->p[0], j->q).re;
+            b->multi_axpy(c, MS_SHIFTS, a, (const struct solver_vec *const *)j->p, j->x);
+            j->sink += b->axpy_norm2(c, sign * -1e-3, j->q, j->r);
+            b->multi_caxpby(c, MS_SHIFTS, za, j->r, zb, j->p);
+        } else {
+            b->axpy(c, sign * 1e-2, j->p[0], j->q);
+            j->sink += b->cdot(c, j->p[0], j->q).re;
+            for (int i = 0; i < MS_SHIFTS; i++) b->axpy(c, a[i], j->p[i], j->x[i]);
+            b->axpy(c, sign * -1e-3, j->q, j->r);
+            j->sink += b->norm2(c, j->r);
+            for (int i = 0; i < MS_SHIFTS; i++) b->caxpby(c, za[i], j->r, zb[i], j->p[i]);
+        }
+    }
+    return gpu_timer_stop();
+}
+
+/* the multi-shift table: 12^3x4/2, 16^3x8/2, 32^3x8/2 sites of 6 reals,
+ * sloppy double and single, unfused and fused: microseconds per iteration */
+static void multishift_table(const struct solver_blas *b, double seconds, FILE *tsv)
+{
+    static const int dims[3][2] = {{12, 4}, {16, 8}, {32, 8}};
+    printf("\none multi-shift CG iteration's vector work, %d shifts, staggered (6 reals a site), x_i in double:\n", MS_SHIFTS);
+    printf("%-9s %7s %-6s %12s %12s %8s\n", "lattice", "sites", "sloppy", "unfused us", "fused us", "speedup");
+    if (tsv) fprintf(tsv, "\nlattice\tsites\tsloppy\tunfused_us_per_iter\tfused_us_per_iter\n");
+    for (int d = 0; d < 3; d++) {
+        int64_t L = dims[d][0], T = dims[d][1], ns = L * L * L * T / 2;
+        size_t n = (size_t)ns * 6;
+        double *h = malloc(n * sizeof *h);
+        if (!h) return;
+        for (size_t k = 0; k < n; k++) h[k] = (double)((k * 2654435761u) % 1000) / 500.0 - 1;
+        struct solver_vec *src = b->alloc(b->ctx, n, 6, SOLVER_DOUBLE);
+        if (!src) {
+            printf("blas_gpu: %dx%d: out of device memory\n", (int)L, (int)T);
+            free(h);
+            return;
+        }
+        gpu_spinor_upload(src->data, h, ns, 6);
+        for (int p = 0; p < 2; p++) {
+            enum solver_prec sp = p ? SOLVER_SINGLE : SOLVER_DOUBLE;
+            struct ms_job j = {b, NULL, NULL, {NULL}, {NULL}, 0, 0};
+            int ok = 1;
+            j.r = b->alloc(b->ctx, n, 6, sp);
+            j.q = b->alloc(b->ctx, n, 6, sp);
+            ok = j.r && j.q;
+            for (int i = 0; i < MS_SHIFTS; i++) {
+                j.p[i] = b->alloc(b->ctx, n, 6, sp);
+                j.x[i] = b->alloc(b->ctx, n, 6, SOLVER_DOUBLE);
+                ok = ok && j.p[i] && j.x[i];
+            }
+            double t[2] = {0, 0};
+            if (ok) {
+                b->copy(b->ctx, j.r, src);
+                b->copy(b->ctx, j.q, src);
+                for (int i = 0; i < MS_SHIFTS; i++) b->copy(b->ctx, j.p[i], src);
+                for (j.fused = 0; j.fused < 2; j.fused++) t[j.fused] = bench_median5(ms_timed, &j, 3, 10, seconds / 20, 10);
+                printf("%2dx%-6d %7lld %-6s %12.1f %12.1f %7.2fx\n", (int)L, (int)T, (long long)ns, p ? "single" : "double",
+                       t[0] * 1e6, t[1] * 1e6, t[0] / t[1]);
+                if (tsv) fprintf(tsv, "%dx%d\t%lld\t%s\t%.2f\t%.2f\n", (int)L, (int)T, (long long)ns, p ? "single" : "double",
+                                 t[0] * 1e6, t[1] * 1e6);
+            } else
+                printf("blas_gpu: %dx%d: out of device memory\n", (int)L, (int)T);
+            if (j.sink == 12345.678) printf("(sink)\n");
+            b->free(b->ctx, j.r);
+            b->free(b->ctx, j.q);
+            for (int i = 0; i < MS_SHIFTS; i++) b->free(b->ctx, j.p[i]), b->free(b->ctx, j.x[i]);
+        }
+        b->free(b->ctx, src);
+        free(h);
+        fflush(stdout);
+    }
 }
 
 int main(int argc, char **argv)
@@ -130,6 +236,7 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
+    multishift_table(b, o.seconds, tsv);
     if (tsv) fclose(tsv);
     solver_blas_gpu_close(b);
     return 0;

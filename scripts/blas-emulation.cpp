@@ -24,6 +24,10 @@
  *     operator on the device layout against the same solves with
  *     solver_blas_cpu: converged, solutions within 1e-8, iterations within
  *     BLAS_EMU_MARGIN;
+ *   - the fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot;
+ *     tests/gpu/blas_fused_checks.h) in every pair of precisions: the bits
+ *     of the unfused GPU sequence (vectors and reductions), the CPU's bits
+ *     for the vectors; 5 vectors on 77 x 24, BL_MULTI_MAX + 3 on 45 x 6;
  *   - determinism (trivial here: it is the real GPU's check).
  * Prints one line per case and "blas-emulation: N passed, M failed". */
 #include <cstdio>
@@ -59,6 +63,7 @@ template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bo
 
 #include "unit.h"
 #include "blas_checks.h"
+#include "blas_fused_checks.h"
 
 #ifndef BLAS_EMU_MARGIN
 #define BLAS_EMU_MARGIN 3
@@ -71,6 +76,8 @@ int main(int argc, char **argv)
     if (!gpu || !cpu) lat_die(1, "blas-emulation", "out of memory");
     bc_kernels(gpu, cpu, 77, 24);
     bc_kernels(gpu, cpu, 45, 6);
+    bf_fused(gpu, cpu, 77, 24, 5);
+    bf_fused(gpu, cpu, 45, 6, BL_MULTI_MAX + 3); /* two launches of a multi kernel */
     int w1 = bc_solves(gpu, cpu, 77, 24, BLAS_EMU_MARGIN);
     int w2 = bc_solves(gpu, cpu, 45, 6, BLAS_EMU_MARGIN);
     bc_determinism(gpu, 45, 6);

@@ -68,7 +68,7 @@
     echo "$output" | grep -q '^half NaN: 29 of 128 output sites NaN'
 }
 
-@test "solvers' GPU vector kernels on the host: the CPU kernels' bits, reductions to 1e-13, CG/BiCGstab/CGNE/multi-shift d/s/h as on the CPU" {
+@test "solvers' GPU vector kernels on the host: the CPU kernels' bits, fused = unfused bits, reductions to 1e-13, CG/BiCGstab/CGNE/multi-shift d/s/h as on the CPU" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/blas-emulation compiles the device code with it"
     run "$BATS_TEST_DIRNAME/../scripts/blas-emulation"
     echo "$output"
@@ -77,6 +77,9 @@
     # both shapes (Wilson 24 reals, staggered 6 in ncomp 8), 45 elementwise cases each, all bit for bit
     echo "$output" | grep -q '^77 sites x 24 reals: 45 of 45 elementwise results the CPU.s bits, padding zero in 45;'
     echo "$output" | grep -q '^45 sites x 6 reals: 45 of 45 elementwise results the CPU.s bits, padding zero in 45;'
+    # the fused kernels: every kernel and precision pair gives the unfused sequence's bits (45 x 6: two multi launches)
+    echo "$output" | grep -q '^77 sites x 24 reals: 37 of 37 fused cases .* give the unfused bits$'
+    echo "$output" | grep -q '^45 sites x 6 reals: 37 of 37 fused cases .*; 35 vectors) give the unfused bits$'
     # every solver in every sloppy precision ran on both shapes (multi-shift: 4 shifts)
     for sh in "77 x 24" "45 x 6"; do
         for sv in cg bicgstab cgne; do

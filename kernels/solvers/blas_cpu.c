@@ -1,6 +1,8 @@
 /* solvers/blas_cpu.c -- the CPU vector kernels of the solvers (struct
  * solver_blas), OpenMP threads over site blocks.
  * Exported: solver_blas_cpu_open, solver_blas_cpu_close (solvers.h).
+ * The fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot) are
+ * the loops of the unfused ones: the same bits by construction.
  *
  * Every kernel works one site block ("tile", site_reals reals) at a time:
  * the tile of each operand is read into double (a double vector in place,
@@ -278,6 +280,30 @@ static double cpu_norm2(void *ctx, const struct solver_vec *x)
     return s;
 }
 
+/* The fused kernels of struct solver_blas, as the unfused sequences they
+ * stand for (their bits by construction).  On the CPU a kernel call costs
+ * nothing beside its loop; the table offers them so that a solver written
+ * for them runs the same here. */
+static void cpu_multi_axpy(void *ctx, int n, const double *a, const struct solver_vec *const *x, struct solver_vec *const *y)
+{
+    for (int i = 0; i < n; i++) cpu_axpy(ctx, a[i], x[i], y[i]);
+}
+static void cpu_multi_caxpby(void *ctx, int n, const solver_complex *a, const struct solver_vec *x, const solver_complex *b,
+                             struct solver_vec *const *y)
+{
+    for (int i = 0; i < n; i++) cpu_caxpby(ctx, a[i], x, b[i], y[i]);
+}
+static double cpu_axpy_norm2(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y)
+{
+    cpu_axpy(ctx, a, x, y);
+    return cpu_norm2(ctx, y);
+}
+static solver_complex cpu_axpy_cdot(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y)
+{
+    cpu_axpy(ctx, a, x, y);
+    return cpu_cdot(ctx, x, y);
+}
+
 struct solver_blas *solver_blas_cpu_open(const struct solver_reduce_layout *layout)
 {
     struct cpu_blas *c = calloc(1, sizeof *c);
@@ -300,6 +326,10 @@ struct solver_blas *solver_blas_cpu_open(const struct solver_reduce_layout *layo
         .caxpby = cpu_caxpby,
         .cdot = cpu_cdot,
         .norm2 = cpu_norm2,
+        .multi_axpy = cpu_multi_axpy,
+        .multi_caxpby = cpu_multi_caxpby,
+        .axpy_norm2 = cpu_axpy_norm2,
+        .axpy_cdot = cpu_axpy_cdot,
     };
     return &c->blas;
 }

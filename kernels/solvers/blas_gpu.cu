@@ -4,7 +4,8 @@
  * returns NULL then, as the contract of struct solver_blas says), device to
  * device copies, the launch (GPU_RED_BS threads per block, the default
  * stream, the launch error checked at once: one line, exit 1, gpu/util.cu),
- * and the checks of open: a usable GPU, one process. */
+ * the reductions' partials in page-locked host memory (one async copy, one
+ * stream wait), and the checks of open: a usable GPU, one process. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stddef.h>
@@ -42,6 +43,29 @@ template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bo
     kernel<<<nb, GPU_RED_BS>>>(args...);
     gpu_check("solver_blas_gpu kernel");
 }
+
+/* the reductions' block partials: a page-locked host buffer, fetched by one
+ * async copy on the default stream and one wait for that stream (a copy
+ * into pageable memory is staged through a driver buffer: slower for the
+ * few KiB of partials a reduction returns) */
+static void *blas_pinned_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMallocHost(&p, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+static void blas_fetch_partials(void *host, const void *dev, size_t bytes)
+{
+    cudaError_t e = cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, 0);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(0);
+    if (e != cudaSuccess) lat_die(1, "GPU", "solver_blas_gpu reduction: %s", cudaGetErrorString(e));
+}
+#define BL_HOST_ALLOC(bytes) blas_pinned_alloc(bytes)
+#define BL_HOST_FREE(p) cudaFreeHost(p)
+#define BL_FETCH_PARTIALS(host, dev, bytes) blas_fetch_partials(host, dev, bytes)
 
 #include "solvers/blas_gpu.cuh"
 

@@ -12,7 +12,8 @@
  *       barriers: the kernel has __syncthreads (the reductions)
  * and the GPU layer's gpu_free, gpu_memset, gpu_download (gpu/field.h).
  * Exported (host): blas_gpu_make() the table (NULL: out of host memory),
- * blas_gpu_destroy(table).
+ * blas_gpu_destroy(table); the table's fused kernels are
+ * blas_gpu_fused.cuh's (included here, before the table).
  *
  * Kernels.  A vector of n logical reals in site blocks of site_reals is
  * nsites = n / site_reals sites in gpu_spinor_storage(nsites, site_reals)
@@ -54,6 +55,19 @@ extern "C" {
 #include "gpu/field.h"
 #include "lattice/observables_site.h" /* obs_max_nan, which reduce.cuh's red_max uses */
 #include "gpu/reduce.cuh"
+
+/* the includer may define (defaults: plain host memory, gpu_download):
+ *   BL_HOST_ALLOC(bytes), BL_HOST_FREE(p)  the host buffer of the partials
+ *       (blas_gpu.cu: page-locked, so the copy below is one DMA)
+ *   BL_FETCH_PARTIALS(host, dev, bytes)  device to host, returning when the
+ *       bytes are there (blas_gpu.cu: one cudaMemcpyAsync, one stream sync) */
+#ifndef BL_HOST_ALLOC
+#define BL_HOST_ALLOC(bytes) malloc(bytes)
+#define BL_HOST_FREE(p) free(p)
+#endif
+#ifndef BL_FETCH_PARTIALS
+#define BL_FETCH_PARTIALS(host, dev, bytes) gpu_download(host, dev, bytes)
+#endif
 
 #ifndef BL_RED_NB
 #define BL_RED_NB 1024 /* the most blocks of a reduction (the emulation lowers it: more stride steps) */
@@ -181,25 +195,27 @@ struct bl_op_complex {
 };
 
 /* flat: group i of every operand (neither is half) */
+template <class X, class Y, class OP> static __device__ __forceinline__ void bl_flat_item(const X *x, Y *y, size_t i, const OP &op)
+{
+    bl_g xv = bl_load(x, 4 * i, 1.0), yv = {{0, 0, 0, 0}};
+    if (op.reads_y()) yv = bl_load(y, 4 * i, 1.0);
+    bl_store(y, 4 * i, op(xv, yv));
+}
 template <class X, class Y, class OP>
 __global__ void __launch_bounds__(GPU_RED_BS) k_bl_flat(const X *x, Y *y, size_t ngroups, OP op)
 {
     size_t i = (size_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
     if (i >= ngroups) return;
-    bl_g xv = bl_load(x, 4 * i, 1.0), yv = {{0, 0, 0, 0}};
-    if (op.reads_y()) yv = bl_load(y, 4 * i, 1.0);
-    bl_store(y, 4 * i, op(xv, yv));
+    bl_flat_item(x, y, i, op);
 }
 
 /* per site: site s (padding sites too) of x and y, one of them half.  x
  * may be y (scale): each group is read before it is written, the norms
  * read first and written last. */
 template <class X, class Y, class OP>
-__global__ void __launch_bounds__(GPU_RED_BS)
-    k_bl_site(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t nsites_pad, int ncomp, OP op)
+static __device__ __forceinline__ void bl_site_item(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t s, int ncomp,
+                                                    const OP &op)
 {
-    int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
-    if (s >= nsites_pad) return;
     const double xs = bl_site_scale<X>(xnorm, s), ys = op.reads_y() ? bl_site_scale<Y>(ynorm, s) : 0;
     if constexpr (!bl_is_half<Y>::value) {
         for (int c = 0; c < ncomp; c += 4) {
@@ -237,6 +253,14 @@ __global__ void __launch_bounds__(GPU_RED_BS)
         }
         ynorm[s] = nf;
     }
+}
+template <class X, class Y, class OP>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_site(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t nsites_pad, int ncomp, OP op)
+{
+    int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
+    if (s >= nsites_pad) return;
+    bl_site_item(x, xnorm, y, ynorm, s, ncomp, op);
 }
 
 /* ---- reductions: K = 1 sum |x|^2, K = 2 sum conj(x) y (re, im) --------- */
@@ -293,7 +317,7 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_site(const X *x, const fl
 struct bl_blas {
     struct solver_blas blas; /* first: the table handed out */
     double *partial_dev;     /* BL_RED_NB x 2 block partials */
-    double partial[BL_RED_NB * 2];
+    double *partial;         /* their host copy (BL_HOST_ALLOC: pinned with CUDA) */
 };
 
 static size_t bl_elem(enum solver_prec p)
@@ -355,6 +379,15 @@ static bl_op_real bl_real_op(double a, double b)
     return bl_op_real{a, b, form};
 }
 
+/* out[k] += the nb block partials of a reduction, added in block order on
+ * the host (one copy into the partials' host buffer, one wait) */
+template <int K> static void bl_finish(struct bl_blas *c, unsigned nb, double *out)
+{
+    BL_FETCH_PARTIALS(c->partial, c->partial_dev, (size_t)nb * K * sizeof(double));
+    for (unsigned b = 0; b < nb; b++) /* the blocks in order */
+        for (int k = 0; k < K; k++) out[k] += c->partial[(size_t)b * K + k];
+}
+
 /* out[0..K-1] = the reduction of x (K = 1) or x with y (K = 2) */
 template <int K> static void bl_reduce(struct bl_blas *c, const struct solver_vec *x, const struct solver_vec *y, double *out)
 {
@@ -384,10 +417,10 @@ template <int K> static void bl_reduce(struct bl_blas *c, const struct solver_ve
             }
         });
     });
-    gpu_download(c->partial, c->partial_dev, (size_t)nb * K * sizeof(double));
-    for (unsigned b = 0; b < nb; b++) /* the blocks in order */
-        for (int k = 0; k < K; k++) out[k] += c->partial[(size_t)b * K + k];
+    bl_finish<K>(c, nb, out);
 }
+
+#include "solvers/blas_gpu_fused.cuh" /* the fused kernels (multi_axpy, ..., axpy_cdot) */
 
 static struct solver_vec *bl_alloc(void *ctx, size_t n, size_t site_reals, enum solver_prec prec)
 {
@@ -483,7 +516,9 @@ static struct solver_blas *blas_gpu_make(void)
 {
     struct bl_blas *c = (struct bl_blas *)calloc(1, sizeof *c);
     if (!c) return NULL;
-    c->partial_dev = (double *)blas_dev_alloc(sizeof c->partial);
+    c->partial_dev = (double *)blas_dev_alloc(BL_RED_NB * 2 * sizeof(double));
+    c->partial = (double *)BL_HOST_ALLOC(BL_RED_NB * 2 * sizeof(double));
+    if (!c->partial) lat_die(1, "solver_blas_gpu_open", "out of host memory for %d reduction partials", BL_RED_NB * 2);
     if (!c->partial_dev) lat_die(1, "solver_blas_gpu_open", "out of device memory for %d reduction partials", BL_RED_NB * 2);
     struct solver_blas t = {};
     t.ctx = c;
@@ -497,6 +532,10 @@ static struct solver_blas *blas_gpu_make(void)
     t.caxpby = bl_caxpby;
     t.cdot = bl_cdot;
     t.norm2 = bl_norm2;
+    t.multi_axpy = bl_multi_axpy;
+    t.multi_caxpby = bl_multi_caxpby;
+    t.axpy_norm2 = bl_axpy_norm2;
+    t.axpy_cdot = bl_axpy_cdot;
     c->blas = t;
     return &c->blas;
 }
@@ -506,6 +545,7 @@ static void blas_gpu_destroy(struct solver_blas *blas)
     if (!blas) return;
     struct bl_blas *c = (struct bl_blas *)blas;
     gpu_free(c->partial_dev);
+    BL_HOST_FREE(c->partial);
     free(c);
 }
 

@@ -34,8 +34,7 @@ enum solver_status solver_cg(const struct solver_op *op, const struct solver_bla
         }
         double alpha = rr / pq;
         blas->axpy(c, alpha, ps, xs);
-        blas->axpy(c, -alpha, qs, rs);
-        double rr_new = blas->norm2(c, rs);
+        double rr_new = blas_axpy_norm2(blas, -alpha, qs, rs); /* r -= alpha q, |r|^2: one kernel where fused */
         rn = sqrt(rr_new);
         solve_iteration(s, k, rn);
         enum reliable_step rel = solve_reliable(s, k, mixed, xs, rs, &rn, &maxr);

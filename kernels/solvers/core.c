@@ -160,3 +160,36 @@ int solve_begin(struct solve *s, const char *who, const struct solver_op *op, co
     }
     return 0;
 }
+
+/* ---- the fused kernels, or the calls they stand for -------------------- */
+void blas_multi_axpy(const struct solver_blas *bl, int n, const double *a, const struct solver_vec *const *x,
+                     struct solver_vec *const *y)
+{
+    if (n <= 0) return;
+    if (bl->multi_axpy) bl->multi_axpy(bl->ctx, n, a, x, y);
+    else
+        for (int i = 0; i < n; i++) bl->axpy(bl->ctx, a[i], x[i], y[i]);
+}
+
+void blas_multi_caxpby(const struct solver_blas *bl, int n, const solver_complex *a, const struct solver_vec *x,
+                       const solver_complex *b, struct solver_vec *const *y)
+{
+    if (n <= 0) return;
+    if (bl->multi_caxpby) bl->multi_caxpby(bl->ctx, n, a, x, b, y);
+    else
+        for (int i = 0; i < n; i++) bl->caxpby(bl->ctx, a[i], x, b[i], y[i]);
+}
+
+double blas_axpy_norm2(const struct solver_blas *bl, double a, const struct solver_vec *x, struct solver_vec *y)
+{
+    if (bl->axpy_norm2) return bl->axpy_norm2(bl->ctx, a, x, y);
+    bl->axpy(bl->ctx, a, x, y);
+    return bl->norm2(bl->ctx, y);
+}
+
+solver_complex blas_axpy_cdot(const struct solver_blas *bl, double a, const struct solver_vec *x, struct solver_vec *y)
+{
+    if (bl->axpy_cdot) return bl->axpy_cdot(bl->ctx, a, x, y);
+    bl->axpy(bl->ctx, a, x, y);
+    return bl->cdot(bl->ctx, x, y);
+}

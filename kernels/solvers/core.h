@@ -28,7 +28,11 @@
  *                 half -> decoded to single, apply_f, encoded (QUDA: compute
  *                 in single, store in half); an operator with apply_vec
  *                 (a GPU backend's) takes every precision itself
- *   op_apply      out = A in for double vectors */
+ *   op_apply      out = A in for double vectors
+ *   blas_multi_axpy, blas_multi_caxpby, blas_axpy_norm2, blas_axpy_cdot
+ *                 the fused kernels of struct solver_blas where the backend
+ *                 has them, else the unfused calls they stand for (the
+ *                 same bits either way: solvers.h's contract) */
 #ifndef LAT_SOLVERS_CORE_H
 #define LAT_SOLVERS_CORE_H
 
@@ -68,5 +72,12 @@ void op_apply(const struct solver_op *op, int dag, struct solver_vec *out, const
 /* the sloppy solution's precision: single for half (sums of many updates
  * keep too little in 16 bits), the sloppy precision otherwise */
 enum solver_prec solve_accumulator_prec(enum solver_prec sloppy);
+
+void blas_multi_axpy(const struct solver_blas *bl, int n, const double *a, const struct solver_vec *const *x,
+                     struct solver_vec *const *y);
+void blas_multi_caxpby(const struct solver_blas *bl, int n, const solver_complex *a, const struct solver_vec *x,
+                       const solver_complex *b, struct solver_vec *const *y);
+double blas_axpy_norm2(const struct solver_blas *bl, double a, const struct solver_vec *x, struct solver_vec *y);
+solver_complex blas_axpy_cdot(const struct solver_blas *bl, double a, const struct solver_vec *x, struct solver_vec *y);
 
 #endif

@@ -158,7 +158,11 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
     double *zeta = calloc((size_t)nshift * 4, sizeof *zeta);
     int *active = calloc((size_t)nshift, sizeof *active);
     struct solver_vec **pv = calloc((size_t)nshift, sizeof *pv), *xv = calloc((size_t)nshift, sizeof *xv);
-    if (!zeta || !active || !pv || !xv) lat_die(1, who, "out of memory for %d shifts", nshift);
+    /* the fused calls' operands: coefficients and vectors of the active shifts */
+    double *coef = calloc((size_t)nshift, sizeof *coef);
+    solver_complex *ca = calloc((size_t)nshift * 2, sizeof *ca), *cb = ca + nshift;
+    struct solver_vec **pa = calloc((size_t)nshift * 2, sizeof *pa), **xa = pa + nshift;
+    if (!zeta || !active || !pv || !xv || !coef || !ca || !pa) lat_die(1, who, "out of memory for %d shifts", nshift);
     double *zeta_prev = zeta + nshift, *zeta_next = zeta + 2 * nshift, *stop = zeta + 3 * nshift;
     struct solver_vec *r = solve_vec(s, sp);
     blas->copy(c, r, &s->b);
@@ -181,14 +185,16 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
     for (k = 1; k <= par->max_iter && nactive > 0; k++) {
         sloppy_apply(s, 0, w, pv[nb]);
         sloppy_apply(s, 1, q, w);
-        blas->axpy(c, sigma[nb], pv[nb], q);
-        double pq = blas->cdot(c, pv[nb], q).re;
+        double pq = blas_axpy_cdot(blas, sigma[nb], pv[nb], q).re; /* q += sigma p, <p, q> */
         if (!(pq > 0) || !isfinite(pq)) {
             for (int i = 0; i < nshift; i++)
                 if (active[i]) result[i].status = SOLVER_BREAKDOWN, result[i].iterations = k - 1, active[i] = 0;
             break;
         }
         double alpha = rr / pq;
+        /* the active shifts' vectors gathered, so that each vector update
+         * is one fused call over all of them (one launch on a GPU) */
+        int na = 0;
         for (int i = 0; i < nshift; i++) {
             if (!active[i]) continue;
             double si = sigma[i] - sigma[nb];
@@ -198,15 +204,23 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
                 double den = alpha * beta_prev * (zeta_prev[i] - zeta[i]) + zeta_prev[i] * alpha_prev * (1 + si * alpha);
                 zeta_next[i] = zeta[i] * zeta_prev[i] * alpha_prev / den;
             }
-            blas->axpy(c, alpha * zeta_next[i] / zeta[i], pv[i], &xv[i]);
+            coef[na] = alpha * zeta_next[i] / zeta[i];
+            pa[na] = pv[i];
+            xa[na] = &xv[i];
+            na++;
         }
-        blas->axpy(c, -alpha, q, r);
-        double rr_new = blas->norm2(c, r), beta = rr_new / rr;
-        for (int i = 0; i < nshift; i++) {
+        blas_multi_axpy(blas, na, coef, (const struct solver_vec *const *)pa, xa); /* x_i += alpha_i p_i */
+        double rr_new = blas_axpy_norm2(blas, -alpha, q, r), beta = rr_new / rr; /* r -= alpha q, |r|^2 */
+        for (int i = 0, j = 0; i < nshift; i++) {
             if (!active[i]) continue;
             double ratio = zeta_next[i] / zeta[i];
-            /* p_i = zeta_next r + beta_i p_i */
-            blas->caxpby(c, (solver_complex){zeta_next[i], 0}, r, (solver_complex){beta * ratio * ratio, 0}, pv[i]);
+            ca[j] = (solver_complex){zeta_next[i], 0};
+            cb[j] = (solver_complex){beta * ratio * ratio, 0};
+            j++;
+        }
+        blas_multi_caxpby(blas, na, ca, r, cb, pa); /* p_i = zeta_next r + beta_i p_i */
+        for (int i = 0; i < nshift; i++) {
+            if (!active[i]) continue;
             zeta_prev[i] = zeta[i];
             zeta[i] = zeta_next[i];
             double rel = fabs(zeta[i]) * sqrt(rr_new) / s->bnorm;
@@ -248,5 +262,8 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
     free(active);
     free(pv);
     free(xv);
+    free(coef);
+    free(ca);
+    free(pa);
     return worst;
 }

@@ -105,6 +105,21 @@ struct solver_blas {
     void (*caxpby)(void *ctx, solver_complex a, const struct solver_vec *x, solver_complex b, struct solver_vec *y);
     solver_complex (*cdot)(void *ctx, const struct solver_vec *x, const struct solver_vec *y); /* sum conj(x) y */
     double (*norm2)(void *ctx, const struct solver_vec *x);                                 /* sum |x|^2 */
+    /* Optional fused kernels (NULL: not provided; the solvers then make the
+     * unfused calls named).  Each gives exactly the bits of the unfused
+     * sequence it replaces: the same elementwise operations, the same
+     * reduction blocks and tree; a backend may run them as that sequence.
+     * They exist to cut launches and host waits on a GPU.  n >= 0 vectors;
+     * the y's are distinct vectors, none of them an x. */
+    /* y[i] += a[i] x[i], i < n  (axpy per i) */
+    void (*multi_axpy)(void *ctx, int n, const double *a, const struct solver_vec *const *x, struct solver_vec *const *y);
+    /* y[i] = a[i] x + b[i] y[i], i < n, one x  (caxpby per i) */
+    void (*multi_caxpby)(void *ctx, int n, const solver_complex *a, const struct solver_vec *x, const solver_complex *b,
+                         struct solver_vec *const *y);
+    /* y += a x, then return |y|^2  (axpy, norm2(y)) */
+    double (*axpy_norm2)(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y);
+    /* y += a x, then return sum conj(x) y  (axpy, cdot(x, y)) */
+    solver_complex (*axpy_cdot)(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y);
 };
 
 /* The CPU kernels (blas_cpu.c), OpenMP threads over site blocks.

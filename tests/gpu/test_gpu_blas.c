@@ -13,6 +13,11 @@
  *     on the device layout, applied on the host between a download and an
  *     upload) against the same solves on the CPU: converged, solutions
  *     within 1e-8, iterations within 3;
+ *   - the fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot;
+ *     blas_fused_checks.h) in every pair of precisions give the bits of the
+ *     unfused GPU calls they replace (vectors, padding, half norms and the
+ *     reductions' values) and the CPU's vector bits; on 77 x 24 (5
+ *     vectors), 45 x 6 (35: two multi launches) and 100003 x 24 (3);
  *   - determinism: two identical mixed-half CG solves (and their norm2,
  *     cdot) give the same bits;
  *   - solver_blas_gpu_open returns a table; alloc of an impossible size
@@ -26,6 +31,7 @@
 #include "base/log.h"
 #include "unit.h"
 #include "blas_checks.h"
+#include "blas_fused_checks.h"
 #include <string.h>
 
 #define ITER_MARGIN 3
@@ -53,6 +59,9 @@ int main(int argc, char **argv)
     bc_kernels(gpu, cpu, 77, 24);
     bc_kernels(gpu, cpu, 45, 6);
     bc_kernels(gpu, cpu, 100003, 24);
+    bf_fused(gpu, cpu, 77, 24, 5);
+    bf_fused(gpu, cpu, 45, 6, 35);     /* more than BL_MULTI_MAX (32): two launches */
+    bf_fused(gpu, cpu, 100003, 24, 3); /* more reduction threads than the grid: the stride loop */
     int w1 = bc_solves(gpu, cpu, 77, 24, ITER_MARGIN);
     int w2 = bc_solves(gpu, cpu, 45, 6, ITER_MARGIN);
     bc_determinism(gpu, 45, 6);

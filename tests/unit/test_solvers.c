@@ -795,6 +795,69 @@ static void test_threads(void)
     free(x2);
 }
 
+/* The fused kernels of struct solver_blas are optional and must give the
+ * bits of the calls they replace: CG and multi-shift CG (d/s/h, the dense
+ * operator: small, a full solve each) with the
+ * CPU table (its fused members, counted) and with a copy whose fused
+ * members are NULL (the solvers' fallback) give the same bits. */
+static const struct solver_blas *fused_inner;
+static long fused_calls;
+static void cnt_multi_axpy(void *c, int n, const double *a, const struct solver_vec *const *x, struct solver_vec *const *y)
+{
+    fused_calls++;
+    fused_inner->multi_axpy(c, n, a, x, y);
+}
+static double cnt_axpy_norm2(void *c, double a, const struct solver_vec *x, struct solver_vec *y)
+{
+    fused_calls++;
+    return fused_inner->axpy_norm2(c, a, x, y);
+}
+static void test_fused_fallback(void)
+{
+    const size_t n = dense_op.n;
+    enum { NSH = 4 };
+    const double sigma[NSH] = {0.01, 0.1, 1, 10};
+    struct solver_blas fused = *BL, plain = *BL;
+    fused_inner = BL;
+    fused.multi_axpy = cnt_multi_axpy;
+    fused.axpy_norm2 = cnt_axpy_norm2;
+    plain.multi_axpy = NULL, plain.multi_caxpby = NULL, plain.axpy_norm2 = NULL, plain.axpy_cdot = NULL;
+    double *b = malloc(n * sizeof *b), *xf = malloc(NSH * n * sizeof *xf), *xp = malloc(NSH * n * sizeof *xp);
+    random_vec(n, b);
+    int same = 1, cases = 0;
+    for (enum solver_prec pr = SOLVER_DOUBLE; pr <= SOLVER_HALF; pr++) {
+        struct solver_params par = {1e-10, 400, pr, 0, NULL, NULL};
+        struct solver_result rf[NSH], rp[NSH];
+        double *xfs[NSH], *xps[NSH];
+        for (int i = 0; i < NSH; i++) xfs[i] = xf + i * n, xps[i] = xp + i * n;
+        fused_calls = 0;
+        solver_multishift_cg(&dense_op, &fused, b, NSH, sigma, NULL, xfs, &par, rf);
+        long calls = fused_calls;
+        solver_multishift_cg(&dense_op, &plain, b, NSH, sigma, NULL, xps, &par, rp);
+        for (int i = 0; i < NSH; i++)
+            CHECK(rf[i].status == SOLVER_CONVERGED, "multi-shift CG %s shift %d: %s", solver_prec_name(pr), i,
+                  solver_status_name(rf[i].status));
+        int eq = calls > 0 && memcmp(xf, xp, NSH * n * sizeof *xf) == 0 && memcmp(rf, rp, sizeof rf) == 0;
+        CHECK(eq, "multi-shift CG %s: fused (%ld calls) and unfused kernels differ", solver_prec_name(pr), calls);
+        same &= eq, cases++;
+        memset(xf, 0, n * sizeof *xf), memset(xp, 0, n * sizeof *xp);
+        fused_calls = 0;
+        struct solver_op nop = {n, dense_op.site_reals, (void *)&dense_op, normal_apply, normal_apply, NULL, NULL, NULL};
+        normal_sigma = 0.1; /* CG needs a Hermitian positive operator: M^dag M + 0.1 */
+        solver_cg(&nop, &fused, b, xf, &par, &rf[0]);
+        calls = fused_calls;
+        solver_cg(&nop, &plain, b, xp, &par, &rp[0]);
+        CHECK(rf[0].status == SOLVER_CONVERGED, "CG %s on M^dag M + 0.1: %s", solver_prec_name(pr), solver_status_name(rf[0].status));
+        eq = calls > 0 && memcmp(xf, xp, n * sizeof *xf) == 0 && memcmp(&rf[0], &rp[0], sizeof rf[0]) == 0;
+        CHECK(eq, "CG %s: fused (%ld calls) and unfused kernels differ", solver_prec_name(pr), calls);
+        same &= eq, cases++;
+    }
+    printf("fused kernels: %d solves bit-identical with and without them: %s\n", cases, same ? "yes" : "no");
+    free(b);
+    free(xf);
+    free(xp);
+}
+
 /* R ranks (mpirun, tests/solvers.bats): every rank holds its chunks of a
  * global vector (8 chunks, as 8 timeslices would be) and a site-local
  * operator (a diagonal, condition number 1e3, that needs no halo); the
@@ -895,6 +958,7 @@ int main(int argc, char **argv)
     test_multishift(&lat_op, "lattice", 0.01, 1e-10);
     test_dirac_multishift();
     test_threads();
+    test_fused_fallback();
     char err[512];
     int lines;
     int st = unit_run_child(die_child, NULL, 10, err, sizeof err, &lines);

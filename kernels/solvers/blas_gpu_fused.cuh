@@ -1,0 +1,264 @@
+/* solvers/blas_gpu_fused.cuh -- the fused GPU vector kernels of the solvers
+ * (the optional members multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot of
+ * struct solver_blas) and their host code; included by blas_gpu.cuh (after
+ * its elementwise kernels and reductions, before its table), so nvcc and
+ * the host emulation compile this very text.  Exported (to blas_gpu.cuh):
+ * bl_multi_axpy, bl_multi_caxpby, bl_axpy_norm2, bl_axpy_cdot.
+ *
+ * Why: a multi-shift CG iteration made 2 + 2 nshift + 4 launches and two
+ * host waits; with these it makes 4 launches (plus the operator's) and two
+ * waits.  Each gives the bits of the unfused sequence it replaces
+ * (solvers.h's contract):
+ *   - multi_axpy, multi_caxpby: ONE launch over n vectors (a block range per
+ *     vector: block b works on vector b / blocks_per_vector), each item
+ *     computed by blas_gpu.cuh's bl_flat_item / bl_site_item with that
+ *     vector's operator -- the very code of axpy and caxpby.  The vector
+ *     pointers and scalars travel as a kernel argument (struct
+ *     bl_multi_args, up to BL_MULTI_MAX vectors a launch; more are launched
+ *     in groups).  Vectors of different precisions or shapes in one call
+ *     are done one by one with the unfused kernels (the same bits).
+ *   - axpy_norm2 (y += a x; |y|^2), axpy_cdot (y += a x; conj(x) y): the
+ *     reduction's grid (min(ceil(work / GPU_RED_BS), BL_RED_NB) blocks,
+ *     work = groups or padded sites of y), each thread updating the items
+ *     it sums -- items t, t + stride, ... as the reduction visits them --
+ *     with the axpy's item code, then reading back what it stored (y's
+ *     precision: the rounded single, the quantised half with its new norm)
+ *     and adding it as the unfused reduction does (bl_accumulate, the same
+ *     stride order, reduce.cuh's block tree, bl_finish's block order).
+ *     Each item is written and read by one thread only.
+ * Fused kernels exist for the precision pairs the solvers use (compile
+ * time: every pair is a kernel instantiation): multi_axpy into double y's,
+ * multi_caxpby and the reductions with x and y of one precision; any other
+ * pair (or a multi call mixing precisions) runs as the unfused calls. */
+#ifndef LAT_SOLVERS_BLAS_GPU_FUSED_CUH
+#define LAT_SOLVERS_BLAS_GPU_FUSED_CUH
+
+#ifndef BL_MULTI_MAX
+#define BL_MULTI_MAX 32 /* vectors a multi launch takes: 2 KiB of kernel arguments with complex scalars */
+#endif
+
+/* ---- multi: n elementwise updates y_j = op_j(x_j, y_j) in one launch ---- */
+template <class X, class Y, class OP> struct bl_multi_args {
+    const X *x[BL_MULTI_MAX];
+    const float *xnorm[BL_MULTI_MAX];
+    Y *y[BL_MULTI_MAX];
+    float *ynorm[BL_MULTI_MAX];
+    OP op[BL_MULTI_MAX];
+};
+
+template <class X, class Y, class OP>
+__global__ void __launch_bounds__(GPU_RED_BS) k_bl_multi_flat(const bl_multi_args<X, Y, OP> m, size_t ngroups, unsigned nb_per)
+{
+    const unsigned j = blockIdx.x / nb_per;
+    size_t i = (size_t)(blockIdx.x % nb_per) * GPU_RED_BS + threadIdx.x;
+    if (i >= ngroups) return;
+    bl_flat_item(m.x[j], m.y[j], i, m.op[j]);
+}
+
+template <class X, class Y, class OP>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_multi_site(const bl_multi_args<X, Y, OP> m, int64_t nsites_pad, int ncomp, unsigned nb_per)
+{
+    const unsigned j = blockIdx.x / nb_per;
+    int64_t s = (int64_t)(blockIdx.x % nb_per) * GPU_RED_BS + threadIdx.x;
+    if (s >= nsites_pad) return;
+    bl_site_item(m.x[j], m.xnorm[j], m.y[j], m.ynorm[j], s, ncomp, m.op[j]);
+}
+
+/* The precision pairs that have fused kernels -- the solvers' (compile
+ * time: each pair is a kernel instantiation): multi_axpy into double y's
+ * (x_i += alpha_i p_i), multi_caxpby and the axpy reductions on one
+ * precision (p_i = z r + b p_i; r -= alpha q; q += sigma p).  Any other
+ * pair runs as the unfused calls: the same bits. */
+template <class X, class Y, class OP> struct bl_fused_pair {
+    static constexpr bool value =
+        std::is_same<OP, bl_op_real>::value ? std::is_same<Y, double>::value : std::is_same<X, Y>::value;
+};
+static int bl_fused_prec(int axpy_into, enum solver_prec px, enum solver_prec py)
+{
+    return axpy_into ? py == SOLVER_DOUBLE : px == py;
+}
+
+/* 1 when the n pairs (x[j], y[j]) share one precision pair that has a
+ * fused kernel (multi_axpy: axpy 1) and y[0]'s shape (one launch can take
+ * them), 0 otherwise */
+static int bl_multi_uniform(int axpy, int n, const struct solver_vec *const *x, struct solver_vec *const *y)
+{
+    if (n > 0 && !bl_fused_prec(axpy, x[0]->prec, y[0]->prec)) return 0;
+    for (int j = 0; j < n; j++) {
+        bl_same_shape(x[j], y[j], "solver_blas_gpu multi");
+        if (x[j]->prec != x[0]->prec || y[j]->prec != y[0]->prec || y[j]->n != y[0]->n ||
+            y[j]->site_reals != y[0]->site_reals)
+            return 0;
+    }
+    return 1;
+}
+
+/* y[j] = op[j](x[j], y[j]) for j < n, uniform (bl_multi_uniform), in
+ * launches of BL_MULTI_MAX vectors */
+template <class OP>
+static void bl_multi(int n, const struct solver_vec *const *x, struct solver_vec *const *y, const OP *op)
+{
+    if (n <= 0 || y[0]->n == 0) return;
+    const int ncomp = gpu_spinor_ncomp((int)y[0]->site_reals);
+    bl_with_store(x[0]->prec, [&](auto xt) {
+        bl_with_store(y[0]->prec, [&](auto yt) {
+            using X = BL_T(xt);
+            using Y = BL_T(yt);
+            if constexpr (!bl_fused_pair<X, Y, OP>::value) {
+                return; /* not reached: bl_multi_uniform said no */
+            } else {
+                for (int j0 = 0; j0 < n; j0 += BL_MULTI_MAX) {
+                    const int m = n - j0 < BL_MULTI_MAX ? n - j0 : BL_MULTI_MAX;
+                    bl_multi_args<X, Y, OP> a = {};
+                    for (int j = 0; j < m; j++) {
+                        a.x[j] = (const X *)x[j0 + j]->data;
+                        a.xnorm[j] = x[j0 + j]->norm;
+                        a.y[j] = (Y *)y[j0 + j]->data;
+                        a.ynorm[j] = y[j0 + j]->norm;
+                        a.op[j] = op[j0 + j];
+                    }
+                    if constexpr (!bl_is_half<X>::value && !bl_is_half<Y>::value) {
+                        size_t ngroups = bl_stored(y[0]) / GPU_SPINOR_GROUP;
+                        unsigned nb = bl_blocks(ngroups);
+                        blas_launch(k_bl_multi_flat<X, Y, OP>, nb * (unsigned)m, false, a, ngroups, nb);
+                    } else {
+                        int64_t ns = bl_sites_pad(y[0]);
+                        unsigned nb = bl_blocks((uint64_t)ns);
+                        blas_launch(k_bl_multi_site<X, Y, OP>, nb * (unsigned)m, false, a, ns, ncomp, nb);
+                    }
+                }
+            }
+        });
+    });
+}
+
+static void bl_multi_axpy(void *ctx, int n, const double *a, const struct solver_vec *const *x, struct solver_vec *const *y)
+{
+    (void)ctx;
+    if (n <= 0) return;
+    if (!bl_multi_uniform(1, n, x, y)) {
+        for (int j = 0; j < n; j++) bl_elementwise(x[j], y[j], bl_real_op(a[j], 1), "solver_blas_gpu multi_axpy");
+        return;
+    }
+    bl_op_real op[BL_MULTI_MAX];
+    for (int j0 = 0; j0 < n; j0 += BL_MULTI_MAX) {
+        const int m = n - j0 < BL_MULTI_MAX ? n - j0 : BL_MULTI_MAX;
+        for (int j = 0; j < m; j++) op[j] = bl_real_op(a[j0 + j], 1); /* axpy's operator */
+        bl_multi(m, x + j0, y + j0, op);
+    }
+}
+
+static void bl_multi_caxpby(void *ctx, int n, const solver_complex *a, const struct solver_vec *x, const solver_complex *b,
+                            struct solver_vec *const *y)
+{
+    (void)ctx;
+    if (n <= 0) return;
+    const struct solver_vec *xs[BL_MULTI_MAX];
+    bl_op_complex op[BL_MULTI_MAX];
+    for (int j0 = 0; j0 < n; j0 += BL_MULTI_MAX) {
+        const int m = n - j0 < BL_MULTI_MAX ? n - j0 : BL_MULTI_MAX;
+        for (int j = 0; j < m; j++) {
+            xs[j] = x;
+            op[j] = bl_op_complex{a[j0 + j].re, a[j0 + j].im, b[j0 + j].re, b[j0 + j].im}; /* caxpby's */
+        }
+        if (bl_multi_uniform(0, m, xs, y + j0)) bl_multi(m, xs, y + j0, op);
+        else
+            for (int j = 0; j < m; j++) bl_elementwise(x, y[j0 + j], op[j], "solver_blas_gpu multi_caxpby");
+    }
+}
+
+/* ---- y += a x with the reduction of the new y: K = 1 |y|^2, K = 2 conj(x) y */
+template <class X, class Y, int K>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_axpy_red_flat(const X *x, Y *y, size_t ngroups, size_t stride, bl_op_real op, double *partial)
+{
+    __shared__ double sh[K][GPU_RED_BS];
+    double acc[K];
+    for (int k = 0; k < K; k++) acc[k] = 0;
+    for (size_t i = (size_t)blockIdx.x * GPU_RED_BS + threadIdx.x; i < ngroups; i += stride) {
+        bl_flat_item(x, y, i, op);
+        bl_g yv = bl_load(y, 4 * i, 1.0), xv = yv; /* as stored */
+        if (K == 2) xv = bl_load(x, 4 * i, 1.0);
+        bl_accumulate<K>(acc, xv, yv);
+    }
+    red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
+}
+
+template <class X, class Y, int K>
+__global__ void __launch_bounds__(GPU_RED_BS) k_bl_axpy_red_site(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t nsites_pad,
+                                                                 int ncomp, int64_t stride, bl_op_real op, double *partial)
+{
+    __shared__ double sh[K][GPU_RED_BS];
+    double acc[K];
+    for (int k = 0; k < K; k++) acc[k] = 0;
+    for (int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x; s < nsites_pad; s += stride) {
+        bl_site_item(x, xnorm, y, ynorm, s, ncomp, op);
+        const double xs = bl_site_scale<X>(xnorm, s), ys = bl_site_scale<Y>(ynorm, s); /* y's new norm */
+        for (int c = 0; c < ncomp; c += 4) {
+            size_t e = gpu_spinor_index(ncomp, c, s);
+            bl_g yv = bl_load(y, e, ys), xv = yv;
+            if (K == 2) xv = bl_load(x, e, xs);
+            bl_accumulate<K>(acc, xv, yv);
+        }
+    }
+    red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
+}
+
+/* y += a x; out[0..K-1] = the reduction of the new y (K = 1) or of x with
+ * it (K = 2), on the grid bl_reduce would take for it */
+template <int K> static void bl_axpy_reduce(struct bl_blas *c, double a, const struct solver_vec *x, struct solver_vec *y, double *out)
+{
+    bl_same_shape(x, y, K == 1 ? "solver_blas_gpu axpy_norm2" : "solver_blas_gpu axpy_cdot");
+    if (x == y) lat_die(1, "solver_blas_gpu", "axpy with a reduction: x and y are one vector");
+    const bl_op_real op = bl_real_op(a, 1);
+    if (x->prec != y->prec) { /* no fused kernel for the pair: the unfused calls */
+        bl_elementwise(x, y, op, K == 1 ? "solver_blas_gpu axpy_norm2" : "solver_blas_gpu axpy_cdot");
+        if (K == 1) bl_reduce<1>(c, y, y, out);
+        else bl_reduce<2>(c, x, y, out);
+        return;
+    }
+    for (int k = 0; k < K; k++) out[k] = 0;
+    if (y->n == 0) return;
+    const int ncomp = gpu_spinor_ncomp((int)y->site_reals);
+    unsigned nb = 0;
+    bl_with_store(x->prec, [&](auto xt) {
+        bl_with_store(y->prec, [&](auto yt) {
+            using X = BL_T(xt);
+            using Y = BL_T(yt);
+            const X *xd = (const X *)x->data;
+            Y *yd = (Y *)y->data;
+            if constexpr (!std::is_same<X, Y>::value) {
+                return; /* not reached: one precision here */
+            } else if constexpr (!bl_is_half<X>::value) {
+                size_t ngroups = bl_stored(y) / GPU_SPINOR_GROUP;
+                nb = bl_blocks(ngroups) < BL_RED_NB ? bl_blocks(ngroups) : BL_RED_NB;
+                blas_launch(k_bl_axpy_red_flat<X, Y, K>, nb, true, xd, yd, ngroups, (size_t)nb * GPU_RED_BS, op,
+                            c->partial_dev);
+            } else {
+                int64_t ns = bl_sites_pad(y);
+                nb = bl_blocks((uint64_t)ns) < BL_RED_NB ? bl_blocks((uint64_t)ns) : BL_RED_NB;
+                blas_launch(k_bl_axpy_red_site<X, Y, K>, nb, true, xd, (const float *)x->norm, yd, y->norm, ns, ncomp,
+                            (int64_t)nb * GPU_RED_BS, op, c->partial_dev);
+            }
+        });
+    });
+    bl_finish<K>(c, nb, out);
+}
+
+static double bl_axpy_norm2(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y)
+{
+    double s;
+    bl_axpy_reduce<1>((struct bl_blas *)ctx, a, x, y, &s);
+    return s;
+}
+
+static solver_complex bl_axpy_cdot(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y)
+{
+    double s[2];
+    bl_axpy_reduce<2>((struct bl_blas *)ctx, a, x, y, s);
+    solver_complex r = {s[0], s[1]};
+    return r;
+}
+
+#endif
