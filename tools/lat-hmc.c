@@ -59,9 +59,10 @@
  * Timing split per trajectory (--log columns, report keys seconds_*):
  * solver (the monomial's solves, transfers included), transfer (the host
  * <-> device copies: the solver's, and on the whole-trajectory path the
- * link download after the trajectory and, in the first, the one upload), force (gauge force + fermion force
- * arithmetic, its solves excluded), update (link updates), measure (the
- * spectral range check and the condensate after the trajectory).
+ * link download after the trajectory and, in the first, the one upload),
+ * force (gauge force + fermion force arithmetic, its solves excluded),
+ * update (link updates), measure (the spectral range check and the
+ * condensate after the trajectory).
  *
  * Exit 0, 1 data/runtime error, 2 usage error; every check before any
  * work.  See lat-hmc(1). */
