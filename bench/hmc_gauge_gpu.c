@@ -4,7 +4,7 @@
  *   build/bench/hmc_gauge_gpu [L [reps]]     (default 32, 20)
  *
  * First a check: one 2MN trajectory (beta 5.7, tau 0.5, 10 steps) on 8^4
- * on the GPU and with the CPU integrator from the same smooth links and
+ * on the GPU (hmc_integrate_gpu) and with the CPU integrator from the same smooth links and
  * momenta: "PASS" when the links agree to 1e-12 and dH to 1e-10, else
  * "FAIL" (exit 1).  Then on L^4 (SU(3), double, 18-real links) each kernel
  * `reps` times after a warm-up, timed with CUDA events: µs per call, G
@@ -70,7 +70,7 @@ static int check_trajectory(void)
     hmc_gpu_links_upload(&U, &u0);
     hmc_gpu_momenta_draw(&P, 1, 2);
     double g0 = hmc_gpu_kinetic_energy(&P) + hmc_gpu_gauge_action(&U, beta);
-    hmc_gpu_gauge_md(&U, &P, beta, tau, steps);
+    hmc_integrate_gpu(&it, &m, 1, &U, &P, NULL);
     double dh_gpu = hmc_gpu_kinetic_energy(&P) + hmc_gpu_gauge_action(&U, beta) - g0;
     hmc_gpu_links_download(&U, &ug);
     double d = maxdiff(ug.d, uc.d, (size_t)lat.V * 4 * 18);
@@ -93,6 +93,9 @@ static const double bytes_per_site[K_N] = {576, 576, 1728, 1728, 12096, 2304, 27
 
 static void run(int k, struct gpu_field *U, struct gpu_field *P, struct gpu_field *F, int i)
 {
+    static struct hmc_gauge_ctx ctx;
+    static const struct hmc_integrator step = {0.01, 1, 1};
+    const struct hmc_monomial m = hmc_gauge_monomial(&ctx, 5.7, 0);
     switch (k) {
     case K_DRAW: hmc_gpu_momenta_draw(P, 9, (uint32_t)i); break;
     case K_KIN: (void)hmc_gpu_kinetic_energy(P); break;
@@ -100,7 +103,7 @@ static void run(int k, struct gpu_field *U, struct gpu_field *P, struct gpu_fiel
     case K_ADD: hmc_gpu_momenta_add(P, 1e-3, F); break;
     case K_FORCE: hmc_gpu_gauge_force(U, 5.7, 1e-3, F); break;
     case K_ACTION: (void)hmc_gpu_gauge_action(U, 5.7); break;
-    default: hmc_gpu_gauge_md(U, P, 5.7, 0.01, 1); break;
+    default: hmc_integrate_gpu(&step, &m, 1, U, P, NULL); break;
     }
 }
 

@@ -13,9 +13,14 @@
  * meeting at every __syncthreads).  The checks (tests/gpu/hmc_gauge_checks.h,
  * shared with the real-GPU test tests/gpu/test_gpu_hmc_gauge.c): every
  * kernel against the CPU functions on Haar-random 4^3x8 and 6x4x4x8 links
- * (momenta bit for bit here), then a 2MN trajectory against the CPU
- * integrator's and its reversal; and the refusals (SU(2), 12-real links,
- * 0 MD steps, one field as input and output: exit 1 with one line).
+ * (momenta bit for bit here), then the general integrator (integrator.h)
+ * on device fields against host fields: MD over two time scales, its
+ * reversal, whole trajectories with the same dH, decision and links (a
+ * rejected one restoring the start bit for bit); and the refusals (SU(2),
+ * 12-real links, 0 MD steps, one field as input and output, a monomial
+ * without device callbacks: exit 1 with one line).
+ * With -DHMC_GAUGE_EMU_NO_MAIN: the emulated launchers and GPU layer only,
+ * for an emulated lat-hmc (scripts/hmc-gauge-emulation links one).
  * Prints "hmc-gauge-emulation: N passed, M failed"; exit 1 if any failed.  Not checked here: the CUDA compiler's
  * code (test_gpu_hmc_gauge.c does that on a GPU). */
 #include <cstdio>
@@ -108,6 +113,15 @@ extern "C" void hmc_gpu_plaquette_d(const struct gpu_field *u, double *partials)
     run_blocks([&] { k_hmc_plaquette<hmc_links>(g, (const double *)u->links, partials); });
 }
 
+/* a device copy is a memcpy here; nothing is queued to wait for */
+extern "C" void hmc_gpu_copy_d(const struct gpu_field *dst, const struct gpu_field *src, size_t bytes)
+{
+    memcpy(dst->links, src->links, bytes);
+}
+
+extern "C" void hmc_gpu_sync_d(void) {}
+
+#ifndef HMC_GAUGE_EMU_NO_MAIN
 /* ---- the refusals: one line, exit 1 (zero links: the children of fork
  * must not start OpenMP threads) ---- */
 static struct lattice refusal_lat;
@@ -135,7 +149,26 @@ static void refuse_steps(void *)
     struct gpu_field U, P;
     hmc_gpu_field_create(&U, &u);
     hmc_gpu_field_create(&P, &u);
-    hmc_gpu_gauge_md(&U, &P, 5.7, 0.5, 0);
+    struct hmc_gauge_ctx g;
+    struct hmc_monomial m = hmc_gauge_monomial(&g, 5.7, 0);
+    struct hmc_integrator it = {0.5, 0, 1};
+    hmc_integrate_gpu(&it, &m, 1, &U, &P, NULL);
+    exit(0);
+}
+static void refuse_host_only(void *)
+{
+    struct field u;
+    field_alloc(&u, &refusal_lat, 3, 64);
+    struct gpu_field U;
+    hmc_gpu_field_create(&U, &u);
+    struct hmc_gauge_ctx g;
+    struct hmc_monomial m = hmc_gauge_monomial(&g, 5.7, 0);
+    m.name = "host-only";
+    m.action_gpu = NULL; /* a monomial with the host callbacks only */
+    m.force_gpu = NULL;
+    struct hmc_params par = {{0.5, 2, 1}, 1};
+    struct hmc_result res;
+    hmc_trajectory_gpu(&par, &m, 1, &U, 0, &res, NULL);
     exit(0);
 }
 static void refuse_same(void *)
@@ -168,7 +201,7 @@ int main(void)
         char name[32];
         snprintf(name, sizeof name, "%dx%dx%dx%d", sizes[k][0], sizes[k][1], sizes[k][2], sizes[k][3]);
         hmc_gauge_check_kernels(&lat, name, 1);
-        hmc_gauge_check_md(&lat, name);
+        hmc_gauge_check_md(&lat, name, 1);
     }
     int L[4] = {4, 4, 4, 4};
     const char *why = NULL;
@@ -177,5 +210,7 @@ int main(void)
     check_refusal(refuse_recon12, "12-real links", "18 reals");
     check_refusal(refuse_steps, "0 MD steps", "at least 1");
     check_refusal(refuse_same, "P += eps P", "the same device field twice");
+    check_refusal(refuse_host_only, "a monomial without device callbacks", "no device callbacks");
     return unit_done("hmc-gauge-emulation");
 }
+#endif

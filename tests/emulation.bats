@@ -10,7 +10,8 @@
 # solver_blas_cpu, kernel by kernel and in whole solves (scripts/blas-emulation);
 # the GPU staggered operator against the CPU's (scripts/staggered-emulation);
 # lat-hmc's GPU solver backend in one HMC trajectory against the CPU path
-# (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
+# (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels, the integrator's
+# device path and lat-hmc --nf 0 --device gpu
 # against the CPU HMC (scripts/hmc-gauge-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
@@ -117,7 +118,7 @@
     echo "$output" | grep -q '^hmc-gpu-emulation lat-hmc: 4 passed, 0 failed$'
 }
 
-@test "GPU HMC gauge kernels on the host (4^3x8, 6x4x4x8): momenta, T, S, force, link and momentum updates = CPU HMC; 2MN trajectory and its reversal" {
+@test "GPU HMC gauge kernels on the host (4^3x8, 6x4x4x8): momenta, T, S, force, link and momentum updates = CPU HMC; the general integrator's device path = its host path (MD over two scales, its reversal, whole trajectories, a reject restored); lat-hmc --nf 0 --device gpu (emulated) = --device cpu" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-gauge-emulation compiles the device code with it"
     run "$BATS_TEST_DIRNAME/../scripts/hmc-gauge-emulation"
     echo "$output"
@@ -127,9 +128,14 @@
     for l in 4x4x4x8 6x4x4x8; do
         echo "$output" | grep -q "^$l momenta: .*, bit-identical$"
         echo "$output" | grep -q "^$l force vs numerical derivative"
-        echo "$output" | grep -q "^$l MD (beta 5.7, tau 0.5, 10 2MN steps): links GPU vs CPU"
+        echo "$output" | grep -q "^$l MD (beta 5.7, tau 0.5, 5 2MN steps x 2 substeps, two time scales): links GPU vs CPU"
         echo "$output" | grep -q "^$l reversibility: links back to"
+        [ "$(echo "$output" | grep -c "^$l trajectory (tau .*accepted GPU \([01]\) CPU \1, links GPU vs CPU")" -eq 2 ]
+        echo "$output" | grep -q "^$l trajectory (tau 3.0, 1 steps): .*, rejected: start links restored bit for bit$"
     done
-    # SU(2), 12-real links, 0 MD steps, P += eps P refused with one line, exit 1
-    [ "$(echo "$output" | grep -c '^refusal .*: exit 1, 1 line(s): hmc-gauge-emulation: GPU HMC: ')" -eq 4 ]
+    # SU(2), 12-real links, 0 MD steps, P += eps P, a host-only monomial refused with one line, exit 1
+    [ "$(echo "$output" | grep -c '^refusal .*: exit 1, 1 line(s): hmc-gauge-emulation: GPU HMC: ')" -eq 5 ]
+    # lat-hmc --nf 0 --device gpu linked with the emulated kernels (the whole trajectory on the device) = --device cpu
+    echo "$output" | grep -q '^lat-hmc --nf 0, --device gpu (emulated) vs cpu: '
+    echo "$output" | grep -q '^hmc-gauge-emulation lat-hmc: 4 passed, 0 failed$'
 }

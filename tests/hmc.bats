@@ -48,6 +48,8 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 @test "lat-hmc --device gpu without a usable GPU: one line, exit 1, nothing written" {
     export CUDA_VISIBLE_DEVICES= # a CUDA build on a GPU machine sees none
     expect_error 1 lat-hmc 'GPU' -- "$HMC" --beta 5.7 --lattice 4 --nf 2 --mass 0.1 --device gpu --log l.tsv -o o.lime
+    # N_f = 0 (the whole trajectory on the device) asks for the GPU alike
+    expect_error 1 lat-hmc 'GPU' -- "$HMC" --beta 5.7 --lattice 4 --device gpu --log l.tsv -o o.lime
     expect_clean
 }
 
@@ -124,7 +126,6 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
     expect_error 2 lat-hmc 'tau' -- "$HMC" --beta 5.7 --tau 0 --lattice 4 -o o.lime
     expect_error 2 lat-hmc 'even' -- "$HMC" --beta 5.7 --lattice 5 -o o.lime
     expect_error 2 lat-hmc 'lattice' -- "$HMC" --beta 5.7 -o o.lime
-    expect_error 2 lat-hmc 'nf' -- "$HMC" --beta 5.7 --lattice 4 --device gpu -o o.lime
     expect_error 2 lat-hmc -- "$HMC" --beta 5.7 --lattice 4 --nf 2 --mass 0.1 --device tpu -o o.lime
     expect_error 2 lat-hmc 'save-every' -- "$HMC" --beta 5.7 --lattice 4 --save-every 2
     expect_error 2 lat-hmc 'npf' -- "$HMC" --beta 5.7 --lattice 4 --npf 0 -o o.lime

@@ -37,20 +37,32 @@
  * number: output files, log lines and reports are the same bytes for any R
  * (and any thread count).  Rank 0 writes the log and the report.
  *
- * --device gpu (one process, SU(3), N_f > 0): the staggered solves -- the
- * pseudofermion heatbath, the actions, the MD multi-shift solves and the
- * condensate's CG -- run on one GPU (hmc/staggered_gpu_solver.h: the links
- * uploaded whenever they changed, b uploaded, the solutions downloaded);
- * everything else (gauge force, momenta, link update, the fermion force
- * from the solutions, the spectral range, the Metropolis step) stays on
- * the CPU for now.  The same start and seed give dH and links within
- * rounding of --device cpu (the GPU's sums run in another order).
+ * --device gpu (one process, SU(3)), two paths:
+ *   - every monomial has device callbacks (hmc/monomial.h; today N_f = 0,
+ *     the gauge action alone): the whole trajectory on one GPU
+ *     (hmc_trajectory_gpu: momenta, refresh, energies, forces, link
+ *     updates, the backup and restore of the links); the links are
+ *     uploaded once at the start and downloaded after every trajectory
+ *     for what leaves it (plaquette and Polyakov loop of the log, the
+ *     spectral-range check, the condensate, saved and final files);
+ *   - otherwise (N_f > 0 until the staggered monomial sets its device
+ *     callbacks; -v says which path): the staggered solves -- the
+ *     pseudofermion heatbath, the actions, the MD multi-shift solves and
+ *     the condensate's CG -- run on the GPU (hmc/staggered_gpu_solver.h:
+ *     the links uploaded whenever they changed, b uploaded, the solutions
+ *     downloaded); everything else (gauge force, momenta, link update, the
+ *     fermion force from the solutions, the spectral range, the Metropolis
+ *     step) on the CPU.
+ * The same start and seed give dH and links within rounding of --device
+ * cpu (the GPU's sums run in another order).
  *
  * Timing split per trajectory (--log columns, report keys seconds_*):
- * solver (the monomial's solves, transfers included), transfer (of those,
- * the host <-> device copies), force (gauge force + fermion force
- * arithmetic, its solves excluded), update (link updates), measure (the
- * spectral range check and the condensate after the trajectory).
+ * solver (the monomial's solves, transfers included), transfer (the host
+ * <-> device copies: the solver's, and on the whole-trajectory path the
+ * link download after the trajectory and, in the first, the one upload),
+ * force (gauge force + fermion force arithmetic, its solves excluded),
+ * update (link updates), measure (the spectral range check and the
+ * condensate after the trajectory).
  *
  * Exit 0, 1 data/runtime error, 2 usage error; every check before any
  * work.  See lat-hmc(1). */
@@ -59,6 +71,7 @@
 #include "base/lat.h"
 #include "base/log.h"
 #include "hmc/gauge.h"
+#include "hmc/gpu.h"
 #include "hmc/integrator.h"
 #include "hmc/staggered_monomial.h"
 #include "hmc/staggered_gpu_solver.h"
@@ -269,7 +282,7 @@ int main(int argc, char **argv)
         {"output", 'o', CLI_STRING, &output, "FILE", "write the final configuration here (default standard output)", NULL, 0},
         {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds, and the split solver_seconds, transfer_seconds, force_seconds, update_seconds, measure_seconds, then condensate_error (the noise error of the condensate: s/sqrt(K), NaN with K < 2)", NULL, 0},
         {"precision", 0, CLI_CHOICE, &precision, "P", "fermion solver precision (default double; nf 0: no solver)", "double|mixed", 0},
-        {"device", 0, CLI_CHOICE, &device, "DEV", "where the staggered solves run (default cpu; gpu: one GPU, one process, the rest on the CPU)", "cpu|gpu", 0},
+        {"device", 0, CLI_CHOICE, &device, "DEV", "where the trajectory runs (default cpu; gpu: one GPU, one process: the whole trajectory when every monomial has device code (nf 0), else the staggered solves)", "cpu|gpu", 0},
         RUN_REPORT_OPTION(format),
         {0}};
     struct cli_info info = {"lat-hmc", "[OPTIONS]",
@@ -305,7 +318,6 @@ int main(int argc, char **argv)
     if (save_every > 0 && (!output || strcmp(output, "-") == 0))
         cli_usage_error("--save-every needs -o FILE (the saved files are named after it)");
     const int on_gpu = strcmp(device, "gpu") == 0;
-    if (on_gpu && nf == 0) cli_usage_error("--device gpu moves the staggered solves to the GPU: it needs --nf > 0");
     int to_stdout = !output || strcmp(output, "-") == 0;
     if (to_stdout && comm_stdout_is_terminal())
         lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
@@ -331,7 +343,7 @@ int main(int argc, char **argv)
         if (comm_size() > 1)
             lat_die_all(1, NULL, "--device gpu runs in one process (%d ranks here): use --device cpu under mpirun", comm_size());
         struct device_choice dc = device_opt_choose("gpu"); /* no usable GPU: one line, exit 1 */
-        const struct device_caps caps = {"staggered solver", 1, 3, 3};
+        const struct device_caps caps = {nf > 0 ? "staggered solver" : "HMC", 1, 3, 3};
         device_opt_fits(&dc, &caps, 3);
     }
 
@@ -396,6 +408,23 @@ int main(int argc, char **argv)
     struct hmc_monomial mono[2] = {hmc_gauge_monomial(&gctx, beta, nf > 0 ? 1 : 0)};
     const int nmono = nf > 0 ? 2 : 1;
     struct hmc_params par = {{tau, md_steps, substeps}, (uint64_t)seed};
+    if (nf > 0) mono[1] = fer.mono;
+
+    /* ---- --device gpu: the whole trajectory on the device when every
+     * monomial has device callbacks; the links go up once ---- */
+    const int whole_gpu = on_gpu && hmc_on_device(mono, nmono);
+    struct gpu_field links_gpu;
+    double first_upload = 0;
+    if (on_gpu && !whole_gpu)
+        lat_debug("--device gpu: a monomial ('%s') has no device code: the trajectory runs on the CPU, the staggered "
+                  "solves on the GPU", mono[hmc_on_device(mono, 1) ? 1 : 0].name);
+    if (whole_gpu) {
+        lat_debug("--device gpu: every monomial has device code: the whole trajectory runs on the GPU");
+        hmc_gpu_field_create(&links_gpu, r.x.u);
+        double tu = now();
+        hmc_gpu_links_upload(&links_gpu, r.x.u);
+        first_upload = now() - tu;
+    }
 
     FILE *log = NULL;
     if (logpath) { /* rank 0 writes it; a failure to open it stops every rank with its line */
@@ -419,8 +448,16 @@ int main(int argc, char **argv)
         struct hmc_timing tm;
         memset(&tm, 0, sizeof tm);
         if (nf > 0) mono[1] = fer.mono;
-        hmc_trajectory(&par, mono, nmono, r.x.u, (uint32_t)k, &res, &tm);
+        double transfer = 0;
+        if (whole_gpu) {
+            hmc_trajectory_gpu(&par, mono, nmono, &links_gpu, (uint32_t)k, &res, &tm);
+            double td = now();
+            hmc_gpu_links_download(&links_gpu, r.x.u); /* for the measurements and files below */
+            transfer = now() - td + (i == 0 ? first_upload : 0);
+        } else
+            hmc_trajectory(&par, mono, nmono, r.x.u, (uint32_t)k, &res, &tm);
         struct split sp = split_of(&tm, nmono, nf > 0 ? &fer : NULL);
+        sp.transfer += transfer;
         double cond = NAN, cerr = NAN, tmeas = now();
         if (nf > 0) {
             fermions_check_range(&fer, r.x.u, k);
@@ -523,6 +560,7 @@ int main(int argc, char **argv)
     }
     if (nf > 0) staggered_monomial_free(&fer.mono);
     staggered_gpu_solver_free(fer.sp.gpu);
+    if (whole_gpu) hmc_gpu_field_free(&links_gpu);
     dist_free(&r.x);
     free(r.base_history);
     return LAT_OK;

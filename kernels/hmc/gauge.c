@@ -1,6 +1,8 @@
-/* hmc/gauge.c -- the Wilson gauge monomial: action and force (contracts:
+/* hmc/gauge.c -- the Wilson gauge monomial: action and force, on the host
+ * and (the monomial's device callbacks) through hmc/gpu.h (contracts:
  * gauge.h). */
 #include "hmc/gauge.h"
+#include "hmc/gpu.h"
 #include "hmc/momenta.h"
 #include "hmc/site.h"
 #include "heatbath/link.h"
@@ -65,9 +67,22 @@ static void gauge_force_cb(void *ctx, const struct field *u, double coeff, doubl
     hmc_gauge_force(u, ((struct hmc_gauge_ctx *)ctx)->beta, coeff, out);
 }
 
+/* the device callbacks: hmc/gpu.h's action and force (without CUDA they
+ * end the program with one line; lat-hmc asks for a GPU first) */
+static double gauge_action_gpu_cb(void *ctx, const struct gpu_field *u)
+{
+    return hmc_gpu_gauge_action(u, ((struct hmc_gauge_ctx *)ctx)->beta);
+}
+
+static void gauge_force_gpu_cb(void *ctx, const struct gpu_field *u, double coeff, struct gpu_field *out)
+{
+    hmc_gpu_gauge_force(u, ((struct hmc_gauge_ctx *)ctx)->beta, coeff, out);
+}
+
 struct hmc_monomial hmc_gauge_monomial(struct hmc_gauge_ctx *ctx, double beta, int timescale)
 {
     ctx->beta = beta;
-    struct hmc_monomial m = {.name = "gauge", .ctx = ctx, .timescale = timescale, .action = gauge_action_cb, .force = gauge_force_cb};
+    struct hmc_monomial m = {.name = "gauge", .ctx = ctx, .timescale = timescale, .action = gauge_action_cb, .force = gauge_force_cb,
+                            .action_gpu = gauge_action_gpu_cb, .force_gpu = gauge_force_gpu_cb};
     return m;
 }

@@ -19,7 +19,9 @@
  *   hmc_gauge_force(u, beta, coeff, f)  f_mu(x) += coeff * G_mu(x)
  *   hmc_gauge_monomial(&ctx, beta, ts)  a struct hmc_monomial for the
  *                                       integrator ("gauge", timescale ts,
- *                                       no refresh, no iterations); ctx
+ *                                       no refresh, no iterations; device
+ *                                       callbacks hmc_gpu_gauge_action and
+ *                                       hmc_gpu_gauge_force of hmc/gpu.h); ctx
  *                                       holds beta and must outlive it
  * The whole periodic lattice (u->dom NULL) or a slab (lattice/geometry.h)
  * whose halo slices hold the neighbours' links (hmc_link_update keeps them

@@ -1,6 +1,6 @@
 /* hmc/gpu.c -- the host side of the GPU HMC (contracts: hmc/gpu.h): the
  * checks of the device fields, momenta to and from the host, the sums of
- * the blocks' partials in block order, the pure-gauge 2MN trajectory.
+ * the blocks' partials in block order, device copies.
  * Plain C; with CUDA (LAT_HAVE_CUDA) it calls the launchers of gpu_d.cu,
  * without it every entry point says "built without CUDA" (exit 1). */
 #include "hmc/gpu.h"
@@ -8,7 +8,7 @@
 
 #ifdef LAT_HAVE_CUDA
 #include "hmc/gauge.h"
-#include "hmc/integrator.h"
+#include "lattice/sites.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +38,34 @@ void hmc_gpu_field_create(struct gpu_field *f, const struct field *u)
     gpu_field_create_recon(f, u, 'd', 0, GPU_RECON_FULL);
     hmc_gpu_zero(f);
 }
+
+void hmc_gpu_field_free(struct gpu_field *f) { gpu_field_free(f); }
+
+void hmc_gpu_field_like(struct gpu_field *f, const struct gpu_field *g)
+{
+    check_field(g, "field like another");
+    struct field shape; /* the lattice and N only: gpu_field_create_recon reads no links */
+    memset(&shape, 0, sizeof shape);
+    const char *why = NULL;
+    if (lattice_init(&shape.lat, g->L, &why)) lat_die(1, "GPU HMC", "a field like a %dx%dx%dx%d one: %s", g->L[0], g->L[1], g->L[2], g->L[3], why);
+    shape.nc = 3;
+    shape.prec = 64;
+    hmc_gpu_field_create(f, &shape);
+}
+
+/* the bytes of a field's links (hmc_gpu_zero's extent) */
+static size_t field_bytes(const struct gpu_field *f)
+{
+    return (size_t)8 * (size_t)f->nblk * (size_t)f->ncomp * GPU_LANES * sizeof(double);
+}
+
+void hmc_gpu_copy(struct gpu_field *dst, const struct gpu_field *src)
+{
+    check_pair(dst, src, "device copy");
+    hmc_gpu_copy_d(dst, src, field_bytes(dst));
+}
+
+void hmc_gpu_sync(void) { hmc_gpu_sync_d(); }
 
 void hmc_gpu_links_upload(struct gpu_field *f, const struct field *u)
 {
@@ -80,7 +108,7 @@ void hmc_gpu_momenta_download(const struct gpu_field *f, double *p, const struct
 void hmc_gpu_zero(struct gpu_field *f)
 {
     check_field(f, "zero");
-    gpu_memset(f->links, 0, (size_t)8 * (size_t)f->nblk * (size_t)f->ncomp * GPU_LANES * sizeof(double));
+    gpu_memset(f->links, 0, field_bytes(f));
 }
 
 void hmc_gpu_momenta_draw(struct gpu_field *p, uint64_t seed, uint32_t trajectory)
@@ -97,9 +125,9 @@ static double block_sum(const struct gpu_field *f, void (*launch)(const struct g
     launch(f, scratch);
     double host[HMC_GPU_RED_NB];
     gpu_download(host, scratch, sizeof host);
-    double s = 0;
+    long double s = 0; /* as the CPU's hmc_site_sum: no rounding of its own beside the blocks' */
     for (int b = 0; b < HMC_GPU_RED_NB; b++) s += host[b];
-    return s;
+    return (double)s;
 }
 
 double hmc_gpu_kinetic_energy(const struct gpu_field *p)
@@ -132,22 +160,6 @@ double hmc_gpu_gauge_action(const struct gpu_field *u, double beta)
     return hmc_gauge_action_of_sum(beta, 3, u->V, block_sum(u, hmc_gpu_plaquette_d));
 }
 
-/* integrator.c's steps() for one time scale and the gauge monomial: the
- * kicks go straight into P (hmc_gauge_force adds coeff G to P on the CPU) */
-void hmc_gpu_gauge_md(struct gpu_field *u, struct gpu_field *p, double beta, double tau, int steps)
-{
-    if (steps < 1) lat_die(1, "GPU HMC", "%d MD steps: at least 1", steps);
-    check_pair(u, p, "MD trajectory");
-    const double lam = HMC_OMELYAN_LAMBDA, h = tau / steps;
-    hmc_gpu_gauge_force(u, beta, lam * h, p);
-    for (int k = 0; k < steps; k++) {
-        hmc_gpu_link_update(u, p, h / 2);
-        hmc_gpu_gauge_force(u, beta, (1 - 2 * lam) * h, p);
-        hmc_gpu_link_update(u, p, h / 2);
-        hmc_gpu_gauge_force(u, beta, k + 1 < steps ? 2 * lam * h : lam * h, p);
-    }
-}
-
 #else /* built without CUDA */
 
 static void no_cuda(const char *what) { lat_die(1, "GPU HMC", "%s: this lat was built without CUDA", what); }
@@ -169,7 +181,9 @@ void hmc_gpu_gauge_force(const struct gpu_field *u, double beta, double coeff, s
 void hmc_gpu_momenta_add(struct gpu_field *p, double eps, const struct gpu_field *f)
 { (void)p; (void)eps; (void)f; no_cuda("momentum update"); }
 double hmc_gpu_gauge_action(const struct gpu_field *u, double beta) { (void)u; (void)beta; no_cuda("gauge action"); return 0; }
-void hmc_gpu_gauge_md(struct gpu_field *u, struct gpu_field *p, double beta, double tau, int steps)
-{ (void)u; (void)p; (void)beta; (void)tau; (void)steps; no_cuda("MD trajectory"); }
+void hmc_gpu_field_free(struct gpu_field *f) { (void)f; } /* none was made */
+void hmc_gpu_field_like(struct gpu_field *f, const struct gpu_field *g) { (void)f; (void)g; no_cuda("field"); }
+void hmc_gpu_copy(struct gpu_field *dst, const struct gpu_field *src) { (void)dst; (void)src; no_cuda("device copy"); }
+void hmc_gpu_sync(void) { no_cuda("sync"); }
 
 #endif

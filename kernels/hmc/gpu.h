@@ -1,6 +1,7 @@
 /* hmc/gpu.h -- the gauge part of an HMC trajectory on the GPU (SU(3),
  * double): momenta, kinetic energy, link update, Wilson gauge force and
- * action, and a pure-gauge 2MN trajectory, all on device fields, with the
+ * action, device copies, all on device fields (the 2MN integrator over
+ * them is integrator.h's hmc_trajectory_gpu), with the
  * formulas and conventions of the CPU HMC (hmc/monomial.h, momenta.h,
  * gauge.h, integrator.h; the per-link formulas of hmc/site.h, the
  * plaquettes of lattice/observables_site.h, the staples of heatbath/link.h).
@@ -14,7 +15,11 @@
  *
  *   hmc_gpu_field_create(f, u)    such a field for u's lattice (zeroed;
  *                                 exit 1, one line, if u is not SU(3) on one
- *                                 process); free it with gpu_field_free
+ *                                 process)
+ *   hmc_gpu_field_free(f)         free it (without CUDA: nothing to free)
+ *   hmc_gpu_field_like(f, g)      such a field for g's lattice (zeroed)
+ *   hmc_gpu_copy(dst, src)        dst <- src, device to device
+ *   hmc_gpu_sync()                wait for the queued kernels (timings)
  *   hmc_gpu_links_upload/_download(f, u)          links to and from u
  *   hmc_gpu_momenta_upload/_download(f, p, u)     a host momentum array
  *                                 (momenta.h layout, u's lattice) to and from f
@@ -29,17 +34,12 @@
  *   hmc_gpu_momenta_add(P, eps, F)  P += eps F (the kick dP/dt = G with F
  *                                 holding G: monomial.h's sign)
  *   hmc_gpu_gauge_action(U, beta) S = beta sum_P (1 - Re tr U_P / 3)
- *   hmc_gpu_gauge_md(U, P, beta, tau, steps)  the 2MN integrator of
- *                                 integrator.h for the gauge monomial alone
- *                                 (one time scale, the same kick and drift
- *                                 sequence, HMC_OMELYAN_LAMBDA; the kicks
- *                                 add into P as the CPU's do)
  * The fields of one call must be different fields of one lattice, each
  * made by hmc_gpu_field_create (else exit 1 with one line).
  * Sums (T, S) are deterministic: a fixed grid (HMC_GPU_RED_NB blocks of
  * GPU_RED_BS threads, set by nothing but these constants), a fixed tree per
  * block (gpu/reduce.cuh), the blocks added on the host in block order, in
- * double: the CPU's long-double sums to ~1e-14 relative.
+ * long double: the CPU's long-double sums to ~1e-14 relative.
  * Without CUDA (make CUDA=0) every entry point ends the program with one
  * line ("built without CUDA", exit 1); callers ask gpu_available first. */
 #ifndef LAT_HMC_GPU_H
@@ -54,6 +54,10 @@ extern "C" {
 #endif
 
 void hmc_gpu_field_create(struct gpu_field *f, const struct field *u);
+void hmc_gpu_field_free(struct gpu_field *f);
+void hmc_gpu_field_like(struct gpu_field *f, const struct gpu_field *g);
+void hmc_gpu_copy(struct gpu_field *dst, const struct gpu_field *src);
+void hmc_gpu_sync(void);
 void hmc_gpu_links_upload(struct gpu_field *f, const struct field *u);
 void hmc_gpu_links_download(const struct gpu_field *f, struct field *u);
 void hmc_gpu_momenta_upload(struct gpu_field *f, const double *p, const struct field *u);
@@ -65,7 +69,6 @@ void hmc_gpu_link_update(struct gpu_field *u, const struct gpu_field *p, double 
 void hmc_gpu_gauge_force(const struct gpu_field *u, double beta, double coeff, struct gpu_field *f);
 void hmc_gpu_momenta_add(struct gpu_field *p, double eps, const struct gpu_field *f);
 double hmc_gpu_gauge_action(const struct gpu_field *u, double beta);
-void hmc_gpu_gauge_md(struct gpu_field *u, struct gpu_field *p, double beta, double tau, int steps);
 
 /* ---- the kernels' launchers (gpu_d.cu; the host emulation has its own):
  * partials: HMC_GPU_RED_NB doubles, one per block, in block order */
@@ -76,6 +79,8 @@ void hmc_gpu_update_d(const struct gpu_field *u, const struct gpu_field *p, doub
 void hmc_gpu_force_d(const struct gpu_field *u, double c, const struct gpu_field *f);
 void hmc_gpu_add_d(const struct gpu_field *p, double eps, const struct gpu_field *f);
 void hmc_gpu_plaquette_d(const struct gpu_field *u, double *partials);
+void hmc_gpu_copy_d(const struct gpu_field *dst, const struct gpu_field *src, size_t bytes);
+void hmc_gpu_sync_d(void);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* hmc/gpu_d.cu -- the launchers of the GPU HMC's kernels (hmc/gpu.h:
- * hmc_gpu_{draw,kinetic,update,force,add,plaquette}_d), SU(3) in double
+ * hmc_gpu_{draw,kinetic,update,force,add,plaquette,copy,sync}_d), SU(3) in double
  * with whole links (gauge_accessor<double, 3, LINK_FULL>); the kernels are
  * hmc/gpu_kernel.cuh.  One instantiation of each; the host side (checks,
  * sums, the integrator) is gpu.c.  A CUDA error ends the program (gpu/util.cu). */
@@ -56,3 +56,11 @@ extern "C" void hmc_gpu_plaquette_d(const struct gpu_field *u, double *partials)
     k_hmc_plaquette<hmc_links><<<HMC_GPU_RED_NB, GPU_RED_BS>>>(make_geo(u), (const double *)u->links, partials);
     gpu_check("HMC plaquette kernel launch");
 }
+
+extern "C" void hmc_gpu_copy_d(const struct gpu_field *dst, const struct gpu_field *src, size_t bytes)
+{
+    cudaError_t e = cudaMemcpy(dst->links, src->links, bytes, cudaMemcpyDeviceToDevice);
+    if (e != cudaSuccess) lat_die(1, "GPU HMC", "device-to-device copy of the links: %s", cudaGetErrorString(e));
+}
+
+extern "C" void hmc_gpu_sync_d(void) { gpu_sync("GPU HMC kernels"); }

@@ -27,6 +27,27 @@
  *       trajectory restores the links bit for bit.  The result holds H0,
  *       H1, dH, exp(-dH), accepted, the solver iterations (sum of the
  *       monomials' iterations(), 0 without) and timings.
+ *
+ * The same scheme on one GPU (hmc/gpu.h's device fields: links U, momenta
+ * P; one process, SU(3)): the kicks call each monomial's force_gpu into P,
+ * the drifts hmc_gpu_link_update, the energies hmc_gpu_kinetic_energy and
+ * action_gpu; steps, kicks and drifts are the host's code (one copy, a
+ * device flag), so both paths make the same sequence of calls.
+ *   hmc_on_device(m, nm)                     1 if every monomial has its
+ *       device callbacks (action_gpu, force_gpu, and refresh_gpu where it
+ *       has refresh), else 0
+ *   hmc_integrate_gpu(it, m, nm, U, P, timing)   evolve (U, P) over it->tau
+ *   hmc_hamiltonian_gpu(m, nm, U, P, s)      T + sum_m S_m on the device
+ *   hmc_trajectory_gpu(par, m, nm, U, traj, res, timing)  hmc_trajectory
+ *       on the device: momenta drawn there (hmc_gpu_momenta_draw: the same
+ *       numbers), refresh_gpu, H0, a device copy of U, integrate, H1, dH,
+ *       the same Metropolis number (drawn on the host), U restored from
+ *       the copy on reject; nothing crosses to the host but the scalars.
+ * The device functions refuse (exit 1, one line, "GPU HMC") a monomial
+ * without device callbacks; every integrator refuses md_steps or substeps
+ * below 1.  Timings on the device wait for the kernels (hmc_gpu_sync) around
+ * each force and link update.
+ *
  * Deterministic: the same (seed, traj, links) give the same bits for any
  * thread count (every sum is hmc_site_sum's fixed order) and, on the
  * t-slabs of MPI ranks (u->dom set; every call collective), any number of
@@ -38,6 +59,7 @@
 
 #include "hmc/monomial.h"
 #include "lattice/field.h"
+#include "gpu/field.h"
 #include <stdint.h>
 
 #define HMC_OMELYAN_LAMBDA 0.1931833275037836
@@ -74,5 +96,13 @@ void hmc_integrate(const struct hmc_integrator *it, const struct hmc_monomial *m
 double hmc_hamiltonian(const struct hmc_monomial *m, int nm, const struct field *u, const double *p, double *s);
 void hmc_trajectory(const struct hmc_params *par, const struct hmc_monomial *m, int nm, struct field *u,
                     uint32_t traj, struct hmc_result *res, struct hmc_timing *timing);
+
+int hmc_on_device(const struct hmc_monomial *m, int nm);
+void hmc_integrate_gpu(const struct hmc_integrator *it, const struct hmc_monomial *m, int nm, struct gpu_field *u,
+                       struct gpu_field *p, struct hmc_timing *timing);
+double hmc_hamiltonian_gpu(const struct hmc_monomial *m, int nm, const struct gpu_field *u, const struct gpu_field *p,
+                           double *s);
+void hmc_trajectory_gpu(const struct hmc_params *par, const struct hmc_monomial *m, int nm, struct gpu_field *u,
+                        uint32_t traj, struct hmc_result *res, struct hmc_timing *timing);
 
 #endif

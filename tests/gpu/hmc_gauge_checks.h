@@ -16,12 +16,19 @@
  *       along exp(tX) on one link (Re tr(X G), monomial.h) to 1e-6;
  *     - P += eps F = the host loop to 1e-15;
  *     - action = hmc_gauge_action to 1e-13 relative.
- *   hmc_gauge_check_md(lat, name)  on a smooth field (fields_weak, a = 0.3):
- *     a 2MN trajectory (beta 5.7, tau 0.5, 10 steps) with
- *     hmc_gpu_gauge_md against hmc_integrate with the gauge monomial, the
- *     same momenta: links to 1e-12, dH to 1e-10, the links moved (> 1e-3),
- *     unitarity of the GPU links <= 1e-13; then P -> -P and the trajectory
- *     again: the start links back to 1e-12 and P back to -P0 to 1e-12. */
+ *   hmc_gauge_check_md(lat, name, bits)  on a smooth field (fields_weak,
+ *     a = 0.3), the general integrator (integrator.h) on device fields
+ *     against host fields: hmc_integrate_gpu vs hmc_integrate with the
+ *     gauge action split over two time scales (beta 5.7 = 0.6 + 0.4 of it,
+ *     tau 0.5, 5 steps x 2 substeps), the same momenta: links to 1e-13
+ *     (bits) or 1e-12, dH to 1e-12 (bits) or 1e-10 but at least 2 ulps of
+ *     H (hgc_tol_dh), the same force calls,
+ *     the links moved (> 1e-3), unitarity <= 1e-13; then P -> -P and the
+ *     device integration again: the start back to 1e-12; then whole
+ *     trajectories hmc_trajectory_gpu vs hmc_trajectory (tau 0.5, 10 steps;
+ *     tau 3, 1 step): dH and links to the same tolerances, the same
+ *     Metropolis number and decision, and the long one rejected with the
+ *     device links restored bit for bit. */
 #ifndef LAT_HMC_GAUGE_CHECKS_H
 #define LAT_HMC_GAUGE_CHECKS_H
 
@@ -37,6 +44,7 @@ extern "C" { /* the CPU HMC's headers are C (the host emulation is C++) */
 #endif
 #include "hmc/site.h"
 #include "lattice/observables.h"
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,54 +181,88 @@ static inline void hmc_gauge_check_kernels(const struct lattice *lat, const char
     free(f_gpu);
 }
 
-static inline void hmc_gauge_check_md(const struct lattice *lat, const char *name)
+/* the links of a device field against host links: the largest difference */
+static inline double hgc_links_diff(const struct gpu_field *U, const struct field *want)
 {
-    const double beta = 5.7, tau = 0.5;
+    struct field w;
+    field_alloc(&w, &want->lat, 3, 64);
+    hmc_gpu_links_download(U, &w);
+    double d = hgc_maxdiff(w.d, want->d, (size_t)want->lat.V * 4 * 18, NULL);
+    field_free(&w);
+    return d;
+}
+
+/* the dH tolerance: 1e-12 (bits: the host emulation runs the CPU's
+ * arithmetic, only the sums' order differs) or 1e-10 (a GPU fuses
+ * multiply-adds), but never below 2 ulps of H: T and S come back as
+ * doubles on both paths, so dH carries an ulp of H ~ 1e4 (1.8e-12) */
+static inline double hgc_tol_dh(int bits, double h)
+{
+    return fmax(bits ? 1e-12 : 1e-10, 2 * DBL_EPSILON * fabs(h));
+}
+
+/* the general integrator's device path against its host path */
+static inline void hmc_gauge_check_md(const struct lattice *lat, const char *name, int bits)
+{
+    const double beta = 5.7, tau = 0.5, tol_links = bits ? 1e-13 : 1e-12;
     const int steps = 10;
     const uint64_t seed = 777;
     const uint32_t traj = 3;
-    struct field u0, uc, ug;
+    struct field u0, uc;
     fields_weak(&u0, lat, 3, 0.3, 5);
     field_copy(&uc, &u0);
-    field_alloc(&ug, lat, 3, 64);
     const size_t nr = (size_t)lat->V * 4 * 18;
 
-    /* the CPU integrator with the gauge monomial */
-    struct hmc_gauge_ctx gctx;
-    struct hmc_monomial m = hmc_gauge_monomial(&gctx, beta, 0);
-    struct hmc_integrator it = {tau, steps, 1};
+    /* the integrator on host fields, the gauge action split over two time
+     * scales (beta = 0.6 beta + 0.4 beta, 2 substeps): the multi-scale
+     * sequence of kicks and drifts, not only one scale */
+    struct hmc_gauge_ctx gctx[2];
+    struct hmc_monomial m[2] = {hmc_gauge_monomial(&gctx[0], 0.6 * beta, 0), hmc_gauge_monomial(&gctx[1], 0.4 * beta, 1)};
+    struct hmc_integrator it = {tau, steps / 2, 2};
     double *p_cpu = hmc_momenta_alloc(&u0), *p_gpu = hmc_momenta_alloc(&u0), *p0 = hmc_momenta_alloc(&u0);
     hmc_momenta_draw(p_cpu, &uc, seed, traj);
     memcpy(p0, p_cpu, nr * sizeof(double));
-    double h0_cpu = hmc_hamiltonian(&m, 1, &uc, p_cpu, NULL);
-    hmc_integrate(&it, &m, 1, &uc, p_cpu, NULL);
-    double dh_cpu = hmc_hamiltonian(&m, 1, &uc, p_cpu, NULL) - h0_cpu;
+    double h0_cpu = hmc_hamiltonian(m, 2, &uc, p_cpu, NULL);
+    struct hmc_timing tc, tg;
+    memset(&tc, 0, sizeof tc);
+    memset(&tg, 0, sizeof tg);
+    hmc_integrate(&it, m, 2, &uc, p_cpu, &tc);
+    double dh_cpu = hmc_hamiltonian(m, 2, &uc, p_cpu, NULL) - h0_cpu;
 
-    /* the same on the device */
+    /* the same integrator on device fields */
     struct gpu_field U, P;
     hmc_gpu_field_create(&U, &u0);
     hmc_gpu_field_create(&P, &u0);
     hmc_gpu_links_upload(&U, &u0);
     hmc_gpu_momenta_draw(&P, seed, traj);
-    double h0_gpu = hmc_gpu_kinetic_energy(&P) + hmc_gpu_gauge_action(&U, beta);
-    hmc_gpu_gauge_md(&U, &P, beta, tau, steps);
-    double dh_gpu = hmc_gpu_kinetic_energy(&P) + hmc_gpu_gauge_action(&U, beta) - h0_gpu;
+    double h0_gpu = hmc_hamiltonian_gpu(m, 2, &U, &P, NULL);
+    hmc_integrate_gpu(&it, m, 2, &U, &P, &tg);
+    double dh_gpu = hmc_hamiltonian_gpu(m, 2, &U, &P, NULL) - h0_gpu;
+    struct field ug;
+    field_alloc(&ug, lat, 3, 64);
     hmc_gpu_links_download(&U, &ug);
     double d = hgc_maxdiff(ug.d, uc.d, nr, NULL), moved = hgc_maxdiff(uc.d, u0.d, nr, NULL);
     struct unitarity un = measure_unitarity(&ug);
-    printf("%s MD (beta %.1f, tau %.1f, %d 2MN steps): links GPU vs CPU %.2e (moved %.2f), dH GPU %.12g CPU %.12g "
-           "diff %.2e, unitarity max %.1e\n",
-           name, beta, tau, steps, d, moved, dh_gpu, dh_cpu, fabs(dh_gpu - dh_cpu), un.max);
-    CHECK(d <= 1e-12, "%s: MD links differ by %g", name, d);
+    printf("%s MD (beta %.1f, tau %.1f, %d 2MN steps x 2 substeps, two time scales): links GPU vs CPU %.2e (moved %.2f), "
+           "dH GPU %.12g CPU %.12g diff %.2e, unitarity max %.1e, force calls GPU %ld+%ld CPU %ld+%ld\n",
+           name, beta, tau, it.md_steps, d, moved, dh_gpu, dh_cpu, fabs(dh_gpu - dh_cpu), un.max, tg.force_calls[0],
+           tg.force_calls[1], tc.force_calls[0], tc.force_calls[1]);
+    CHECK(d <= tol_links, "%s: MD links differ by %g", name, d);
     CHECK(moved > 1e-3, "%s: MD did not move the links (%g)", name, moved);
-    CHECK(fabs(dh_gpu - dh_cpu) <= 1e-10, "%s: dH GPU %.17g CPU %.17g", name, dh_gpu, dh_cpu);
+    CHECK(fabs(dh_gpu - dh_cpu) <= hgc_tol_dh(bits, h0_cpu), "%s: dH GPU %.17g CPU %.17g (H0 %.6g)", name, dh_gpu, dh_cpu,
+          h0_cpu);
     CHECK(un.max <= 1e-13, "%s: GPU links off SU(3) by %g", name, un.max);
+    CHECK(tg.force_calls[0] == tc.force_calls[0] && tg.force_calls[1] == tc.force_calls[1] &&
+              tc.force_calls[0] == 2 * it.md_steps + 1 && /* 2 drifts a step, 2 substeps + 1 kicks a drift */
+              tc.force_calls[1] == 2 * it.md_steps * (2 * it.substeps + 1),
+          "%s: force calls GPU %ld+%ld CPU %ld+%ld", name, tg.force_calls[0], tg.force_calls[1], tc.force_calls[0],
+          tc.force_calls[1]);
 
-    /* reversibility: P -> -P, the trajectory again */
+    /* reversibility of the device path: P -> -P, the trajectory again */
     hmc_gpu_momenta_download(&P, p_gpu, &u0);
     for (size_t i = 0; i < nr; i++) p_gpu[i] = -p_gpu[i];
     hmc_gpu_momenta_upload(&P, p_gpu, &u0);
-    hmc_gpu_gauge_md(&U, &P, beta, tau, steps);
+    hmc_integrate_gpu(&it, m, 2, &U, &P, NULL);
     hmc_gpu_links_download(&U, &ug);
     hmc_gpu_momenta_download(&P, p_gpu, &u0);
     for (size_t i = 0; i < nr; i++) p_gpu[i] = -p_gpu[i];
@@ -228,8 +270,35 @@ static inline void hmc_gauge_check_md(const struct lattice *lat, const char *nam
     printf("%s reversibility: links back to %.2e, momenta back to %.2e\n", name, back, pback);
     CHECK(back <= 1e-12 && pback <= 1e-12, "%s: not reversible: links %g, momenta %g", name, back, pback);
 
-    gpu_field_free(&U);
-    gpu_field_free(&P);
+    /* whole trajectories, hmc_trajectory_gpu against hmc_trajectory: a
+     * short step (accepted or not, the same decision) and a far too long
+     * one (dH >> 1: rejected, the start links restored bit for bit) */
+    struct hmc_gauge_ctx g1;
+    struct hmc_monomial one = hmc_gauge_monomial(&g1, beta, 0);
+    const struct hmc_params pars[2] = {{{tau, steps, 1}, seed}, {{3.0, 1, 1}, seed}};
+    for (int k = 0; k < 2; k++) {
+        struct hmc_result rc, rg;
+        field_copy(&uc, &u0);
+        hmc_gpu_links_upload(&U, &u0);
+        hmc_trajectory(&pars[k], &one, 1, &uc, traj + (uint32_t)k, &rc, NULL);
+        hmc_trajectory_gpu(&pars[k], &one, 1, &U, traj + (uint32_t)k, &rg, NULL);
+        double dl = hgc_links_diff(&U, &uc), ddh = fabs(rg.dH - rc.dH);
+        hmc_gpu_links_download(&U, &ug);
+        int back_bits = memcmp(ug.d, u0.d, nr * sizeof(double)) == 0;
+        printf("%s trajectory (tau %.1f, %d steps): dH GPU %.12g CPU %.12g diff %.2e, H0 diff %.2e, accepted GPU %d CPU %d, "
+               "links GPU vs CPU %.2e%s\n",
+               name, pars[k].it.tau, pars[k].it.md_steps, rg.dH, rc.dH, ddh, fabs(rg.H0 - rc.H0), rg.accepted, rc.accepted,
+               dl, !rg.accepted && back_bits ? ", rejected: start links restored bit for bit" : "");
+        CHECK(ddh <= hgc_tol_dh(bits, rc.H0) && rg.accepted == rc.accepted && rg.uniform == rc.uniform && dl <= tol_links,
+              "%s trajectory %d: dH %.17g vs %.17g, accepted %d vs %d, links %g", name, k, rg.dH, rc.dH, rg.accepted,
+              rc.accepted, dl);
+        if (k == 1)
+            CHECK(rg.dH > 1 && !rg.accepted && back_bits, "%s: the long trajectory (dH %g, accepted %d) did not restore "
+                  "the start links bit for bit", name, rg.dH, rg.accepted);
+    }
+
+    hmc_gpu_field_free(&U);
+    hmc_gpu_field_free(&P);
     field_free(&u0);
     field_free(&uc);
     field_free(&ug);

@@ -4,8 +4,10 @@
  * the same kernels on the host) on 8^4 and 4^3x8: momenta to 1e-15 of the
  * largest |P|, kinetic energy and action to 1e-13 relative, force to 1e-13,
  * link update to 1e-14, the force against a numerical derivative of the
- * GPU action; a 2MN trajectory (beta 5.7, tau 0.5, 10 steps) against the
- * CPU integrator (links 1e-12, dH 1e-10) and its reversal (1e-12).  Also:
+ * GPU action; the general integrator (integrator.h) on device fields
+ * against host fields: MD over two time scales (links 1e-12, dH 1e-10),
+ * its reversal (1e-12), whole trajectories hmc_trajectory_gpu vs
+ * hmc_trajectory (dH, the decision, links; a reject restored).  Also:
  * the sums twice give the same bits (deterministic reductions).  No
  * bit-for-bit claims against the CPU here: nvcc fuses multiply-adds.
  * Exported: main (prints "test_gpu_hmc_gauge: N passed, M failed"). */
@@ -57,7 +59,7 @@ int main(void)
         char name[32];
         snprintf(name, sizeof name, "%dx%dx%dx%d", dims[k][0], dims[k][1], dims[k][2], dims[k][3]);
         hmc_gauge_check_kernels(&lat, name, 0);
-        hmc_gauge_check_md(&lat, name);
+        hmc_gauge_check_md(&lat, name, 0);
         if (k == 0) check_deterministic(&lat);
     }
     return unit_done("test_gpu_hmc_gauge");

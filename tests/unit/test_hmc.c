@@ -20,7 +20,10 @@
  *     dH ~ h^2 per trajectory, so <dH^2> ~ h^4 and, at equilibrium,
  *     <dH> = <dH^2>/2 ~ h^4);
  *   - trajectories give the same bits with 1 and 2 threads; a rejected
- *     trajectory restores the links bit for bit. */
+ *     trajectory restores the links bit for bit;
+ *   - hmc_on_device: the gauge monomial has its device callbacks, a
+ *     monomial without force_gpu or with refresh but no refresh_gpu has
+ *     none (the device path itself: scripts/hmc-gauge-emulation). */
 #include "hmc/gauge.h"
 #include "hmc/integrator.h"
 #include "hmc/momenta.h"
@@ -360,8 +363,30 @@ static void test_threads_and_reject(void)
     field_free(&b);
 }
 
+/* a refresh that never runs: hmc_on_device only looks at the pointers */
+static void no_refresh(void *ctx, const struct field *u, uint64_t seed, uint32_t trajectory)
+{
+    (void)ctx, (void)u, (void)seed, (void)trajectory;
+}
+
+/* which monomials the device integrator takes: every one with its device
+ * callbacks (the gauge monomial has them), none without */
+static void test_on_device(void)
+{
+    struct hmc_gauge_ctx g;
+    struct hmc_monomial m[2] = {hmc_gauge_monomial(&g, 6.0, 0), hmc_gauge_monomial(&g, 6.0, 1)};
+    CHECK(hmc_on_device(m, 2) == 1 && m[0].action_gpu && m[0].force_gpu && !m[0].refresh_gpu,
+          "the gauge monomial has device action and force (no refresh)");
+    m[1].force_gpu = NULL;
+    CHECK(hmc_on_device(m, 2) == 0 && hmc_on_device(m, 1) == 1, "a monomial without force_gpu: no device path");
+    m[1] = m[0];
+    m[1].refresh = no_refresh; /* random fields drawn on the host only */
+    CHECK(hmc_on_device(m, 2) == 0, "a monomial with refresh but no refresh_gpu: no device path");
+}
+
 int main(void)
 {
+    test_on_device();
     test_exp();
     test_momenta();
     test_force();
