@@ -13,6 +13,10 @@
 # (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels, the integrator's
 # device path and lat-hmc --nf 0 --device gpu
 # against the CPU HMC (scripts/hmc-gauge-emulation).
+# (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
+# against the CPU HMC (scripts/hmc-gauge-emulation); lat-fourier's GPU
+# backend on MPI t-slabs with cuFFT on FFTW, R = 1, 2, 4 against each other
+# and the CPU backend (scripts/fourier-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -138,4 +142,20 @@
     # lat-hmc --nf 0 --device gpu linked with the emulated kernels (the whole trajectory on the device) = --device cpu
     echo "$output" | grep -q '^lat-hmc --nf 0, --device gpu (emulated) vs cpu: '
     echo "$output" | grep -q '^hmc-gauge-emulation lat-hmc: 4 passed, 0 failed$'
+}
+
+@test "lat-fourier's GPU backend on t-slabs on the host (cuFFT on FFTW): R = 1,2,4 and 1,3 byte-identical, double = CPU to 1e-12" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/fourier-emulation compiles the device code with it"
+    command -v mpirun >/dev/null || skip "mpirun not found: scripts/fourier-emulation runs the backend on 1, 2, 3 and 4 ranks"
+    grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" || skip "built without MPI (make MPI=0): no slabs to compare"
+    grep -q 'FFT=1' "$BATS_TEST_DIRNAME/../build/.config" || skip "built without FFTW (make FFT=0): no CPU backend and no cuFFT stand-in"
+    run "$BATS_TEST_DIRNAME/../scripts/fourier-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^fourier-emulation: 7 passed, 0 failed$'
+    # every case ran on every R and matched byte for byte
+    [ "$(echo "$output" | grep -c 'output and log identical: yes; after [0-9]* logged iterations')" -eq 7 ]
+    echo "$output" | grep -q '^4x4x4x8 landau --stall 2 --restarts 2: emulated GPU on R = 1,2,4, output and log identical: yes'
+    echo "$output" | grep -q '^4x4x4x8 coulomb --method cg: emulated GPU on R = 1,2,4'
+    echo "$output" | grep -q '^4x4x4x6 landau --method cg: emulated GPU on R = 1,3'
 }

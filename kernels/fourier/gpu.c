@@ -1,11 +1,13 @@
 /* fourier/gpu.c -- fa_backend_gpu (backend.h): the dispatch on the
  * precision to the three builds of fourier/gpu.cuh, and the random orbit
  * move of a restart (G drawn on the host, in double, from the CPU's
- * Philox streams, then applied on the device).  Built with CUDA and cuFFT
- * only. */
+ * Philox streams of the global sites -- on a slab for the halo slices too,
+ * so no exchange is needed -- then applied on the device).  One rank or a
+ * t-slab per rank (one GPU each).  Built with CUDA and cuFFT only. */
 #if defined(LAT_HAVE_CUDA) && defined(LAT_HAVE_CUFFT)
 #include "fourier/gpu.h"
 #include "math/rng.h"
+#include "lattice/geometry.h"
 #include "base/log.h"
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,6 @@ static struct fa_gpu_state *S(struct fa_state *s) { return (struct fa_gpu_state 
 
 static struct fa_state *gpu_create(const struct field *u, const double *transform, char prec, enum gauge_kind g)
 {
-    if (u->dom) lat_die_all(1, NULL, "lat-fourier on the GPU runs on one rank in this version (use --device cpu under mpirun)");
     switch (prec) {
     case 'd': return (struct fa_state *)fa_gpu_create_d(u, transform, g);
     case 's': return (struct fa_state *)fa_gpu_create_s(u, transform, g);
@@ -46,13 +47,14 @@ static void gpu_orbit(struct fa_state *s, const unsigned char *set, uint64_t see
     double *G = lat_malloc(sizeof(double) * 2 * (size_t)nn * (size_t)st->V);
     for (int64_t x = 0; x < st->V; x++) {
         double *g = G + 2 * (size_t)nn * (size_t)x;
-        if (!set[x / st->V3]) {
+        int64_t xg = geometry_any_global_site(st->dom, x);
+        if (!set[xg / st->V3]) {
             memset(g, 0, sizeof(double) * 2 * (size_t)nn);
             for (int a = 0; a < n; a++) g[2 * a * (n + 1)] = 1;
             continue;
         }
         struct lat_rng r;
-        rng_init(&r, seed, copy, (uint64_t)x, k, RNG_ORBIT);
+        rng_init(&r, seed, copy, (uint64_t)xg, k, RNG_ORBIT);
         sun_random_haar(n, g, &r);
     }
     GPU_CALL(st, fa_gpu_apply_host_G, G);

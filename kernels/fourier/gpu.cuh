@@ -11,22 +11,65 @@
  * the host in order -- the same bits run after run (not the CPU's bits:
  * another order of additions, FMA contraction and cuFFT's own algorithms).
  * Links and g are read and written through the accessor of the gpu_field
- * (gpu/accessor.cuh): the kernels never see layout or compression. */
+ * (gpu/accessor.cuh): the kernels never see layout or compression.
+ *
+ * On a t-slab (fourier/gpu.h) the kernels cover the owned local slices
+ * tb .. tb+lt-1 only, the transforms follow fft/fft.h (3-D per owned
+ * slice; Landau: the transpose to [kt][chunk] between the ranks, lines
+ * along t, and back), the halo slices the stencils read are refreshed
+ * through host memory, and each per-slice sum is the same RED_NB blocks
+ * over the same sites as on one rank, put in its global slot and summed
+ * over the ranks exactly (comm_sum): R ranks give one rank's bits as long
+ * as cuFFT's arithmetic per transform does not depend on the batch.
+ *
+ * Launches go through fa_launch (no barriers) and fa_launch_red (block
+ * reductions); with FA_EMULATION defined the includer provides them, dim3,
+ * the cuFFT calls and fa_host_alloc/fa_host_free (scripts/fourier-emulation.cpp
+ * runs this file on the host). */
 #include "fourier/gpu.h"
 #include "gaugefix/gpu.h"
 extern "C" {
 #include "base/log.h"
+#include "base/comm.h"
 #include "lattice/field.h"
+#include "lattice/geometry.h"
 }
 #include "gaugefix/site.h"
 #include "fourier/site.h"
 #include "lattice/observables_site.h"
 #include "gpu/reduce.cuh"
 #include "gpu/launch.cuh"
+#ifndef FA_EMULATION
 #include <cuda_runtime.h>
 #include <cufft.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
+
+#if !defined(FA_EMULATION) && !defined(FA_LAUNCHERS_DEFINED)
+#define FA_LAUNCHERS_DEFINED
+/* a launch through a pointer to the kernel (the emulation runs the same
+ * calls thread by thread) */
+template <class... P, class... A> static void fa_launch(dim3 grid, unsigned bs, void (*k)(P...), A... args)
+{
+    k<<<grid, bs>>>(args...);
+}
+template <class... P, class... A> static void fa_launch_red(dim3 grid, unsigned bs, void (*k)(P...), A... args)
+{
+    k<<<grid, bs>>>(args...);
+}
+/* pinned host memory for the messages between the ranks */
+static void *fa_host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) lat_die(1, "GPU", "cannot allocate %zu bytes of pinned host memory", bytes);
+    return p;
+}
+static void fa_host_free(void *p)
+{
+    if (p) cudaFreeHost(p);
+}
+#endif
 
 #define FA_CAT2(a, b) a##_##b
 #define FA_CAT(a, b) FA_CAT2(a, b)
@@ -58,6 +101,8 @@ typedef FT::cx fcx;
 struct fgeo {
     kgeo k;
     int V, V3, nd, ad, ncomp;
+    int tb, lt, t0;      /* owned local slices tb .. tb+lt-1, global slice of tb */
+    long long cnt, kc;   /* buffer stride per component; momentum-space entries */
 };
 
 /* parity, half index and coordinates of ILDG site s */
@@ -93,7 +138,7 @@ k_gradient(fgeo g, const store_t *__restrict__ links, lat_real *grad, const lat_
 {
     constexpr int NN = NC * NC;
     __shared__ double sh[3][RED_BS];
-    const int t = blockIdx.y;
+    const int t = blockIdx.y + g.tb;
     double v[3] = {0, 0, 0};
     for (int j = blockIdx.x * RED_BS + threadIdx.x; j < g.V3; j += RED_NB * RED_BS) {
         int s = t * g.V3 + j, x[4], h;
@@ -111,31 +156,34 @@ k_gradient(fgeo g, const store_t *__restrict__ links, lat_real *grad, const lat_
         v[2] += (double)alg_dot(NC, d, q);
         for (int a = 0; a < NN - 1; a++) grad[(size_t)a * g.V + s] = d[a];
     }
-    red_block_sum<3>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x) * 3);
+    red_block_sum<3>(sh, v, partials + ((size_t)blockIdx.y * RED_NB + blockIdx.x) * 3);
 }
 
 /* ---- the preconditioner -------------------------------------------------- */
+/* the owned sites' Delta into the buffer's position layout [t_own][V3] */
 __global__ void k_pack(fgeo g, const lat_real *__restrict__ grad, fcx *buf)
 {
-    int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= g.V) return;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= g.lt * g.V3) return;
+    int s = g.tb * g.V3 + i;
     for (int c = 0; c < g.ncomp; c++) {
         fcx z;
         z.x = grad[(size_t)(2 * c) * g.V + s];
         z.y = 2 * c + 1 < g.ad ? grad[(size_t)(2 * c + 1) * g.V + s] : 0;
-        buf[(size_t)c * g.V + s] = z;
+        buf[(size_t)c * g.cnt + i] = z;
     }
 }
 
+/* the weights on this rank's momenta (the buffer's momentum layout) */
 __global__ void k_weight(fgeo g, const lat_real *__restrict__ w, fcx *buf)
 {
-    int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= g.V) return;
+    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= g.kc) return;
     for (int c = 0; c < g.ncomp; c++) {
-        fcx z = buf[(size_t)c * g.V + s];
-        z.x *= w[s];
-        z.y *= w[s];
-        buf[(size_t)c * g.V + s] = z;
+        fcx z = buf[(size_t)c * g.cnt + j];
+        z.x *= w[j];
+        z.y *= w[j];
+        buf[(size_t)c * g.cnt + j] = z;
     }
 }
 
@@ -147,13 +195,13 @@ k_unpack(fgeo g, const fcx *__restrict__ buf, lat_real *pgrad, const lat_real *_
 {
     constexpr int AD = NC * NC - 1;
     __shared__ double sh[2][RED_BS];
-    const int t = blockIdx.y;
+    const int t = blockIdx.y + g.tb;
     double v[2] = {0, 0};
     for (int j = blockIdx.x * RED_BS + threadIdx.x; j < g.V3; j += RED_NB * RED_BS) {
         int s = t * g.V3 + j;
         lat_real p[AD + 1], d[AD], o[AD];
         for (int c = 0; c < g.ncomp; c++) {
-            fcx z = buf[(size_t)c * g.V + s];
+            fcx z = buf[(size_t)c * g.cnt + (size_t)blockIdx.y * g.V3 + j];
             p[2 * c] = z.x;
             p[2 * c + 1] = z.y;
         }
@@ -165,7 +213,7 @@ k_unpack(fgeo g, const fcx *__restrict__ buf, lat_real *pgrad, const lat_real *_
             v[1] += (double)alg_dot(NC, d, o);
         }
     }
-    red_block_sum<2>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x) * 2);
+    red_block_sum<2>(sh, v, partials + ((size_t)blockIdx.y * RED_NB + blockIdx.x) * 2);
 }
 
 /* s = P Delta + beta[t] s on the slices with set[t]; the sum of tr(Delta s) */
@@ -176,21 +224,21 @@ k_direction(fgeo g, const lat_real *__restrict__ pgrad, const lat_real *__restri
 {
     constexpr int AD = NC * NC - 1;
     __shared__ double sh[1][RED_BS];
-    const int t = blockIdx.y;
-    const lat_real b = (lat_real)beta[t];
+    const int t = blockIdx.y + g.tb, tg = blockIdx.y + g.t0;
+    const lat_real b = (lat_real)beta[tg];
     double v[1] = {0};
     for (int j = blockIdx.x * RED_BS + threadIdx.x; j < g.V3; j += RED_NB * RED_BS) {
         int s = t * g.V3 + j;
         lat_real q[AD], d[AD];
         load_alg<NC>(dir, g, s, q);
-        if (set[t]) {
+        if (set[tg]) {
             for (int a = 0; a < AD; a++) q[a] = pgrad[(size_t)a * g.V + s] + b * q[a];
             for (int a = 0; a < AD; a++) dir[(size_t)a * g.V + s] = q[a];
         }
         load_alg<NC>(grad, g, s, d);
         v[0] += (double)alg_dot(NC, d, q);
     }
-    red_block_sum<1>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x));
+    red_block_sum<1>(sh, v, partials + ((size_t)blockIdx.y * RED_NB + blockIdx.x));
 }
 
 /* the curvature along s, per site as the CPU (fa_site_curvature) */
@@ -200,7 +248,7 @@ k_curvature(fgeo g, const store_t *__restrict__ links, const lat_real *__restric
 {
     constexpr int NN = NC * NC;
     __shared__ double sh[1][RED_BS];
-    const int t = blockIdx.y;
+    const int t = blockIdx.y + g.tb;
     double v[1] = {0};
     for (int j = blockIdx.x * RED_BS + threadIdx.x; j < g.V3; j += RED_NB * RED_BS) {
         int s = t * g.V3 + j, x[4], h0;
@@ -217,7 +265,7 @@ k_curvature(fgeo g, const store_t *__restrict__ links, const lat_real *__restric
         }
         v[0] += (double)fa_site_curvature(NC, g.nd, h, up, dn, hy);
     }
-    red_block_sum<1>(sh, v, partials + ((size_t)t * RED_NB + blockIdx.x));
+    red_block_sum<1>(sh, v, partials + ((size_t)blockIdx.y * RED_NB + blockIdx.x));
 }
 
 /* ---- moving along the orbit ---------------------------------------------- */
@@ -225,9 +273,10 @@ template <int NC>
 __global__ void k_exp(fgeo g, const lat_real *__restrict__ dir, const double *__restrict__ alpha, lat_complex *G)
 {
     constexpr int NN = NC * NC;
-    int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= g.V) return;
-    lat_real a = (lat_real)alpha[s / g.V3];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= g.lt * g.V3) return;
+    int s = g.tb * g.V3 + i;
+    lat_real a = (lat_real)alpha[g.t0 + i / g.V3];
     lat_complex *gs = G + (size_t)s * NN;
     if (a == 0) {
         sun_unit(NC, gs);
@@ -240,15 +289,16 @@ __global__ void k_exp(fgeo g, const lat_real *__restrict__ dir, const double *__
     sun_exp_i(NC, -a, h, gs);
 }
 
-/* U_mu(x) -> G(x) U_mu(x) G(x+mu)^dag (mu < nd), g(x) -> G(x) g(x) */
+/* U_mu(x) -> G(x) U_mu(x) G(x+mu)^dag (mu < nd), g(x) -> G(x) g(x), on
+ * the owned sites */
 template <class U, int NC>
 __global__ void k_apply(fgeo g, store_t *links, store_t *gt, const lat_complex *__restrict__ G)
 {
     typedef typename U::transform T;
     constexpr int NN = NC * NC;
-    int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= g.V) return;
-    int x[4], h;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= g.lt * g.V3) return;
+    int s = g.tb * g.V3 + i, x[4], h;
     int p = site_coords(g, s, x, &h);
     const lat_complex *gs = G + (size_t)s * NN;
     lat_complex u[NN], a[NN], r[NN];
@@ -280,21 +330,30 @@ static fgeo geo_of(const struct fa_gpu_state *st)
     g.nd = st->nd;
     g.ad = st->ad;
     g.ncomp = st->ncomp;
+    g.tb = st->tb;
+    g.lt = st->lt;
+    g.t0 = st->t0;
+    g.cnt = st->count;
+    g.kc = st->nd == 4 ? (long long)st->nt * (st->k3e - st->k3b) : (long long)st->lt * st->V3;
     return g;
 }
 
-/* the per-slice sums of the last reduction kernel: out[k*nt..] gets, for
- * every slice, the K sums at stride `stride` (offset k) */
+/* the per-slice sums of the last reduction kernel: out[stride*t + k] gets,
+ * for every global slice t, the K sums (0 for the slices of other ranks,
+ * then summed over the ranks exactly) */
 static void slice_sums(struct fa_gpu_state *st, int K, double *out, int stride)
 {
-    size_t n = (size_t)st->nt * RED_NB * K;
+    size_t n = (size_t)st->lt * RED_NB * K;
     gpu_download(st->hpart, st->partials, n * sizeof(double));
     for (int t = 0; t < st->nt; t++)
+        for (int k = 0; k < K; k++) out[(size_t)stride * t + k] = 0;
+    for (int i = 0; i < st->lt; i++)
         for (int k = 0; k < K; k++) {
             double a = 0;
-            for (int b = 0; b < RED_NB; b++) a += st->hpart[((size_t)t * RED_NB + b) * K + k];
-            out[(size_t)stride * t + k] = a;
+            for (int b = 0; b < RED_NB; b++) a += st->hpart[((size_t)i * RED_NB + b) * K + k];
+            out[(size_t)stride * (st->t0 + i) + k] = a;
         }
+    if (st->dom) comm_sum(out, (size_t)stride * st->nt);
 }
 
 static void fft_check(cufftResult r, const char *what)
@@ -302,13 +361,9 @@ static void fft_check(cufftResult r, const char *what)
     if (r != CUFFT_SUCCESS) lat_die(1, "GPU", "cuFFT %s failed (error %d)", what, (int)r);
 }
 
-static void transform(struct fa_gpu_state *st, int dir)
-{
-    fcx *b = (fcx *)st->buf;
-    fft_check(FT::exec(st->plan3, b, dir), "3-D transform");
-    if (st->nd == 4)
-        for (int c = 0; c < st->ncomp; c++) fft_check(FT::exec(st->plan1, b + (size_t)c * st->V, dir), "t transform");
-}
+static unsigned nblocks(long long n, unsigned bs) { return (unsigned)((n + bs - 1) / bs); }
+
+#include "fourier/gpu_slab.cuh"
 
 } /* namespace FA_NS */
 
@@ -330,14 +385,28 @@ extern "C" struct fa_gpu_state *FA_ENTRY(fa_gpu_create)(const struct field *u, c
     st->prec = sizeof(store_t) == sizeof(double) ? 'd' : sizeof(lat_real) == sizeof(double) ? 'm' : 's';
     gpu_field_create(&st->f, u, st->prec, transform_in != NULL);
     gpu_field_upload(&st->f, u, transform_in);
+    const struct geometry *dom = u->dom;
+    const struct lattice *glob = geometry_global(dom, &u->lat);
+    st->dom = dom;
     st->nc = u->nc;
     st->nd = gf_ndirs(gauge);
     st->gauge = gauge;
-    st->nt = u->lat.L[3];
+    st->nt = glob->L[3];
     st->ad = u->nc * u->nc - 1;
     st->ncomp = (st->ad + 1) / 2;
     st->V = u->lat.V;
     st->V3 = u->lat.V / u->lat.L[3];
+    st->tb = geometry_t_begin(dom);
+    st->lt = dom ? dom->lt : st->nt;
+    st->t0 = dom ? dom->t0 : 0;
+    st->R = dom ? dom->size : 1;
+    st->rank = dom ? dom->rank : 0;
+    /* fft/fft.h's layouts: this rank's spatial momenta, the stride per component */
+    st->k3b = st->nd == 4 ? chunk_begin(st, st->rank) : 0;
+    st->k3e = st->nd == 4 ? chunk_begin(st, st->rank + 1) : st->V3;
+    st->count = (int64_t)st->lt * st->V3;
+    int64_t maxchunk = (st->V3 + st->R - 1) / st->R;
+    if (st->nd == 4 && (int64_t)st->nt * maxchunk > st->count) st->count = (int64_t)st->nt * maxchunk;
     size_t alg = (size_t)st->ad * st->V * sizeof(lat_real);
     st->grad = gpu_alloc(alg, "the gradient");
     st->pgrad = gpu_alloc(alg, "the preconditioned gradient");
@@ -346,34 +415,63 @@ extern "C" struct fa_gpu_state *FA_ENTRY(fa_gpu_create)(const struct field *u, c
     gpu_memset(st->dir, 0, alg);
     gpu_memset(st->pgrad, 0, alg);
     st->G = gpu_alloc((size_t)st->V * u->nc * u->nc * sizeof(lat_complex), "the step's G(x)");
-    st->buf = gpu_alloc((size_t)st->ncomp * st->V * sizeof(fcx), "the FFT buffer");
-    st->weight = gpu_alloc((size_t)st->V * sizeof(lat_real), "the preconditioner");
-    st->partials = (double *)gpu_alloc((size_t)st->nt * RED_NB * 3 * sizeof(double), "block sums");
-    st->hpart = (double *)malloc((size_t)st->nt * RED_NB * 3 * sizeof(double));
+    st->buf = gpu_alloc((size_t)st->ncomp * st->count * sizeof(fcx), "the FFT buffer");
+    fgeo g = geo_of(st);
+    st->weight = gpu_alloc((size_t)g.kc * sizeof(lat_real), "the preconditioner");
+    st->partials = (double *)gpu_alloc((size_t)st->lt * RED_NB * 3 * sizeof(double), "block sums");
+    st->hpart = (double *)malloc((size_t)st->lt * RED_NB * 3 * sizeof(double));
     st->beta_d = (double *)gpu_alloc((size_t)st->nt * sizeof(double), "beta per slice");
     st->set_d = (unsigned char *)gpu_alloc((size_t)st->nt, "slice mask");
     if (!st->hpart) lat_die(1, "GPU", "out of host memory");
-    /* the weights p^2_max / p^2(k) / N in the buffer's momentum layout (the
-     * transforms are in place: momentum k sits where site x = k was) */
-    lat_real *w = (lat_real *)malloc((size_t)st->V * sizeof(lat_real));
-    if (!w) lat_die(1, "GPU", "out of host memory");
-    const int *L = u->lat.L;
-    double norm = st->nd == 4 ? (double)st->V : (double)st->V3;
-    for (int64_t s = 0; s < st->V; s++) {
-        int k[4];
-        lattice_coords(&u->lat, s, k);
-        w[s] = fa_weight(L, st->nd, k, norm);
+    if (dom) {
+        size_t xb = (size_t)st->ncomp * st->count * sizeof(fcx), hb = xb, v3 = (size_t)st->V3;
+        size_t halo[3] = {v3 * st->f.ncomp * sizeof(store_t), v3 * st->ad * sizeof(lat_real),
+                          v3 * st->nc * st->nc * sizeof(lat_complex)};
+        for (int i = 0; i < 3; i++) {
+            if (halo[i] > xb && i == 0) xb = halo[i];
+            if (halo[i] > hb) hb = halo[i];
+        }
+        st->xsend = gpu_alloc(xb, "the transpose's messages");
+        st->xrecv = gpu_alloc(xb, "the transpose's messages");
+        st->hsend = fa_host_alloc(hb);
+        st->hrecv = fa_host_alloc(hb);
     }
-    gpu_upload(st->weight, w, (size_t)st->V * sizeof(lat_real));
+    /* the weights p^2_max / p^2(k) / N in the buffer's momentum layout (the
+     * transforms are in place: fft/fft.h's fft_momentum) */
+    lat_real *w = (lat_real *)malloc((size_t)g.kc * sizeof(lat_real));
+    if (!w) lat_die(1, "GPU", "out of host memory");
+    const int *L = glob->L;
+    double norm = st->nd == 4 ? (double)glob->V : (double)st->V3;
+    const int64_t chunk = st->k3e - st->k3b;
+    for (int64_t j = 0; j < g.kc; j++) {
+        int k[4];
+        int64_t s3;
+        if (st->nd == 4) {
+            k[3] = (int)(j / chunk);
+            s3 = st->k3b + j % chunk;
+        } else {
+            k[3] = st->t0 + (int)(j / st->V3);
+            s3 = j % st->V3;
+        }
+        k[0] = (int)(s3 % L[0]);
+        k[1] = (int)(s3 / L[0] % L[1]);
+        k[2] = (int)(s3 / ((int64_t)L[0] * L[1]));
+        w[j] = fa_weight(L, st->nd, k, norm);
+    }
+    gpu_upload(st->weight, w, (size_t)g.kc * sizeof(lat_real));
     free(w);
-    /* cuFFT: 3-D transforms of every (component, timeslice) block, then the
-     * lines along t (stride V3) of one component at a time */
+    /* cuFFT: 3-D transforms of every (component, owned timeslice) block --
+     * one batch when the components follow each other without a gap --
+     * then the lines along t (stride chunk: V3 on one rank) of one
+     * component at a time */
     int n3[3] = {L[2], L[1], L[0]};
     cufftHandle p3, p1 = 0;
-    fft_check(cufftPlanMany(&p3, 3, n3, NULL, 1, 0, NULL, 1, 0, FT::type, st->ncomp * L[3]), "plan (3-D)");
-    if (st->nd == 4) {
+    st->plan3_whole = st->count == (int64_t)st->lt * st->V3;
+    int batch3 = st->plan3_whole ? st->ncomp * st->lt : st->lt;
+    fft_check(cufftPlanMany(&p3, 3, n3, NULL, 1, 0, NULL, 1, 0, FT::type, batch3), "plan (3-D)");
+    if (st->nd == 4 && chunk > 0) {
         int n1[1] = {L[3]};
-        fft_check(cufftPlanMany(&p1, 1, n1, n1, (int)st->V3, 1, n1, (int)st->V3, 1, FT::type, (int)st->V3), "plan (t)");
+        fft_check(cufftPlanMany(&p1, 1, n1, n1, (int)chunk, 1, n1, (int)chunk, 1, FT::type, (int)chunk), "plan (t)");
     }
     st->plan3 = (int)p3;
     st->plan1 = (int)p1;
@@ -384,11 +482,12 @@ extern "C" struct fa_gpu_state *FA_ENTRY(fa_gpu_create)(const struct field *u, c
 extern "C" void FA_ENTRY(fa_gpu_gradient)(struct fa_gpu_state *st, double *fsums, double *dphi)
 {
     fgeo g = geo_of(st);
-    dim3 grid(RED_NB, st->nt);
+    dim3 grid(RED_NB, st->lt);
     const store_t *l = (const store_t *)st->f.links;
-    BY_NC(st, (k_gradient<typename links_of<NC>::type, NC><<<grid, RED_BS>>>(g, l, (lat_real *)st->grad, (const lat_real *)st->dir, st->gauge, st->partials)));
+    BY_NC(st, (fa_launch_red(grid, RED_BS, k_gradient<typename links_of<NC>::type, NC>, g, l, (lat_real *)st->grad, (const lat_real *)st->dir, (int)st->gauge, st->partials)));
     gpu_check("gradient kernel launch");
     double *tmp = (double *)malloc(sizeof(double) * 3 * (size_t)st->nt);
+    if (!tmp) lat_die(1, "GPU", "out of host memory");
     slice_sums(st, 3, tmp, 3);
     for (int t = 0; t < st->nt; t++) {
         fsums[2 * t] = tmp[3 * t];
@@ -404,13 +503,12 @@ extern "C" void FA_ENTRY(fa_gpu_precondition)(struct fa_gpu_state *st, double *d
     void *sw = st->pgrad_old;
     st->pgrad_old = st->pgrad;
     st->pgrad = sw;
-    int nb = (int)((st->V + 255) / 256);
-    k_pack<<<nb, 256>>>(g, (const lat_real *)st->grad, (fcx *)st->buf);
+    fa_launch(dim3(nblocks((long long)st->lt * st->V3, 256)), 256, k_pack, g, (const lat_real *)st->grad, (fcx *)st->buf);
     transform(st, CUFFT_FORWARD);
-    k_weight<<<nb, 256>>>(g, (const lat_real *)st->weight, (fcx *)st->buf);
+    fa_launch(dim3(nblocks(g.kc, 256)), 256, k_weight, g, (const lat_real *)st->weight, (fcx *)st->buf);
     transform(st, CUFFT_INVERSE);
-    dim3 grid(RED_NB, st->nt);
-    BY_NC(st, (k_unpack<NC><<<grid, RED_BS>>>(g, (const fcx *)st->buf, (lat_real *)st->pgrad, (const lat_real *)st->grad, (const lat_real *)st->pgrad_old, st->have_pold, st->partials)));
+    dim3 grid(RED_NB, st->lt);
+    BY_NC(st, (fa_launch_red(grid, RED_BS, k_unpack<NC>, g, (const fcx *)st->buf, (lat_real *)st->pgrad, (const lat_real *)st->grad, (const lat_real *)st->pgrad_old, st->have_pold, st->partials)));
     gpu_check("preconditioner kernel launch");
     st->have_pold = 1;
     slice_sums(st, 2, dots, 2);
@@ -421,29 +519,32 @@ extern "C" void FA_ENTRY(fa_gpu_direction)(struct fa_gpu_state *st, const unsign
     fgeo g = geo_of(st);
     gpu_upload(st->set_d, set, (size_t)st->nt);
     gpu_upload(st->beta_d, beta, (size_t)st->nt * sizeof(double));
-    dim3 grid(RED_NB, st->nt);
-    BY_NC(st, (k_direction<NC><<<grid, RED_BS>>>(g, (const lat_real *)st->pgrad, (const lat_real *)st->grad, (lat_real *)st->dir, st->set_d, st->beta_d, st->partials)));
+    dim3 grid(RED_NB, st->lt);
+    BY_NC(st, (fa_launch_red(grid, RED_BS, k_direction<NC>, g, (const lat_real *)st->pgrad, (const lat_real *)st->grad, (lat_real *)st->dir, (const unsigned char *)st->set_d, (const double *)st->beta_d, st->partials)));
     gpu_check("direction kernel launch");
     slice_sums(st, 1, dphi, 1);
 }
 
 extern "C" void FA_ENTRY(fa_gpu_curvature)(struct fa_gpu_state *st, double *d2)
 {
+    refresh_upper(st, st->dir, st->ad, sizeof(lat_real)); /* s(x + t) of the last owned slice */
     fgeo g = geo_of(st);
-    dim3 grid(RED_NB, st->nt);
+    dim3 grid(RED_NB, st->lt);
     const store_t *l = (const store_t *)st->f.links;
-    BY_NC(st, (k_curvature<typename links_of<NC>::type, NC><<<grid, RED_BS>>>(g, l, (const lat_real *)st->dir, st->partials)));
+    BY_NC(st, (fa_launch_red(grid, RED_BS, k_curvature<typename links_of<NC>::type, NC>, g, l, (const lat_real *)st->dir, st->partials)));
     gpu_check("curvature kernel launch");
     slice_sums(st, 1, d2, 1);
 }
 
+/* G (set on the owned slices and, on a Landau slab, the upper halo slice)
+ * applied on the owned sites; then the halo links the gradient reads */
 static void apply(struct fa_gpu_state *st)
 {
     fgeo g = geo_of(st);
-    int nb = (int)((st->V + 127) / 128);
     store_t *l = (store_t *)st->f.links, *gt = (store_t *)st->f.transform;
-    BY_NC(st, (k_apply<typename links_of<NC>::type, NC><<<nb, 128>>>(g, l, gt, (const lat_complex *)st->G)));
+    BY_NC(st, (fa_launch(dim3(nblocks((long long)st->lt * st->V3, 128)), 128, k_apply<typename links_of<NC>::type, NC>, g, l, gt, (const lat_complex *)st->G)));
     gpu_check("step kernel launch");
+    refresh_tlinks(st);
 }
 
 extern "C" void FA_ENTRY(fa_gpu_step)(struct fa_gpu_state *st, const double *alpha)
@@ -451,12 +552,14 @@ extern "C" void FA_ENTRY(fa_gpu_step)(struct fa_gpu_state *st, const double *alp
     fgeo g = geo_of(st);
     /* alpha per slice, reusing the beta array on the device */
     gpu_upload(st->beta_d, alpha, (size_t)st->nt * sizeof(double));
-    int nb = (int)((st->V + 127) / 128);
-    BY_NC(st, (k_exp<NC><<<nb, 128>>>(g, (const lat_real *)st->dir, st->beta_d, (lat_complex *)st->G)));
+    BY_NC(st, (fa_launch(dim3(nblocks((long long)st->lt * st->V3, 128)), 128, k_exp<NC>, g, (const lat_real *)st->dir, (const double *)st->beta_d, (lat_complex *)st->G)));
     gpu_check("exponential kernel launch");
+    refresh_upper(st, st->G, 1, (size_t)st->nc * st->nc * sizeof(lat_complex)); /* G(x + t) of the last owned slice */
     apply(st);
 }
 
+/* G for every local site (halo slices included: fourier/gpu.c draws them
+ * from the global sites' streams) */
 extern "C" void FA_ENTRY(fa_gpu_apply_host_G)(struct fa_gpu_state *st, const double *G)
 {
     size_t n = (size_t)st->V * st->nc * st->nc;
@@ -474,7 +577,7 @@ extern "C" void FA_ENTRY(fa_gpu_destroy)(struct fa_gpu_state *st)
 {
     if (!st) return;
     cufftDestroy((cufftHandle)st->plan3);
-    if (st->nd == 4) cufftDestroy((cufftHandle)st->plan1);
+    if (st->nd == 4 && st->k3e > st->k3b) cufftDestroy((cufftHandle)st->plan1);
     gpu_field_free(&st->f);
     gpu_free(st->grad);
     gpu_free(st->pgrad);
@@ -486,6 +589,12 @@ extern "C" void FA_ENTRY(fa_gpu_destroy)(struct fa_gpu_state *st)
     gpu_free(st->partials);
     gpu_free(st->beta_d);
     gpu_free(st->set_d);
+    if (st->dom) {
+        gpu_free(st->xsend);
+        gpu_free(st->xrecv);
+        fa_host_free(st->hsend);
+        fa_host_free(st->hrecv);
+    }
     free(st->hpart);
     free(st);
 }

@@ -1,8 +1,10 @@
 /* fourier/gpu.h -- private to the CUDA backend of Fourier-accelerated gauge
  * fixing: its state and the per-precision entry points of fourier/gpu.cuh
  * (built by gpu_d.cu, gpu_s.cu, gpu_m.cu); fourier/gpu.c makes them
- * fa_backend_gpu.  One GPU, one rank, every N of the gpu_field
- * (GPU_MIN_NC..GPU_MAX_NC, gpu/gpu.h; lat-fourier refuses others first).
+ * fa_backend_gpu.  One GPU per rank: the whole lattice on one rank, or a
+ * t-slab (lattice/geometry.h: local slices 0 and lt+1 are halo copies) on
+ * each of R MPI ranks; every N of the gpu_field (GPU_MIN_NC..GPU_MAX_NC,
+ * gpu/gpu.h; lat-fourier refuses others first).
  *
  * Device storage: the links and g in the gpu_field layout read through the
  * accessor (gpu/accessor.cuh); the su(N) fields (Delta, P Delta, its
@@ -10,7 +12,16 @@
  * (component slowest, ILDG site order); G as N x N complex per site; the
  * transform buffer as ncomp arrays of V complex numbers ([t][z][y][x]),
  * transformed by cuFFT: per timeslice in 3-D (batched) and, for Landau,
- * along t (a strided batch) -- the CPU's order of operations. */
+ * along t (a strided batch) -- the CPU's order of operations.  On a slab
+ * the buffer has fft/fft.h's layouts (stride `count` per component:
+ * position space [t_own][V3], Landau's momentum space [kt][chunk]) and the
+ * transpose between the slabs is packed on the device and exchanged
+ * through pinned host memory (comm_isend/irecv: OpenMPI here is not
+ * CUDA-aware).  Landau on a slab also refreshes, through host memory, the
+ * halo copies its stencils read: U_t of local slice 0 (after every move),
+ * G and the direction s of local slice lt+1 (before the move, the
+ * curvature).  Per-slice sums: one slot per global slice, combined with
+ * comm_sum (exact), so the numbers and the bits do not depend on R. */
 #ifndef LAT_FOURIER_GPU_H
 #define LAT_FOURIER_GPU_H
 
@@ -28,6 +39,12 @@ struct fa_gpu_state {
     double *beta_d;              /* device: nt */
     unsigned char *set_d;        /* device: nt */
     int plan3, plan1;            /* cuFFT handles (plan1: Landau's t lines) */
+    /* the slab (dom NULL: one rank, tb 0, lt nt, t0 0, count V) */
+    const struct geometry *dom;
+    int tb, lt, t0, R, rank, plan3_whole; /* plan3_whole: one exec covers every component */
+    int64_t count, k3b, k3e;     /* per-component buffer stride; Landau: this rank's spatial momenta */
+    void *xsend, *xrecv;         /* device: the transpose's packed messages (count * ncomp each) */
+    void *hsend, *hrecv;         /* pinned host: the same, and the halo slices' staging */
 };
 
 #ifdef __cplusplus

@@ -1,0 +1,180 @@
+/* fourier/gpu_slab.cuh -- the transforms and the exchanges between ranks
+ * of the CUDA backend of lat-fourier (part of fourier/gpu.cuh: included
+ * inside its namespace, after fgeo, geo_of, fft_check and nblocks; nvcc, or
+ * g++ in the host emulation).  Exports, to gpu.cuh:
+ *   transform(st, dir)   fft/fft.h's order: forward = 3-D per owned slice,
+ *       then (Landau) the transpose [t_own][V3] -> [kt][chunk] between the
+ *       ranks and the lines along t; backward the reverse.  One rank: no
+ *       transpose, chunk = V3.
+ *   refresh_tlinks(st)   Landau on a slab: U_t of the last owned slice to
+ *       the rank above (its halo slice 0)
+ *   refresh_upper(st, field, ncomp, item)   Landau on a slab: the first
+ *       owned slice of a component-major field to the rank below (its
+ *       halo slice lt+1)
+ *   chunk_begin(st, q)   the first spatial momentum of rank q's t-lines
+ *       (fft/cpu.c's split: q V3 / R)
+ * Messages go through pinned host memory (hsend, hrecv) with
+ * comm_isend/irecv: OpenMPI here is not CUDA-aware; the transpose packs and
+ * unpacks on the device (k_move) and only moves numbers, so it adds no
+ * rounding.  Nothing here depends on N. */
+
+/* the transpose's pieces: entry i = (c * nt + t) * nk + k of a packed
+ * message is buf[c * cnt + base + t * tstride + k]; to_packed: buffer to
+ * message, else back */
+__global__ void k_move(fgeo g, fcx *buf, fcx *msg, long long base, long long tstride, int nt, long long nk, int to_packed)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (long long)g.ncomp * nt * nk) return;
+    long long k = i % nk, t = i / nk % nt, c = i / nk / nt;
+    size_t b = (size_t)(c * g.cnt + base + t * tstride + k);
+    if (to_packed) msg[i] = buf[b];
+    else buf[b] = msg[i];
+}
+
+/* the stored reals of U_t on local slice `slice`, site by site (message
+ * entry j * ncomp + c: site j of the slice, real c), to or from msg */
+__global__ void k_tlinks(fgeo g, store_t *links, int ncomp, int vec, int slice, store_t *msg, int to_msg)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= g.V3 * ncomp) return;
+    int j = i / ncomp, c = i % ncomp, x[4], h;
+    int p = site_coords(g, slice * g.V3 + j, x, &h);
+    size_t a = gpu_index((int64_t)g.k.nblk, ncomp, vec, 4 * p + 3, c, h);
+    if (to_msg) msg[i] = links[a];
+    else links[a] = msg[i];
+}
+
+/* the spatial momenta [begin, end) whose t-lines rank q transforms (fft/cpu.c's split) */
+static int64_t chunk_begin(const struct fa_gpu_state *st, int q) { return (int64_t)q * st->V3 / st->R; }
+
+enum { TAG_TRANSPOSE = 0x5f0, TAG_HALO = 0x5f1 };
+
+/* the host buffer hsend (bytes) to the rank `up` (1) or below (0) of this
+ * one, the opposite neighbour's message into hrecv */
+static void halo_swap(struct fa_gpu_state *st, size_t bytes, int up)
+{
+    int to = (st->rank + (up ? 1 : st->R - 1)) % st->R, from = (st->rank + (up ? st->R - 1 : 1)) % st->R;
+    struct comm_reqs rq;
+    rq.n = 0;
+    comm_irecv(st->hrecv, bytes, from, TAG_HALO, &rq);
+    comm_isend(st->hsend, bytes, to, TAG_HALO, &rq);
+    comm_waitall(&rq);
+}
+
+/* [c][t_own][V3] <-> [c][kt][chunk] between the ranks (fft/cpu.c's
+ * transpose: rank r sends q, per component and owned slice, q's chunk),
+ * packed on the device, exchanged through pinned host memory */
+static void transpose(struct fa_gpu_state *st, int to_lines)
+{
+    fgeo g = geo_of(st);
+    const int R = st->R, me = st->rank, lt = st->lt;
+    const int64_t mc = st->k3e - st->k3b;
+    fcx *buf = (fcx *)st->buf, *snd = (fcx *)st->xsend, *rcv = (fcx *)st->xrecv;
+    size_t *off = (size_t *)malloc(sizeof(size_t) * 2 * (size_t)(R + 1)), *roff = off + R + 1;
+    if (!off) lat_die(1, "GPU", "out of host memory");
+    off[0] = roff[0] = 0;
+    for (int q = 0; q < R; q++) {
+        int64_t cq = chunk_begin(st, q + 1) - chunk_begin(st, q);
+        off[q + 1] = off[q] + (size_t)st->ncomp * lt * (size_t)(to_lines ? cq : mc);
+        roff[q + 1] = roff[q] + (size_t)st->ncomp * lt * (size_t)(to_lines ? mc : cq);
+    }
+    for (int q = 0; q < R; q++) {
+        int64_t cq = chunk_begin(st, q + 1) - chunk_begin(st, q), nk = to_lines ? cq : mc;
+        if (nk == 0) continue;
+        long long base = to_lines ? chunk_begin(st, q) : (long long)q * lt * mc, ts = to_lines ? st->V3 : mc;
+        fa_launch(dim3(nblocks((long long)st->ncomp * lt * nk, 256)), 256, k_move, g, buf, snd + off[q], base, ts, lt,
+                  (long long)nk, 1);
+    }
+    gpu_check("transpose pack launch");
+    const size_t cs = sizeof(fcx);
+    fcx *hs = (fcx *)st->hsend, *hr = (fcx *)st->hrecv;
+    gpu_download(hs, snd, cs * off[R]);
+    memcpy(hr + roff[me], hs + off[me], cs * (off[me + 1] - off[me]));
+    for (int b = 0; b < R; b += COMM_MAXREQ / 2) {
+        struct comm_reqs rq;
+        rq.n = 0;
+        for (int q = b; q < R && q < b + COMM_MAXREQ / 2; q++) {
+            if (q == me) continue;
+            comm_irecv(hr + roff[q], cs * (roff[q + 1] - roff[q]), q, TAG_TRANSPOSE, &rq);
+            comm_isend(hs + off[q], cs * (off[q + 1] - off[q]), q, TAG_TRANSPOSE, &rq);
+        }
+        comm_waitall(&rq);
+    }
+    gpu_upload(rcv, hr, cs * roff[R]);
+    for (int q = 0; q < R; q++) {
+        int64_t cq = chunk_begin(st, q + 1) - chunk_begin(st, q), nk = to_lines ? mc : cq;
+        if (nk == 0) continue;
+        long long base = to_lines ? (long long)q * lt * mc : chunk_begin(st, q), ts = to_lines ? mc : st->V3;
+        fa_launch(dim3(nblocks((long long)st->ncomp * lt * nk, 256)), 256, k_move, g, buf, rcv + roff[q], base, ts, lt,
+                  (long long)nk, 0);
+    }
+    gpu_check("transpose unpack launch");
+    free(off);
+}
+
+/* 3-D transforms of every (component, owned slice) */
+static void slices(struct fa_gpu_state *st, int dir)
+{
+    fcx *b = (fcx *)st->buf;
+    if (st->plan3_whole) fft_check(FT::exec(st->plan3, b, dir), "3-D transform");
+    else
+        for (int c = 0; c < st->ncomp; c++) fft_check(FT::exec(st->plan3, b + (size_t)c * st->count, dir), "3-D transform");
+}
+
+/* Landau: every (component, spatial momentum of this rank) along t */
+static void lines(struct fa_gpu_state *st, int dir)
+{
+    fcx *b = (fcx *)st->buf;
+    if (st->k3e == st->k3b) return;
+    for (int c = 0; c < st->ncomp; c++) fft_check(FT::exec(st->plan1, b + (size_t)c * st->count, dir), "t transform");
+}
+
+/* fft/fft.h's order: forward 3-D, (transpose), t; backward t, (transpose), 3-D */
+static void transform(struct fa_gpu_state *st, int dir)
+{
+    if (dir == CUFFT_FORWARD) {
+        slices(st, dir);
+        if (st->nd < 4) return;
+        if (st->dom) transpose(st, 1);
+        lines(st, dir);
+    } else {
+        if (st->nd == 4) {
+            lines(st, dir);
+            if (st->dom) transpose(st, 0);
+        }
+        slices(st, dir);
+    }
+}
+
+/* Landau on a slab: U_t of the last owned slice to the rank above (its
+ * halo slice 0: the backward neighbours of its first slice) */
+static void refresh_tlinks(struct fa_gpu_state *st)
+{
+    if (!st->dom || st->nd < 4) return;
+    fgeo g = geo_of(st);
+    const struct gpu_field *f = &st->f;
+    size_t bytes = (size_t)st->V3 * f->ncomp * sizeof(store_t);
+    store_t *l = (store_t *)f->links, *m = (store_t *)st->xsend;
+    unsigned nb = nblocks((long long)st->V3 * f->ncomp, 256);
+    fa_launch(dim3(nb), 256, k_tlinks, g, l, f->ncomp, f->vec, st->lt, m, 1);
+    gpu_check("halo pack launch");
+    gpu_download(st->hsend, m, bytes);
+    halo_swap(st, bytes, 1);
+    gpu_upload(m, st->hrecv, bytes);
+    fa_launch(dim3(nb), 256, k_tlinks, g, l, f->ncomp, f->vec, 0, m, 0);
+    gpu_check("halo unpack launch");
+}
+
+/* Landau on a slab: `ncomp` arrays of V items of `item` bytes (component
+ * stride V): the first owned slice to the rank below (its halo slice lt+1:
+ * the forward neighbours of its last slice) */
+static void refresh_upper(struct fa_gpu_state *st, void *field, int ncomp, size_t item)
+{
+    if (!st->dom || st->nd < 4) return;
+    size_t sl = (size_t)st->V3 * item;
+    char *f = (char *)field, *hs = (char *)st->hsend, *hr = (char *)st->hrecv;
+    for (int a = 0; a < ncomp; a++) gpu_download(hs + a * sl, f + (size_t)a * st->V * item + sl, sl);
+    halo_swap(st, sl * ncomp, 0);
+    for (int a = 0; a < ncomp; a++) gpu_upload(f + (size_t)a * st->V * item + (size_t)(st->lt + 1) * sl, hr + a * sl, sl);
+}
+
