@@ -11,7 +11,9 @@
 # the GPU staggered operator against the CPU's (scripts/staggered-emulation);
 # lat-hmc's GPU solver backend in one HMC trajectory against the CPU path
 # (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
-# against the CPU HMC (scripts/hmc-gauge-emulation).
+# against the CPU HMC (scripts/hmc-gauge-emulation); the GPU Wilson-clover
+# operator and its solves on t-slabs of 1, 2, 4 MPI ranks, bit for bit
+# across R (scripts/dirac-slab-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -129,4 +131,21 @@
     done
     # SU(2), 12-real links, 0 MD steps, P += eps P refused with one line, exit 1
     [ "$(echo "$output" | grep -c '^refusal .*: exit 1, 1 line(s): hmc-gauge-emulation: GPU HMC: ')" -eq 4 ]
+}
+
+@test "GPU Wilson-clover Mhat and solves on t-slabs on the host, mpirun -np 1, 2, 4: the same bytes for every R, = CPU operator (double 1e-13), solves to 2e-10" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/dirac-slab-emulation compiles the device code with it"
+    command -v mpirun >/dev/null || skip "mpirun is missing: the slabs need MPI ranks"
+    grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
+    run "$BATS_TEST_DIRNAME/../scripts/dirac-slab-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^dirac-slab-emulation: [0-9]* passed, 0 failed$'
+    [ "$(echo "$output" | grep -c 'give the same bytes')" -eq 3 ]
+    for r in 1 2 4; do
+        echo "$output" | grep -q "^dirac-slab-emulation R=$r: [0-9]* passed, 0 failed$"
+        # double, links in 18 reals: the CPU's bits exactly on every R
+        echo "$output" | grep -q "^R=$r recon 18 double: Mhat 0.00e+00 Mhat^dag 0.00e+00"
+    done
+    [ "$(echo "$output" | grep -c 'converged, ')" -eq 16 ]
 }
