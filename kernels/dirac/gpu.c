@@ -4,7 +4,10 @@
  * no boundary phases) and of the clover term, the two sweeps of Mhat per
  * application (launched by dirac/gpu_d.cu or gpu_s.cu, dirac/gpu_sweep.h),
  * the solver adapter, device vectors for tests and the benchmark, and the
- * flop/byte counts.  Without CUDA (LAT_HAVE_CUDA unset) dirac_gpu_create
+ * flop/byte counts, and on a t-slab the face buffers (device and host
+ * staging, pageable memory: faces are small, a few hundred kB) and their
+ * exchange between the sweeps' pack, interior and boundary launches.
+ * Without CUDA (LAT_HAVE_CUDA unset) dirac_gpu_create
  * answers NULL, "this lat was built without CUDA", and nothing else may be
  * called.
  *
