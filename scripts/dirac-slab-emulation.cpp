@@ -8,10 +8,10 @@
  * One source, three objects:
  *   -DSLAB_SWEEP=dirac_gpu_sweep_d -DLAT_REAL=double   the double kernels
  *   -DSLAB_SWEEP=dirac_gpu_sweep_s -DLAT_REAL=float    the single and half ones
- *   -DSLAB_EMU_LAYER  only the emulated GPU vector kernels' entry points
- *                (solver_blas_gpu_open, _open_layout, _close) and the device
- *                copies: linked into lat-propagator --device gpu
  *   (none)       the program: the solvers' emulated vector kernels
+ *                (with their C entry points solver_blas_gpu_open,
+ *                _open_layout, _close: the object, its main weakened, also
+ *                links lat-propagator --device gpu)
  *                (blas_gpu.cuh, as scripts/blas-emulation.cpp runs them),
  *                the device copies as memcpy (gpu-util-on-host.h), the host
  *                sides as the CUDA build compiles them (dirac/gpu.c with
@@ -83,14 +83,14 @@ template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bo
 #define GPU_ON_HOST_REFUSE "dirac-slab-emulation"
 #include "gpu-util-on-host.h"
 
-#ifdef SLAB_EMU_LAYER
 /* the GPU vector kernels' C entry points (solvers/blas_gpu.h), emulated:
- * with the sweeps and the CUDA build's host sides this links lat-propagator
- * --device gpu (scripts/dirac-slab-emulation) */
+ * with the sweeps and the CUDA build's host sides this object links
+ * lat-propagator --device gpu too (scripts/dirac-slab-emulation weakens
+ * this file's main for that) */
 extern "C" struct solver_blas *solver_blas_gpu_open(void) { return blas_gpu_make(NULL); }
 extern "C" struct solver_blas *solver_blas_gpu_open_layout(const struct solver_reduce_layout *l) { return blas_gpu_make(l); }
 extern "C" void solver_blas_gpu_close(struct solver_blas *b) { blas_gpu_destroy(b); }
-#else
+
 static struct solver_blas *dsc_blas_open(const struct solver_reduce_layout *l) { return blas_gpu_make(l); }
 static void dsc_blas_close(struct solver_blas *b) { blas_gpu_destroy(b); }
 #include "dirac_slab_checks.h"
@@ -104,5 +104,4 @@ int main(int argc, char **argv)
     if (argc != 3) lat_die(2, "dirac-slab-emulation", "usage: dirac-slab-emulation LxxLyxLzxLt OUT [quick]");
     return dsc_main(argc, argv, "dirac-slab-emulation", argv[1]);
 }
-#endif
 #endif

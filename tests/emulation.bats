@@ -133,7 +133,7 @@
     [ "$(echo "$output" | grep -c '^refusal .*: exit 1, 1 line(s): hmc-gauge-emulation: GPU HMC: ')" -eq 4 ]
 }
 
-@test "GPU Wilson-clover Mhat and solves on t-slabs on the host, mpirun -np 1, 2, 4: the same bytes for every R, = CPU operator (double 1e-13), solves to 2e-10" {
+@test "GPU Wilson-clover Mhat and solves on t-slabs on the host, mpirun -np 1, 2, 4: the same bytes for every R, = CPU operator (double 1e-13), solves to 2e-10; lat-propagator --device gpu R = 1, 2 the same file" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/dirac-slab-emulation compiles the device code with it"
     command -v mpirun >/dev/null || skip "mpirun is missing: the slabs need MPI ranks"
     grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
@@ -148,4 +148,6 @@
         echo "$output" | grep -q "^R=$r recon 18 double: Mhat 0.00e+00 Mhat^dag 0.00e+00"
     done
     [ "$(echo "$output" | grep -c 'converged, ')" -eq 16 ]
+    # lat-propagator --device gpu with the emulated kernels: one rank and two, the same file
+    echo "$output" | grep -q '^lat-propagator --device gpu (emulated) .*: R=1 and R=2 files the same bytes, converged: ok$'
 }
