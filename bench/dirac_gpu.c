@@ -37,6 +37,13 @@
  *   GB/s, %copy  B/site x sites/s, and that against the copy bandwidth
  *              (caches can serve neighbour spinors twice, so the real DRAM
  *              traffic is lower and this may pass 100%).
+ * Under mpirun -np R (R > 1; one GPU per rank, node-local rank mod count)
+ * instead: the L^4 lattice cut into t-slabs of L/R timeslices (even), Mhat
+ * with links in 12 reals and clover, double / single / half, timed per
+ * application (rank 0's CUDA events after a barrier, `reps` applications)
+ * with the face exchange and without it (LAT_GPU_NO_HALO=1 for that
+ * operator: wrong results, timing only), and the odd sites per second of
+ * the whole lattice and per GPU.
  * Exits 0 with a note when built without CUDA or no GPU is present; 2 on a
  * bad argument. */
 #include "gpu/gpu.h"
@@ -55,7 +62,9 @@ int main(void)
 #include "gpu/field.h"
 #include "lattice/field.h"
 #include "math/rng.h"
+#include "base/comm.h"
 #include "base/log.h"
+#include "lattice/geometry.h"
 
 static void usage(void)
 {
@@ -63,10 +72,81 @@ static void usage(void)
     exit(2);
 }
 
+/* one application of Mhat timed on a slab: reps after 5 warm-up ones */
+static double slab_time(struct dirac_gpu *g, enum solver_prec prec, const double *host, int reps)
+{
+    struct solver_vec *a = dirac_gpu_vec_new(g, prec), *b = dirac_gpu_vec_new(g, prec);
+    dirac_gpu_vec_upload(a, host);
+    for (int w = 0; w < 5; w++) dirac_gpu_eo_apply(g, 0, b, a);
+    gpu_sync("warm-up");
+    comm_barrier();
+    gpu_timer_start();
+    for (int i = 0; i < reps; i++) dirac_gpu_eo_apply(g, 0, b, a);
+    double t = gpu_timer_stop() / reps;
+    comm_max(&t, 1); /* the slowest rank */
+    dirac_gpu_vec_free(a);
+    dirac_gpu_vec_free(b);
+    return t;
+}
+
+/* the t-slab run (mpirun -np R > 1): with and without the face exchange */
+static int slab_bench(int L, int reps)
+{
+    char why[256];
+    struct lattice glob;
+    const int ext[4] = {L, L, L, L};
+    const char *lwhy;
+    if (lattice_init(&glob, ext, &lwhy)) lat_die_all(2, "dirac_gpu", "lattice %d^4: %s", L, lwhy);
+    const struct geometry *d = geometry_for(&glob);
+    if (d->lt % 2) lat_die_all(2, "dirac_gpu", "%d ranks give %d timeslices each: an even number is needed", d->size, d->lt);
+    double ok = gpu_available(why, (int)sizeof why) ? 0 : 1;
+    comm_max(&ok, 1);
+    if (ok) lat_die_all(1, "dirac_gpu", "a rank has no usable GPU");
+    struct field u;
+    geometry_field_alloc(&u, d, &glob, 3, 64);
+    field_set_random(&u, 2026);
+    struct dirac_params p;
+    dirac_params_default(&p, 0.13, 1.769);
+    struct dirac_op *cpu = dirac_create(&u, &p, why, sizeof why);
+    if (!cpu) lat_die_all(1, "dirac_gpu", "dirac_create: %s", why);
+    const size_t n = dirac_half_reals(cpu);
+    double *host = lat_malloc(n * sizeof *host);
+    struct lat_rng r;
+    rng_init(&r, 5, (uint32_t)d->rank, 0, 0, RNG_TEST);
+    for (size_t k = 0; k < n; k++) host[k] = rng_normal(&r);
+    char dev[256];
+    gpu_device_name(dev, (int)sizeof dev);
+    if (comm_is_root())
+        printf("device (rank 0): %s\nMhat on %d^4 over %d ranks (t-slabs of %d), links in 12 reals, clover, %d applications\n"
+               "%-6s %14s %14s %9s %10s %10s\n", dev, L, d->size, d->lt, reps, "prec", "ms (exchange)", "ms (none)",
+               "overhead", "Gsite/s", "per GPU");
+    struct dirac_gpu *g = dirac_gpu_create(cpu, &u, GPU_RECON_12, why, sizeof why);
+    setenv("LAT_GPU_NO_HALO", "1", 1);
+    struct dirac_gpu *g0 = dirac_gpu_create(cpu, &u, GPU_RECON_12, why, sizeof why);
+    unsetenv("LAT_GPU_NO_HALO");
+    if (!g || !g0) lat_die(1, "dirac_gpu", "dirac_gpu_create: %s", why);
+    const enum solver_prec precs[3] = {SOLVER_DOUBLE, SOLVER_SINGLE, SOLVER_HALF};
+    for (int q = 0; q < 3; q++) {
+        const double t = slab_time(g, precs[q], host, reps), t0 = slab_time(g0, precs[q], host, reps);
+        const double sites = (double)(glob.V / 2) / t;
+        if (comm_is_root())
+            printf("%-6s %14.4f %14.4f %8.1f%% %10.3f %10.3f\n", solver_prec_name(precs[q]), t * 1e3, t0 * 1e3,
+                   100 * (t - t0) / t0, sites * 1e-9, sites * 1e-9 / d->size);
+    }
+    dirac_gpu_free(g);
+    dirac_gpu_free(g0);
+    dirac_free(cpu);
+    free(host);
+    field_free(&u);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    comm_init(&argc, &argv);
     const int L = argc > 1 ? atoi(argv[1]) : 32, reps = argc > 2 ? atoi(argv[2]) : 100;
     if (argc > 3 || L < 4 || L % 2 || reps < 1) usage();
+    if (comm_size() > 1) return slab_bench(L, reps);
     char why[256];
     if (!gpu_available(why, (int)sizeof why)) {
         printf("dirac_gpu: no GPU (%s): nothing to measure\n", why);

@@ -72,7 +72,7 @@ template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bo
 int main(int argc, char **argv)
 {
     bc_verbose = argc > 1 && !strcmp(argv[1], "-v");
-    struct solver_blas *gpu = blas_gpu_make(), *cpu = solver_blas_cpu_open(NULL);
+    struct solver_blas *gpu = blas_gpu_make(NULL), *cpu = solver_blas_cpu_open(NULL);
     if (!gpu || !cpu) lat_die(1, "blas-emulation", "out of memory");
     bc_kernels(gpu, cpu, 77, 24);
     bc_kernels(gpu, cpu, 45, 6);

@@ -17,6 +17,10 @@
 # against the CPU HMC (scripts/hmc-gauge-emulation); lat-fourier's GPU
 # backend on MPI t-slabs with cuFFT on FFTW, R = 1, 2, 4 against each other
 # and the CPU backend (scripts/fourier-emulation).
+# (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
+# against the CPU HMC (scripts/hmc-gauge-emulation); the GPU Wilson-clover
+# operator and its solves on t-slabs of 1, 2, 4 MPI ranks, bit for bit
+# across R (scripts/dirac-slab-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -158,4 +162,23 @@
     echo "$output" | grep -q '^4x4x4x8 landau --stall 2 --restarts 2: emulated GPU on R = 1,2,4, output and log identical: yes'
     echo "$output" | grep -q '^4x4x4x8 coulomb --method cg: emulated GPU on R = 1,2,4'
     echo "$output" | grep -q '^4x4x4x6 landau --method cg: emulated GPU on R = 1,3'
+}
+
+@test "GPU Wilson-clover Mhat and solves on t-slabs on the host, mpirun -np 1, 2, 4: the same bytes for every R, = CPU operator (double 1e-13), solves to 2e-10; lat-propagator --device gpu R = 1, 2 the same file" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/dirac-slab-emulation compiles the device code with it"
+    command -v mpirun >/dev/null || skip "mpirun is missing: the slabs need MPI ranks"
+    grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
+    run "$BATS_TEST_DIRNAME/../scripts/dirac-slab-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^dirac-slab-emulation: [0-9]* passed, 0 failed$'
+    [ "$(echo "$output" | grep -c 'give the same bytes')" -eq 3 ]
+    for r in 1 2 4; do
+        echo "$output" | grep -q "^dirac-slab-emulation R=$r: [0-9]* passed, 0 failed$"
+        # double, links in 18 reals: the CPU's bits exactly on every R
+        echo "$output" | grep -q "^R=$r recon 18 double: Mhat 0.00e+00 Mhat^dag 0.00e+00"
+    done
+    [ "$(echo "$output" | grep -c 'converged, ')" -eq 16 ]
+    # lat-propagator --device gpu with the emulated kernels: one rank and two, the same file
+    echo "$output" | grep -q '^lat-propagator --device gpu (emulated) .*: R=1 and R=2 files the same bytes, converged: ok$'
 }

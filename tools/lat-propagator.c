@@ -28,7 +28,9 @@
  * Under mpirun each rank holds its t-slab of the links, the sources and the
  * solutions (dist.h, dirac.h); rank 0 gathers each solution and writes the
  * file, whose bytes do not depend on the rank count (every sum has one slot
- * per timeslice, added in a fixed order). */
+ * per timeslice, added in a fixed order).  --device gpu under mpirun: one
+ * GPU per rank (node-local rank mod the GPUs it sees), each rank's slab on
+ * its GPU (dirac/gpu.h: even timeslices per rank), the same bytes again. */
 #include "base/cli.h"
 #include "base/comm.h"
 #include "base/lat.h"
@@ -99,7 +101,7 @@ int main(int argc, char **argv)
         {"precision", 0, CLI_CHOICE, &precision, "P", "solver arithmetic (default double; mixed: reliable updates)", "double|single|mixed", 0},
         {"sloppy", 0, CLI_CHOICE, &sloppy, "P", "sloppy precision of --precision mixed (default single)", "single|half", 0},
         {"file-precision", 0, CLI_CHOICE, &fprec, "BITS", "precision of the propagator file (default 64)", "32|64", 0},
-        {"device", 0, CLI_CHOICE, &device, "DEV", "where the solver runs (default auto; LAT_DEVICE overrides auto; gpu: SU(3), one process, even-odd)", "cpu|gpu|auto", 0},
+        {"device", 0, CLI_CHOICE, &device, "DEV", "where the solver runs (default auto; LAT_DEVICE overrides auto; gpu: SU(3), even-odd, under mpirun one GPU per rank)", "cpu|gpu|auto", 0},
         {"gpu-links", 0, CLI_CHOICE, &gpu_links, "R", "reals stored per link on the GPU (default 12; 8 compressed, 18 whole)", "18|12|8", 0},
         {"output", 'o', CLI_STRING, &output, "FILE", "the propagator file (default standard output, never a terminal)", NULL, 0},
         RUN_REPORT_OPTION(format),
@@ -155,9 +157,20 @@ int main(int argc, char **argv)
     if (so.gpu) {
         struct device_caps caps = {"Dirac", 1, 3, 3};
         if (x.dom && !dc.explicit_gpu) so.gpu = 0;
-        else if (x.dom) lat_die_all(1, c->name, "--device gpu runs on one process (the GPU Dirac operator has no MPI slabs yet)");
+        else if (x.dom && x.dom->lt % 2)
+            lat_die_all(1, c->name, "--device gpu under mpirun needs an even number of timeslices per rank (%d here: Lt %d "
+                                    "on %d ranks)", x.dom->lt, x.dom->global.L[3], x.dom->size);
         else if (!device_opt_fits(&dc, &caps, x.nc)) so.gpu = 0;
-        if (so.gpu && !(dev = prop_device_open(op, x.u, atoi(gpu_links), why, sizeof why))) {
+        if (so.gpu) dev = prop_device_open(op, x.u, atoi(gpu_links), why, sizeof why);
+        if (so.gpu && x.dom) { /* one GPU per rank (node-local rank mod count): every rank or none */
+            double missing = dev ? 0 : 1;
+            comm_max(&missing, 1);
+            if (missing && dev) snprintf(why, sizeof why, "another rank has no usable GPU");
+            if (missing) {
+                if (dev) prop_device_close(dev);
+                lat_die_all(1, c->name, "--device gpu: %s", why); /* rank 0's reason */
+            }
+        } else if (so.gpu && !dev) {
             if (dc.explicit_gpu) lat_die(1, c->name, "--device gpu: %s", why);
             lat_info("the solver runs on the CPU: %s", why);
             so.gpu = 0;

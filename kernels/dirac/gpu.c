@@ -4,7 +4,10 @@
  * no boundary phases) and of the clover term, the two sweeps of Mhat per
  * application (launched by dirac/gpu_d.cu or gpu_s.cu, dirac/gpu_sweep.h),
  * the solver adapter, device vectors for tests and the benchmark, and the
- * flop/byte counts.  Without CUDA (LAT_HAVE_CUDA unset) dirac_gpu_create
+ * flop/byte counts, and on a t-slab the face buffers (device and host
+ * staging, pageable memory: faces are small, a few hundred kB) and their
+ * exchange between the sweeps' pack, interior and boundary launches.
+ * Without CUDA (LAT_HAVE_CUDA unset) dirac_gpu_create
  * answers NULL, "this lat was built without CUDA", and nothing else may be
  * called.
  *
@@ -28,6 +31,8 @@
 #include "gpu/field.h"
 #include "gpu/gpu.h"
 #include "gpu/spinor.h"
+#include "lattice/geometry.h"
+#include "base/comm.h"
 
 #define SITE_REALS 24 /* a Wilson spinor of SU(3) */
 #define CLOVER_REALS 72
@@ -40,7 +45,19 @@ struct dirac_gpu {
     int64_t nsites;              /* V/2 */
     void *clov_d[2][2], *clov_s[2][2]; /* [inv][parity]: A, A^-1 per parity, or NULL */
     struct solver_vec *tmp[3];   /* the even intermediate per precision (made when first needed) */
+    /* a t-slab (NULL: one process): the faces, 4 of face_bytes each --
+     * send to the previous rank (fwd), to the next (bwd), received from
+     * the next (fwd), from the previous (bwd) -- on the device and staged
+     * on the host */
+    const struct geometry *dom;
+    int tg0, ltg;
+    size_t face_bytes;           /* 12 V3h doubles: the largest face */
+    int no_halo;                 /* LAT_GPU_NO_HALO=1: skip the exchange (bench timing only) */
+    void *face_dev;
+    unsigned char *face_host;
 };
+
+enum { FACE_TAG = 150 };
 
 static struct dirac_gpu *refuse(char *why, size_t len, const char *msg)
 {
@@ -76,7 +93,13 @@ struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct fiel
     if (u->kind != FIELD_LINKS || u->prec != 64 || !u->d)
         return refuse(why, len, "the GPU Dirac operator needs a double-precision gauge-link field");
     if (u->nc != 3 || cpu->nc != 3) return refuse(why, len, "the GPU Dirac operator is SU(3) only");
-    if (u->dom || cpu->dom) return refuse(why, len, "the GPU Dirac operator runs on one process (not on a slab of an MPI run)");
+    if ((u->dom != NULL) != (cpu->dom != NULL) || (u->dom && u->dom != cpu->dom))
+        return refuse(why, len, "the GPU Dirac operator: the links and the CPU operator are on different slabs");
+    if (u->dom && u->dom->lt % 2) {
+        snprintf(why, len, "the GPU Dirac operator on a slab needs an even number of timeslices per rank (%d here)",
+                 u->dom->lt);
+        return NULL;
+    }
     if (cpu->lat.V != u->lat.V)
         return refuse(why, len, "the GPU Dirac operator: the CPU operator was made on another lattice");
     if (recon != GPU_RECON_FULL && recon != GPU_RECON_12 && recon != GPU_RECON_8) {
@@ -92,11 +115,33 @@ struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct fiel
     g->clover = cpu->clover;
     g->kappa = cpu->kappa;
     memcpy(g->phase, cpu->phase, sizeof g->phase);
-    g->nsites = u->lat.V / 2;
-    gpu_field_create_recon(&g->links_d, u, 'd', 0, recon);
-    gpu_field_upload(&g->links_d, u, NULL);
-    gpu_field_create_recon(&g->links_s, u, 's', 0, recon);
-    gpu_field_upload(&g->links_s, u, NULL);
+    /* on a slab the device holds the owned slices only (t0 even: local
+     * parity = global parity, half index = the CPU's owned half index) */
+    struct field own = *u;
+    if (u->dom) {
+        const struct geometry *d = u->dom;
+        int L[4] = {u->lat.L[0], u->lat.L[1], u->lat.L[2], d->lt};
+        struct lattice lat;
+        const char *lwhy;
+        if (lattice_init(&lat, L, &lwhy) != 0) lat_die(1, "GPU Dirac", "the slab's lattice: %s", lwhy);
+        field_alloc(&own, &lat, u->nc, 64);
+        memcpy(own.d, field_link(u, d->v3 * geometry_t_begin(d), 0),
+               (size_t)lat.V * LAT_ND * field_link_reals(u->nc) * sizeof(double));
+        g->dom = d;
+        g->tg0 = d->t0;
+        g->ltg = d->global.L[3];
+        g->face_bytes = (size_t)(lat.V / 2 / d->lt) * 12 * sizeof(double);
+        g->face_dev = gpu_alloc(4 * g->face_bytes, "the Dirac operator's faces");
+        g->face_host = (unsigned char *)lat_malloc(4 * g->face_bytes);
+        const char *nh = getenv("LAT_GPU_NO_HALO");
+        g->no_halo = nh && !strcmp(nh, "1");
+    }
+    g->nsites = own.lat.V / 2;
+    gpu_field_create_recon(&g->links_d, &own, 'd', 0, recon);
+    gpu_field_upload(&g->links_d, &own, NULL);
+    gpu_field_create_recon(&g->links_s, &own, 's', 0, recon);
+    gpu_field_upload(&g->links_s, &own, NULL);
+    if (u->dom) field_free(&own);
     if (g->clover)
         for (int inv = 0; inv < 2; inv++)
             for (int par = 0; par < 2; par++) upload_clover(g, cpu, inv, par);
@@ -115,6 +160,8 @@ void dirac_gpu_free(struct dirac_gpu *g)
             gpu_free(g->clov_s[inv][par]);
         }
     for (int p = 0; p < 3; p++) dirac_gpu_vec_free(g->tmp[p]);
+    gpu_free(g->face_dev);
+    free(g->face_host);
     free(g);
 }
 
@@ -221,6 +268,55 @@ void dirac_gpu_vec_download(double *host, const struct solver_vec *v)
     free(x);
 }
 
+/* ---- one sweep: on one process a launch over every site; on a slab pack
+ * the two faces, stage them to the host, launch the interior (it runs
+ * while the host exchanges the faces with the neighbour ranks), put the
+ * received faces on the device, then the boundary slices.  The launches
+ * are asynchronous on the default stream; the staging copies wait for it
+ * (the download only for the small pack kernel, the upload for the
+ * interior too: it is queued behind it). */
+static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
+{
+    void (*run)(const struct dirac_gpu_sweep *) = dbl ? dirac_gpu_sweep_d : dirac_gpu_sweep_s;
+    w->tg0 = g->tg0;
+    w->ltg = g->ltg;
+    w->face_fwd = w->face_bwd = NULL;
+    w->face_out_fwd = w->face_out_bwd = NULL;
+    if (!g->dom) {
+        w->sites = DIRAC_SITES_ALL;
+        run(w);
+        return;
+    }
+    const size_t fb = g->face_bytes / (dbl ? 1 : 2); /* 12 V3h reals of the compute precision */
+    char *dev = (char *)g->face_dev;
+    unsigned char *host = g->face_host;
+    if (g->no_halo) { /* timing only: the faces stay as they are (wrong results) */
+        w->sites = DIRAC_SITES_INTERIOR;
+        run(w);
+    } else {
+        struct dirac_gpu_sweep pack = *w;
+        pack.face_out_fwd = dev;
+        pack.face_out_bwd = dev + fb;
+        run(&pack);
+        gpu_download(host, dev, 2 * fb);
+        w->sites = DIRAC_SITES_INTERIOR;
+        run(w);
+        const int R = g->dom->size, me = g->dom->rank;
+        const int prev = (me + R - 1) % R, next = (me + 1) % R;
+        struct comm_reqs r = {0};
+        comm_irecv(host + 2 * fb, fb, next, FACE_TAG, &r);
+        comm_irecv(host + 3 * fb, fb, prev, FACE_TAG + 1, &r);
+        comm_isend(host, fb, prev, FACE_TAG, &r);
+        comm_isend(host + fb, fb, next, FACE_TAG + 1, &r);
+        comm_waitall(&r);
+        gpu_upload(dev + 2 * fb, host + 2 * fb, 2 * fb);
+    }
+    w->face_fwd = dev + 2 * fb;
+    w->face_bwd = dev + 3 * fb;
+    w->sites = DIRAC_SITES_BOUNDARY;
+    run(w);
+}
+
 /* ---- Mhat: dirac.c's two sweeps ---------------------------------------------
  * t_e = A_ee^-1 D_eo in, then out_o = A_oo in - kappa^2 D_oe t_e (sign -1:
  * D^dag in both) */
@@ -247,8 +343,7 @@ void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, co
     w.parity = 0;
     w.post_inv = 1;
     w.alpha = 1;
-    if (dbl) dirac_gpu_sweep_d(&w);
-    else dirac_gpu_sweep_s(&w);
+    sweep(g, &w, dbl);
     /* odd: out = A_oo in - kappa^2 (D t)_o */
     w.clover = g->clover ? clov[0][1] : NULL;
     w.in = t->data;
@@ -260,8 +355,7 @@ void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, co
     w.parity = 1;
     w.post_inv = 0;
     w.alpha = -g->kappa * g->kappa;
-    if (dbl) dirac_gpu_sweep_d(&w);
-    else dirac_gpu_sweep_s(&w);
+    sweep(g, &w, dbl);
 }
 
 /* ---- the solver's view ------------------------------------------------------ */

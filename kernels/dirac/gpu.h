@@ -6,8 +6,9 @@
  *       the device copy of the CPU operator cpu (made by dirac_create on the
  *       same links u: kappa, c_sw, the boundary phases and the clover term
  *       are taken from it, A and A^-1 as dirac_clover_site gives them, so the
- *       same numbers).  SU(3), one process (a slab field or operator: NULL),
- *       recon GPU_RECON_FULL (18), GPU_RECON_12 or GPU_RECON_8 (gpu/field.h):
+ *       same numbers).  SU(3), one process or a t-slab of an MPI run (u and
+ *       cpu on the same slab, an even number of timeslices per rank, else
+ *       NULL; the device holds the owned slices), recon GPU_RECON_FULL (18), GPU_RECON_12 or GPU_RECON_8 (gpu/field.h):
  *       the links are stored WITHOUT the boundary phases (12 and 8 reals
  *       rebuild SU(3) matrices), in double and in float; the kernel
  *       multiplies e^{i theta_mu} into a forward hop that crosses the
@@ -28,6 +29,19 @@
  *       t_e = A_ee^-1 D_eo in into the operator's even scratch vector of that
  *       precision, then out = A_oo in - kappa^2 D_oe t_e.  Asynchronous on
  *       the default stream; one application at a time per operator.
+ *       On a slab each sweep is collective (every rank, in the same
+ *       order): a kernel packs the two spin-projected faces of the input
+ *       (2 spins x 3 colours per site of the first and the last slice; the
+ *       backward one already multiplied by U_t^dag, as QUDA does, so no
+ *       halo links are kept), they go to the host, the interior slices'
+ *       kernel is launched and runs while the host exchanges the faces with
+ *       the previous and next rank (base/comm.c), the received faces go
+ *       back to the device and the boundary slices' kernel reads them.  The
+ *       arithmetic of every site is that of one process (the same
+ *       math/spinor.h steps in the same order): R ranks give one process's
+ *       bits.  Vectors hold the owned sites (dirac.h's slab order).
+ *       LAT_GPU_NO_HALO=1 when the operator is made: no exchange (wrong
+ *       results; bench/dirac_gpu's timing without it).
  *   dirac_gpu_solver_op(s, g)  the solver's view: n = 24 V/2, site_reals 24,
  *       apply/apply_dag on double device storage, apply_f/apply_dag_f on
  *       float device storage (gpu_spinor_storage(V/2, 24) reals), apply_vec

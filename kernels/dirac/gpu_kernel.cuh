@@ -18,6 +18,8 @@
  *       double kernel repeats the CPU's arithmetic), then clover_apply_site.
  *       Instantiated: (double, double), (float, float), (short, float), each
  *       with the three RECON -- nothing else.
+ *   k_dslash_face<SS, LS, RECON>(a)  on a t-slab: one thread per face site
+ *       j < V3h, the two half-spinor faces this rank sends (below).
  *   dslash_dispatch<Launch>(w, launch)   the instantiation for the sweep w
  *       of this compute precision and the kernel's arguments; calls
  *       launch(kernel, args, nthreads) (gpu_*.cu: a <<<...>>> launch; the
@@ -41,7 +43,50 @@ struct dslash_args {
     int parity, sign, post_inv;
     lat_real alpha;
     lat_complex phase[4];
+    /* t-slabs (dirac/gpu_sweep.h): the received faces (NULL on one
+     * process), the global t of local slice 0 and the global Lt (the
+     * t boundary phase), which sites this launch covers */
+    const lat_real *face_fwd, *face_bwd;
+    lat_real *face_out_fwd, *face_out_bwd;
+    int tg0, ltg, sites;
 };
+
+/* the half index of thread i of a launch over a.sites (gpu_sweep.h) */
+__device__ __forceinline__ int dslash_site(const dslash_args &a, int i)
+{
+    if (a.sites == DIRAC_SITES_INTERIOR) return i + a.g.V3h;
+    if (a.sites == DIRAC_SITES_BOUNDARY) return i < a.g.V3h ? i : i + a.g.Vh - 2 * a.g.V3h;
+    return i;
+}
+/* the threads of a launch over `sites` */
+__host__ __device__ __forceinline__ int dslash_threads(const kgeo &g, int sites)
+{
+    return sites == DIRAC_SITES_INTERIOR ? g.Vh - 2 * g.V3h : sites == DIRAC_SITES_BOUNDARY ? 2 * g.V3h : g.Vh;
+}
+/* whether the forward hop of x in direction mu crosses the global boundary
+ * (the backward hop of x crosses it where x_mu is global 0) */
+__device__ __forceinline__ bool dslash_last(const dslash_args &a, const int x[4], int mu)
+{
+    return mu == 3 ? x[3] + a.tg0 == a.ltg - 1 : x[mu] == a.g.L[mu] - 1;
+}
+__device__ __forceinline__ bool dslash_first(const dslash_args &a, const int x[4], int mu)
+{
+    return mu == 3 ? x[3] + a.tg0 == 0 : x[mu] == 0;
+}
+/* a face site: 2 spins x 3 colours in lat_real, 12 reals */
+__device__ __forceinline__ void face_load(const lat_real *f, int j, lat_complex *w)
+{
+#pragma unroll
+    for (int k = 0; k < 6; k++) w[k] = c_make(f[12 * j + 2 * k], f[12 * j + 2 * k + 1]);
+}
+__device__ __forceinline__ void face_store(lat_real *f, int j, const lat_complex *w)
+{
+#pragma unroll
+    for (int k = 0; k < 6; k++) {
+        f[12 * j + 2 * k] = w[k].re;
+        f[12 * j + 2 * k + 1] = w[k].im;
+    }
+}
 
 /* ---- spinor storage: 6 groups of 4 reals per site (gpu/spinor.h) ------- */
 __device__ __forceinline__ void load4(const double *p, lat_real *v)
@@ -138,8 +183,9 @@ template <typename SS, typename LS, int RECON>
 __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
 {
     typedef gauge_accessor<LS, 3, RECON> U;
-    const int h = blockIdx.x * blockDim.x + threadIdx.x;
-    if (h >= a.g.Vh) return;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= dslash_threads(a.g, a.sites)) return;
+    const int h = dslash_site(a, i);
     const int p = a.parity;
     int x[4];
     const int site = decode(a.g, p, h, x);
@@ -150,20 +196,38 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
     for (int k = 0; k < 12; k++) acc[k] = c_make(0, 0);
 #pragma unroll
     for (int mu = 0; mu < 4; mu++) {
-        /* forward: U_mu(x) psi(x+mu), the phase where x_mu = L_mu - 1 */
+        /* forward: U_mu(x) psi(x+mu), the phase where x_mu = L_mu - 1
+         * (globally); on a slab, past the last local slice, the next
+         * rank's projected half spinor (k_dslash_face) from the face */
         U::template load<lat_complex, true>(U::at(links, a.g, p, mu, h), u);
-        if (x[mu] == a.g.L[mu] - 1)
+        if (dslash_last(a, x, mu))
             for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[mu], u[k]);
-        spinor_load<SS>(in, a.in_norm, neighbour(a.g, site, x, mu, +1) >> 1, psi);
-        dirac_hop_fwd_acc(3, mu, a.sign, u, psi, acc);
+        if (mu == 3 && a.face_fwd && x[3] == a.g.L[3] - 1) {
+            lat_complex hv[6], w[6];
+            face_load(a.face_fwd, h - (a.g.L[3] - 1) * a.g.V3h, hv);
+            colour_mul(3, u, hv, w);
+            colour_mul(3, u, hv + 3, w + 3);
+            spin_reconstruct_acc(3, mu, -a.sign, w, acc);
+        } else {
+            spinor_load<SS>(in, a.in_norm, neighbour(a.g, site, x, mu, +1) >> 1, psi);
+            dirac_hop_fwd_acc(3, mu, a.sign, u, psi, acc);
+        }
         /* backward: U_mu(x-mu)^dag psi(x-mu); U_mu(x-mu) carries the phase
-         * where x_mu = 0 (its site is at L_mu - 1), the hop its conjugate */
-        const int sb = neighbour(a.g, site, x, mu, -1);
-        U::template load<lat_complex, true>(U::at(links, a.g, 1 - p, mu, sb >> 1), u);
-        if (x[mu] == 0)
-            for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[mu], u[k]);
-        spinor_load<SS>(in, a.in_norm, sb >> 1, psi);
-        dirac_hop_bwd_acc(3, mu, a.sign, u, psi, acc);
+         * where x_mu = 0 (its site is at L_mu - 1), the hop its conjugate;
+         * on a slab, before local slice 0, the previous rank's U^dag times
+         * the projected half spinor, made there (k_dslash_face) */
+        if (mu == 3 && a.face_bwd && x[3] == 0) {
+            lat_complex w[6];
+            face_load(a.face_bwd, h, w);
+            spin_reconstruct_acc(3, mu, a.sign, w, acc);
+        } else {
+            const int sb = neighbour(a.g, site, x, mu, -1);
+            U::template load<lat_complex, true>(U::at(links, a.g, 1 - p, mu, sb >> 1), u);
+            if (dslash_first(a, x, mu))
+                for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[mu], u[k]);
+            spinor_load<SS>(in, a.in_norm, sb >> 1, psi);
+            dirac_hop_bwd_acc(3, mu, a.sign, u, psi, acc);
+        }
     }
     lat_complex v[12];
     lat_real cl[72];
@@ -193,14 +257,51 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
     spinor_store<SS>((SS *)a.out, a.out_norm, h, v);
 }
 
+/* ---- the faces of a t-slab (dirac/gpu_sweep.h) -------------------------------
+ * thread j < V3h, the input's sites (parity 1 - a.parity) of half index j
+ * on local slice 0 and j + (Lt_local - 1) V3h on the last: face_out_fwd[j]
+ * = the projection of psi(slice 0) a forward t hop of the previous rank
+ * makes (dirac_hop_fwd_acc's first step), face_out_bwd[j] = U_t(y)^dag
+ * times the projection of psi(y), y on the last slice (dirac_hop_bwd_acc's
+ * first two steps, the phase where y is global Lt - 1): the next rank
+ * only rebuilds the spins.  The same helpers in the same order as the
+ * whole-lattice kernel, so every rank count gives the same bits. */
+template <typename SS, typename LS, int RECON>
+__global__ void __launch_bounds__(128) k_dslash_face(const dslash_args a)
+{
+    typedef gauge_accessor<LS, 3, RECON> U;
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= a.g.V3h) return;
+    const int q = 1 - a.parity;
+    const SS *in = (const SS *)a.in;
+    lat_complex psi[12], hv[6], u[9], w[6];
+    spinor_load<SS>(in, a.in_norm, j, psi);
+    spin_project(3, 3, -a.sign, psi, hv);
+    face_store(a.face_out_fwd, j, hv);
+    const int hb = j + (a.g.L[3] - 1) * a.g.V3h;
+    int x[4];
+    decode(a.g, q, hb, x);
+    U::template load<lat_complex, true>(U::at((LS *)a.links, a.g, q, 3, hb), u);
+    if (dslash_last(a, x, 3))
+        for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[3], u[k]);
+    spinor_load<SS>(in, a.in_norm, hb, psi);
+    spin_project(3, 3, a.sign, psi, hv);
+    colour_mul_dag(3, u, hv, w);
+    colour_mul_dag(3, u, hv + 3, w + 3);
+    face_store(a.face_out_bwd, j, w);
+}
+
 /* ---- host side: which instantiation, with which arguments ----------------- */
 template <typename SS, typename LS, class Launch>
 static void dslash_recon(const struct dirac_gpu_sweep *w, const dslash_args &args, const Launch &launch)
 {
+    const bool face = w->face_out_fwd != NULL;
+    const int n = face ? args.g.V3h : dslash_threads(args.g, args.sites);
+    if (n <= 0) return;
     switch (w->links->recon) {
-    case GPU_RECON_FULL: launch(k_dslash<SS, LS, LINK_FULL>, args, args.g.Vh); break;
-    case GPU_RECON_12: launch(k_dslash<SS, LS, LINK_12>, args, args.g.Vh); break;
-    case GPU_RECON_8: launch(k_dslash<SS, LS, LINK_8>, args, args.g.Vh); break;
+    case GPU_RECON_FULL: launch(face ? k_dslash_face<SS, LS, LINK_FULL> : k_dslash<SS, LS, LINK_FULL>, args, n); break;
+    case GPU_RECON_12: launch(face ? k_dslash_face<SS, LS, LINK_12> : k_dslash<SS, LS, LINK_12>, args, n); break;
+    case GPU_RECON_8: launch(face ? k_dslash_face<SS, LS, LINK_8> : k_dslash<SS, LS, LINK_8>, args, n); break;
     default: lat_die(1, "GPU Dirac", "internal error: links stored in %d reals", w->links->recon);
     }
 }
@@ -223,6 +324,13 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
     args.post_inv = w->post_inv;
     args.alpha = (lat_real)w->alpha;
     for (int mu = 0; mu < 4; mu++) args.phase[mu] = c_make((lat_real)w->phase[mu][0], (lat_real)w->phase[mu][1]);
+    args.face_fwd = (const lat_real *)w->face_fwd;
+    args.face_bwd = (const lat_real *)w->face_bwd;
+    args.face_out_fwd = (lat_real *)w->face_out_fwd;
+    args.face_out_bwd = (lat_real *)w->face_out_bwd;
+    args.tg0 = w->tg0;
+    args.ltg = w->ltg > 0 ? w->ltg : args.g.L[3];
+    args.sites = w->sites;
     if constexpr (sizeof(lat_real) == sizeof(double)) {
         if (w->links->prec != 'd' || w->spinor_prec != SOLVER_DOUBLE)
             lat_die(1, "GPU Dirac", "internal error: the double kernels got precision %c/%d", w->links->prec,

@@ -14,7 +14,27 @@
  * C = 1 when clover is NULL.  clover: 72 reals per site of parity
  * w->parity in gpu/spinor.h's blocked layout (ncomp 72), the storage type
  * of the links.  Spinors: gpu/spinor.h's layout, ncomp 24, of spinor_prec
- * (SOLVER_DOUBLE: double; SOLVER_SINGLE: float; SOLVER_HALF: int16 + norm). */
+ * (SOLVER_DOUBLE: double; SOLVER_SINGLE: float; SOLVER_HALF: int16 + norm).
+ *
+ * On a t-slab of an MPI run (dirac/gpu.h) the fields are this rank's
+ * owned slices (local Lt = lt, even; local parity = global parity), and
+ * the t hops across the slab's ends read faces: half spinors of 2 spins x
+ * 3 colours, 12 reals of the compute precision (double for the double
+ * kernels, float for single and half) per site j < V3h (the spatial half
+ * index: output site h = j on slice 0, j + (lt-1) V3h on the last):
+ *   face_fwd[j]  the projection (1 - sign gamma_t) psi(x + t) the next rank
+ *                made of its slice 0 (dirac_hop_fwd_acc's first step);
+ *   face_bwd[j]  U_t(x - t)^dag (1 + sign gamma_t) psi(x - t) the previous
+ *                rank made of its last slice (the first two steps of
+ *                dirac_hop_bwd_acc, its boundary phase included);
+ * sites: DIRAC_SITES_ALL (every h; one process), _INTERIOR (slices 1 ..
+ * lt-2, no face read), _BOUNDARY (slices 0 and lt-1, the faces read).
+ * tg0, ltg: the global t of local slice 0 and the global Lt (ltg 0: one
+ * process, the local Lt).  face_out_fwd non-NULL: instead of a sweep, the
+ * pack kernel: it writes this rank's two faces from `in` -- face_out_fwd
+ * (of slice 0, for the previous rank) and face_out_bwd (of the last slice,
+ * for the next), the same formulas as above with parity = the output
+ * parity of the sweep they feed. */
 #ifndef LAT_DIRAC_GPU_SWEEP_H
 #define LAT_DIRAC_GPU_SWEEP_H
 
@@ -33,7 +53,12 @@ struct dirac_gpu_sweep {
     int parity, sign, post_inv;
     double alpha;
     double phase[4][2];            /* e^{i theta_mu} (re, im) */
+    const void *face_fwd, *face_bwd; /* slab: the received faces, else NULL */
+    void *face_out_fwd, *face_out_bwd; /* non-NULL: pack the faces instead */
+    int tg0, ltg, sites;
 };
+
+enum { DIRAC_SITES_ALL = 0, DIRAC_SITES_INTERIOR = 1, DIRAC_SITES_BOUNDARY = 2 };
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,8 @@
  * device copies, the launch (GPU_RED_BS threads per block, the default
  * stream, the launch error checked at once: one line, exit 1, gpu/util.cu),
  * the reductions' partials in page-locked host memory (one async copy, one
- * stream wait), and the checks of open: a usable GPU, one process. */
+ * stream wait), and the checks of open: a usable GPU, one process without a
+ * layout. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stddef.h>
@@ -73,8 +74,15 @@ extern "C" struct solver_blas *solver_blas_gpu_open(void)
 {
     if (!gpu_available(NULL, 0)) return NULL;
     if (comm_size() > 1)
-        lat_die(1, "solver_blas_gpu_open", "the GPU vector kernels run in one process (%d ranks here)", comm_size());
-    return blas_gpu_make();
+        lat_die(1, "solver_blas_gpu_open", "the GPU vector kernels without a reduction layout run in one process (%d ranks here)",
+                comm_size());
+    return blas_gpu_make(NULL);
+}
+
+extern "C" struct solver_blas *solver_blas_gpu_open_layout(const struct solver_reduce_layout *layout)
+{
+    if (!gpu_available(NULL, 0)) return NULL;
+    return blas_gpu_make(layout);
 }
 
 extern "C" void solver_blas_gpu_close(struct solver_blas *blas)

@@ -11,9 +11,12 @@
  *   blas_launch(kernel, nb, barriers, args...)  kernel<<<nb, GPU_RED_BS>>>(args);
  *       barriers: the kernel has __syncthreads (the reductions)
  * and the GPU layer's gpu_free, gpu_memset, gpu_download (gpu/field.h).
- * Exported (host): blas_gpu_make() the table (NULL: out of host memory),
+ * Exported (host): blas_gpu_make(layout) the table (NULL: out of host
+ * memory; layout NULL: one process, the fixed grid below),
  * blas_gpu_destroy(table); the table's fused kernels are
- * blas_gpu_fused.cuh's (included here, before the table).
+ * blas_gpu_fused.cuh's (included here, before the table); with a layout the
+ * fused reductions are left out (NULL: the solvers make the unfused calls,
+ * whose reductions go through the layout's per-chunk slots).
  *
  * Kernels.  A vector of n logical reals in site blocks of site_reals is
  * nsites = n / site_reals sites in gpu_spinor_storage(nsites, site_reals)
@@ -35,9 +38,13 @@
  * device's size), each thread adds its groups/sites in a fixed stride
  * order, each block adds its threads in reduce.cuh's fixed tree, and the
  * host adds the block partials in block order: the same bits run after run
- * (not the CPU's bits: its blocks and tree differ).  One process: no sum
- * over ranks.  A table is used by one solve at a time (one partials
- * buffer). */
+ * (not the CPU's bits: its blocks and tree differ).  With a reduction
+ * layout (solvers.h's struct solver_reduce_layout: one chunk per global
+ * timeslice of a t-slab) instead: k_bl_red_chunk, a fixed number of blocks
+ * per chunk set by the chunk's size, each chunk's block partials added on
+ * the host in order, the chunk sums in their global slots summed over
+ * ranks and added in global order -- R ranks give one process's bits.  A
+ * table is used by one solve at a time (one partials buffer). */
 #ifndef LAT_SOLVERS_BLAS_GPU_CUH
 #define LAT_SOLVERS_BLAS_GPU_CUH
 
@@ -48,8 +55,10 @@
 #include <type_traits>
 extern "C" {
 #include "solvers/solvers.h"
+#include "base/comm.h"
 #include "base/log.h"
 }
+#include <string.h>
 #include "solvers/half.h"
 #include "gpu/spinor.h"
 #include "gpu/field.h"
@@ -318,7 +327,13 @@ struct bl_blas {
     struct solver_blas blas; /* first: the table handed out */
     double *partial_dev;     /* BL_RED_NB x 2 block partials */
     double *partial;         /* their host copy (BL_HOST_ALLOC: pinned with CUDA) */
+    /* a reduction layout (chunk_reals 0: none, the grid above) and its
+     * per-chunk partials on the device and the host, the global slots */
+    struct solver_reduce_layout layout;
+    double *chunk_dev, *chunk_host, *slots;
+    size_t chunk_cap, slots_cap;
 };
+
 
 static size_t bl_elem(enum solver_prec p)
 {
@@ -389,10 +404,15 @@ template <int K> static void bl_finish(struct bl_blas *c, unsigned nb, double *o
 }
 
 /* out[0..K-1] = the reduction of x (K = 1) or x with y (K = 2) */
+#include "solvers/blas_gpu_chunks.cuh" /* bl_reduce_chunks: the reductions with a layout */
 template <int K> static void bl_reduce(struct bl_blas *c, const struct solver_vec *x, const struct solver_vec *y, double *out)
 {
     for (int k = 0; k < K; k++) out[k] = 0;
     if (x->n == 0) return;
+    if (c->layout.chunk_reals) {
+        bl_reduce_chunks<K>(c, x, y, out);
+        return;
+    }
     const int ncomp = gpu_spinor_ncomp((int)x->site_reals);
     unsigned nb = 0;
     bl_with_store(x->prec, [&](auto xt) {
@@ -512,10 +532,16 @@ static double bl_norm2(void *ctx, const struct solver_vec *x)
     return s;
 }
 
-static struct solver_blas *blas_gpu_make(void)
+static struct solver_blas *blas_gpu_make(const struct solver_reduce_layout *layout)
 {
     struct bl_blas *c = (struct bl_blas *)calloc(1, sizeof *c);
     if (!c) return NULL;
+    if (layout) {
+        if (layout->chunk_reals == 0 || layout->total_chunks == 0 || layout->first_chunk >= layout->total_chunks)
+            lat_die(1, "solver_blas_gpu_open", "reduction layout: chunks of %zu reals, first %zu of %zu",
+                    layout->chunk_reals, layout->first_chunk, layout->total_chunks);
+        c->layout = *layout;
+    }
     c->partial_dev = (double *)blas_dev_alloc(BL_RED_NB * 2 * sizeof(double));
     c->partial = (double *)BL_HOST_ALLOC(BL_RED_NB * 2 * sizeof(double));
     if (!c->partial) lat_die(1, "solver_blas_gpu_open", "out of host memory for %d reduction partials", BL_RED_NB * 2);
@@ -534,8 +560,10 @@ static struct solver_blas *blas_gpu_make(void)
     t.norm2 = bl_norm2;
     t.multi_axpy = bl_multi_axpy;
     t.multi_caxpby = bl_multi_caxpby;
-    t.axpy_norm2 = bl_axpy_norm2;
-    t.axpy_cdot = bl_axpy_cdot;
+    if (!c->layout.chunk_reals) { /* their sums use the grid: with a layout the unfused calls */
+        t.axpy_norm2 = bl_axpy_norm2;
+        t.axpy_cdot = bl_axpy_cdot;
+    }
     c->blas = t;
     return &c->blas;
 }
@@ -546,6 +574,9 @@ static void blas_gpu_destroy(struct solver_blas *blas)
     struct bl_blas *c = (struct bl_blas *)blas;
     gpu_free(c->partial_dev);
     BL_HOST_FREE(c->partial);
+    gpu_free(c->chunk_dev);
+    free(c->chunk_host);
+    free(c->slots);
     free(c);
 }
 

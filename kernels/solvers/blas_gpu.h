@@ -11,6 +11,11 @@
  *       CUDA or no GPU is usable (gpu_available says why).  One process:
  *       under mpirun with more than one rank it ends the program with one
  *       line (no sum over ranks yet).
+ *   solver_blas_gpu_open_layout(layout)  the same with a reduction layout
+ *       (solvers.h; one chunk per global timeslice, e.g. dirac_reduce_layout):
+ *       cdot and norm2 sum per chunk and over ranks in global order (the
+ *       same bits for any number of ranks, one process included), so it
+ *       runs under mpirun.  The elementwise kernels are unchanged.
  *   solver_blas_gpu_close(blas)  frees the table (vectors are the caller's).
  *
  * Contracts (blas_gpu.cuh has the details): every kernel takes any mix of
@@ -32,6 +37,7 @@
 extern "C" {
 #endif
 struct solver_blas *solver_blas_gpu_open(void);
+struct solver_blas *solver_blas_gpu_open_layout(const struct solver_reduce_layout *layout);
 void solver_blas_gpu_close(struct solver_blas *blas);
 #ifdef __cplusplus
 }

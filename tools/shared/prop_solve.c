@@ -59,7 +59,11 @@ struct prop_device *prop_device_open(struct dirac_op *op, const struct field *u,
 #ifdef LAT_HAVE_CUDA
     struct dirac_gpu *g = dirac_gpu_create(op, u, recon, why, len);
     if (!g) return NULL;
-    struct solver_blas *blas = solver_blas_gpu_open();
+    /* one reduction slot per global timeslice, as on the CPU: the same bits
+     * on any number of ranks (one process included) */
+    struct solver_reduce_layout lay;
+    dirac_reduce_layout(op, 1, &lay);
+    struct solver_blas *blas = solver_blas_gpu_open_layout(&lay);
     if (!blas) {
         dirac_gpu_free(g);
         snprintf(why, len, "no GPU vector kernels for the solvers");

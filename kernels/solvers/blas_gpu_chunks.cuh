@@ -1,0 +1,109 @@
+/* solvers/blas_gpu_chunks.cuh -- the GPU vector kernels' reductions with a
+ * reduction layout (solvers.h's struct solver_reduce_layout: one chunk per
+ * global timeslice of a t-slab), included by solvers/blas_gpu.cuh where it
+ * needs them (after struct bl_blas, bl_accumulate and bl_with_store, which
+ * it uses; not a header of its own).
+ *   k_bl_red_chunk<X, Y, K>  the kernel: bl_chunk_pieces(chunk_sites)
+ *       blocks per chunk, each a fixed stride of the chunk's sites;
+ *   bl_reduce_chunks<K>(c, x, y, out)  the launch and the host's sums:
+ *       per chunk its blocks in order, the chunk sums in their global slots
+ *       (blas_cpu.c's slot rule), comm_sum over ranks, the slots added in
+ *       global order.  A chunk's sum depends on its contents and size
+ *       alone, so R ranks give one process's bits. */
+#ifndef LAT_SOLVERS_BLAS_GPU_CHUNKS_CUH
+#define LAT_SOLVERS_BLAS_GPU_CHUNKS_CUH
+
+/* per chunk (a layout: one chunk per global timeslice): block b adds the
+ * sites of piece b % nsub of chunk b / nsub -- thread t the sites t, t +
+ * nsub BS, ... of the piece's stride -- so a chunk's partials depend on its
+ * contents and size alone, never on where it lies in this rank's vector */
+template <class X, class Y, int K>
+__global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_chunk(const X *x, const float *xnorm, const Y *y, const float *ynorm,
+                                                             int64_t chunk_sites, int nsub, int ncomp, double *partial)
+{
+    __shared__ double sh[K][GPU_RED_BS];
+    double acc[K];
+    for (int k = 0; k < K; k++) acc[k] = 0;
+    const int64_t first = (int64_t)(blockIdx.x / nsub) * chunk_sites;
+    const int64_t step = (int64_t)nsub * GPU_RED_BS;
+    for (int64_t i = (int64_t)(blockIdx.x % nsub) * GPU_RED_BS + threadIdx.x; i < chunk_sites; i += step) {
+        const int64_t s = first + i;
+        const double xs = bl_site_scale<X>(xnorm, s), ys = K == 2 ? bl_site_scale<Y>(ynorm, s) : 0;
+        for (int c = 0; c < ncomp; c += 4) {
+            size_t e = gpu_spinor_index(ncomp, c, s);
+            bl_g xv = bl_load(x, e, xs), yv = xv;
+            if (K == 2) yv = bl_load(y, e, ys);
+            bl_accumulate<K>(acc, xv, yv);
+        }
+    }
+    red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
+}
+
+/* the pieces (blocks) of a chunk of chunk_sites sites: fixed by its size */
+static int bl_chunk_pieces(int64_t chunk_sites)
+{
+    int64_t n = (chunk_sites + 4 * GPU_RED_BS - 1) / (4 * GPU_RED_BS);
+    return n < 1 ? 1 : n > 32 ? 32 : (int)n;
+}
+
+/* with a layout: per chunk the pieces' partials added in order, the chunk
+ * sums put into their global slots (blas_cpu.c's slot rule, parts
+ * included), summed over ranks (comm_sum only adds zeros to a number) and
+ * added in global order: R ranks give the bits of one process */
+template <int K> static void bl_reduce_chunks(struct bl_blas *c, const struct solver_vec *x, const struct solver_vec *y, double *out)
+{
+    const struct solver_reduce_layout *l = &c->layout;
+    const size_t m = x->site_reals, parts = l->parts > 1 ? l->parts : 1;
+    if (l->chunk_reals % m || x->n % l->chunk_reals || (x->n / l->chunk_reals) % parts ||
+        l->first_chunk + x->n / l->chunk_reals / parts > l->total_chunks)
+        lat_die(1, "solver_blas_gpu", "internal error: a vector of %zu reals (blocks of %zu) does not fit the reduction "
+                "layout (chunks of %zu reals, first %zu of %zu, %zu parts)", x->n, m, l->chunk_reals, l->first_chunk,
+                l->total_chunks, parts);
+    const int64_t chunk_sites = (int64_t)(l->chunk_reals / m);
+    const size_t nchunk = x->n / l->chunk_reals, per_part = nchunk / parts;
+    const int nsub = bl_chunk_pieces(chunk_sites), ncomp = gpu_spinor_ncomp((int)m);
+    const size_t nb = nchunk * (size_t)nsub, need = nb * K;
+    if (need > c->chunk_cap) {
+        gpu_free(c->chunk_dev);
+        free(c->chunk_host);
+        c->chunk_dev = (double *)blas_dev_alloc(need * sizeof(double));
+        c->chunk_host = (double *)malloc(need * sizeof(double));
+        if (!c->chunk_dev || !c->chunk_host)
+            lat_die(1, "solver_blas_gpu", "out of memory for %zu reduction partials", need);
+        c->chunk_cap = need;
+    }
+    const size_t nslot = parts * l->total_chunks;
+    if (nslot * K > c->slots_cap) {
+        free(c->slots);
+        c->slots = (double *)malloc(nslot * K * sizeof(double));
+        if (!c->slots) lat_die(1, "solver_blas_gpu", "out of memory for %zu reduction slots", nslot);
+        c->slots_cap = nslot * K;
+    }
+    bl_with_store(x->prec, [&](auto xt) {
+        bl_with_store(y->prec, [&](auto yt) {
+            using X = BL_T(xt);
+            using Y = typename std::conditional<K == 1, X, BL_T(yt)>::type;
+            if constexpr (K == 1 && !std::is_same<X, BL_T(yt)>::value) {
+                return;
+            } else {
+                blas_launch(k_bl_red_chunk<X, Y, K>, (unsigned)nb, true, (const X *)x->data, (const float *)x->norm,
+                            (const Y *)y->data, (const float *)y->norm, chunk_sites, nsub, ncomp, c->chunk_dev);
+            }
+        });
+    });
+    gpu_download(c->chunk_host, c->chunk_dev, need * sizeof(double));
+    memset(c->slots, 0, nslot * K * sizeof(double));
+    for (size_t ci = 0; ci < nchunk; ci++) {
+        const size_t slot = (ci / per_part) * l->total_chunks + l->first_chunk + ci % per_part;
+        for (int k = 0; k < K; k++) {
+            double sum = 0;
+            for (int b = 0; b < nsub; b++) sum += c->chunk_host[(ci * (size_t)nsub + (size_t)b) * K + k];
+            c->slots[slot * K + k] = sum;
+        }
+    }
+    if (comm_size() > 1) comm_sum(c->slots, nslot * K);
+    for (size_t sl = 0; sl < nslot; sl++)
+        for (int k = 0; k < K; k++) out[k] += c->slots[sl * K + k];
+}
+
+#endif
