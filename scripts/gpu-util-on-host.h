@@ -7,7 +7,7 @@
  * (device memory is host memory, no device can fail):
  *   gpu_alloc (lat_calloc: zeroed, dies on failure; 0 bytes allowed),
  *   gpu_free, gpu_upload, gpu_download (memcpy, counted for
- *   gpu_transfer_count), gpu_memset (memset),
+ *   gpu_transfer_take), gpu_memset (memset),
  *   gpu_sync, gpu_check (nothing to wait for, no launch error),
  *   gpu_available (1), gpu_inject_fault (nothing to break),
  *   gpu_device_name ("emulation"), gpu_mem_info (0, 0),
@@ -34,7 +34,7 @@ extern "C" {
 extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
 extern "C" void gpu_free(void *p) { free(p); }
 static struct gpu_transfer_count host_transfers; /* counted as gpu/util.cu counts */
-extern "C" void gpu_transfer_count(struct gpu_transfer_count *c) { *c = host_transfers; }
+extern "C" void gpu_transfer_take(struct gpu_transfer_count *c) { *c = host_transfers, host_transfers = gpu_transfer_count{0, 0, 0, 0, 0}; }
 static void host_count(unsigned long long *b, unsigned long long *k, size_t n)
 {
     *b += n, ++*k;

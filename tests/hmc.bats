@@ -35,7 +35,7 @@ links() { lime_payload "$1" ildg-binary-data | od -An -v -t f8 --endian=big -w8;
 
 @test "lat-hmc: the log has one line per trajectory, nf 0 columns, and the history its counter" {
     "$HMC" --beta 5.7 --lattice 4 --trajectories 3 --md-steps 4 --seed 2 --log l.tsv -o a.lime 2>/dev/null
-    [ "$(head -n 1 l.tsv)" = "$(printf 'trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds\tsolver_seconds\ttransfer_seconds\tforce_seconds\tupdate_seconds\tmeasure_seconds\tcondensate_error')" ]
+    [ "$(head -n 1 l.tsv)" = "$(printf 'trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds\tsolver_seconds\ttransfer_seconds\tforce_seconds\tupdate_seconds\tmeasure_seconds\tcondensate_error\tbytes_to_device\tbytes_from_device\tlargest_copy')" ]
     [ "$(wc -l < l.tsv)" -eq 4 ]
     awk -F'\t' 'NR > 1 { if ($1 != NR - 2 || $8 != 0 || $9 != "nan" || ($7 != 0 && $7 != 1)) exit 1
                          d = $6 - exp(-$5); if (d < 0) d = -d; if (d > 1e-6 * $6) exit 1 }' l.tsv

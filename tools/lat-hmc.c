@@ -280,7 +280,7 @@ int main(int argc, char **argv)
         {"seed", 's', CLI_LONG, &seed, "S", "random seed (>= 0, default 1): same seed, same bytes", NULL, 0},
         {"save-every", 0, CLI_INT, &save_every, "K", "also write every K-th trajectory: -o name with .NNNNNN (next trajectory) before the extension", NULL, 0},
         {"output", 'o', CLI_STRING, &output, "FILE", "write the final configuration here (default standard output)", NULL, 0},
-        {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds, and the split solver_seconds, transfer_seconds, force_seconds, update_seconds, measure_seconds, then condensate_error (the noise error of the condensate: s/sqrt(K), NaN with K < 2)", NULL, 0},
+        {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds, and the split solver_seconds, transfer_seconds, force_seconds, update_seconds, measure_seconds, then condensate_error (the noise error of the condensate: s/sqrt(K), NaN with K < 2), and the trajectory's host-device copies: bytes_to_device, bytes_from_device, largest_copy (0 on the CPU)", NULL, 0},
         {"precision", 0, CLI_CHOICE, &precision, "P", "fermion solver precision (default double; nf 0: no solver)", "double|mixed", 0},
         {"device", 0, CLI_CHOICE, &device, "DEV", "where the trajectory runs (default cpu; gpu: one GPU, one process: the whole trajectory when every monomial has device code (nf 0), else the staggered solves)", "cpu|gpu", 0},
         RUN_REPORT_OPTION(format),
@@ -433,7 +433,8 @@ int main(int argc, char **argv)
             log = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
             if (!log) lat_die(1, logpath, "cannot open the log for writing");
             fprintf(log, "trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds"
-                         "\tsolver_seconds\ttransfer_seconds\tforce_seconds\tupdate_seconds\tmeasure_seconds\tcondensate_error\n");
+                         "\tsolver_seconds\ttransfer_seconds\tforce_seconds\tupdate_seconds\tmeasure_seconds\tcondensate_error"
+                         "\tbytes_to_device\tbytes_from_device\tlargest_copy\n");
             comm_root_end(NULL, 0);
         } else
             comm_root_wait(NULL, 0);
@@ -449,13 +450,18 @@ int main(int argc, char **argv)
         memset(&tm, 0, sizeof tm);
         if (nf > 0) mono[1] = fer.mono;
         double transfer = 0;
+        struct gpu_transfer_count moved; /* the trajectory's host <-> device copies (the log's last columns) */
+        gpu_transfer_take(&moved);       /* drops what the previous measurements moved */
         if (whole_gpu) {
             hmc_trajectory_gpu(&par, mono, nmono, &links_gpu, (uint32_t)k, &res, &tm);
+            gpu_transfer_take(&moved);
             double td = now();
             hmc_gpu_links_download(&links_gpu, r.x.u); /* for the measurements and files below */
             transfer = now() - td + (i == 0 ? first_upload : 0);
-        } else
+        } else {
             hmc_trajectory(&par, mono, nmono, r.x.u, (uint32_t)k, &res, &tm);
+            gpu_transfer_take(&moved);
+        }
         struct split sp = split_of(&tm, nmono, nf > 0 ? &fer : NULL);
         sp.transfer += transfer;
         double cond = NAN, cerr = NAN, tmeas = now();
@@ -482,9 +488,9 @@ int main(int argc, char **argv)
         double pre, pim;
         measure_polyakov(r.x.u, &pre, &pim);
         if (log) {
-            fprintf(log, "%lld\t%.12f\t%.12f\t%.12f\t%.9g\t%.9g\t%d\t%ld\t%.9g\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.9g\n", k,
+            fprintf(log, "%lld\t%.12f\t%.12f\t%.12f\t%.9g\t%.9g\t%d\t%ld\t%.9g\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.9g\t%llu\t%llu\t%llu\n", k,
                     p.all, pre, pim, res.dH, res.exp_minus_dH, res.accepted, res.iterations, cond, res.seconds, sp.solver,
-                    sp.transfer, sp.force, sp.update, sp.measure, cerr);
+                    sp.transfer, sp.force, sp.update, sp.measure, cerr, moved.up_bytes, moved.down_bytes, moved.largest);
             if (fflush(log) != 0) lat_die(1, logpath, "write error on the log");
         }
         if (show) {

@@ -90,14 +90,15 @@ void *gpu_alloc(size_t bytes, const char *what);          /* dies on failure */
 void gpu_free(void *p);
 void gpu_upload(void *dst, const void *src, size_t bytes);  /* host -> device */
 void gpu_download(void *dst, const void *src, size_t bytes);/* device -> host */
-/* what gpu_upload and gpu_download have moved since the program started
- * (every host <-> device copy of the library goes through them, except the
- * halo exchange of halo.cu and the tuner's): bytes and calls each way, and
- * the largest single copy -- how lat-hmc shows what leaves the device */
+/* what gpu_upload and gpu_download have moved since the last take (or the
+ * start), then counting starts again from zero (every host <-> device copy
+ * of the library goes through them, except the halo exchanges of halo.cu
+ * and the slab codes and the tuner's): bytes and calls each way, and the
+ * largest single copy -- how lat-hmc shows what leaves the device */
 struct gpu_transfer_count {
     unsigned long long up_bytes, down_bytes, up_calls, down_calls, largest;
 };
-void gpu_transfer_count(struct gpu_transfer_count *c);
+void gpu_transfer_take(struct gpu_transfer_count *c);
 void gpu_memset(void *dst, int v, size_t bytes);
 void gpu_sync(const char *what);                          /* dies on error */
 void gpu_check(const char *what);                         /* last launch error */

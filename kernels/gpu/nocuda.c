@@ -1,6 +1,6 @@
 /* gpu_stub.c -- the GPU entry points of a build without CUDA (make CUDA=0):
  * gpu_available() says no, with the reason; gpu_inject_fault does nothing;
- * gpu_transfer_count counts nothing. */
+ * gpu_transfer_take counts nothing. */
 #include "gpu/gpu.h"
 #include "gpu/field.h"
 #include <stdio.h>
@@ -14,4 +14,4 @@ int gpu_available(char *why, int whylen)
 void gpu_inject_fault(void) {}
 
 /* no device, nothing moved */
-void gpu_transfer_count(struct gpu_transfer_count *c) { *c = (struct gpu_transfer_count){0, 0, 0, 0, 0}; }
+void gpu_transfer_take(struct gpu_transfer_count *c) { *c = (struct gpu_transfer_count){0, 0, 0, 0, 0}; }

@@ -40,7 +40,7 @@ extern "C" void gpu_free(void *p)
     if (p) cudaFree(p);
 }
 
-static struct gpu_transfer_count transfers; /* the process's copies (gpu_transfer_count) */
+static struct gpu_transfer_count transfers; /* the process's copies (gpu_transfer_take) */
 
 static void count_copy(unsigned long long *bytes_sum, unsigned long long *calls, size_t bytes)
 {
@@ -49,7 +49,11 @@ static void count_copy(unsigned long long *bytes_sum, unsigned long long *calls,
     if (bytes > transfers.largest) transfers.largest = bytes;
 }
 
-extern "C" void gpu_transfer_count(struct gpu_transfer_count *c) { *c = transfers; }
+extern "C" void gpu_transfer_take(struct gpu_transfer_count *c)
+{
+    *c = transfers;
+    transfers = gpu_transfer_count{0, 0, 0, 0, 0};
+}
 
 extern "C" void gpu_upload(void *dst, const void *src, size_t bytes)
 {
