@@ -41,6 +41,11 @@ void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, str
     (void)ctx, (void)u, (void)coeff, (void)out, no_gpu("stag_mono_force_gpu");
 }
 void stag_mono_gpu_free(struct stag_mono *c) { (void)c; }
+const double *stag_mono_gpu_phi(const struct stag_mono *c, int k)
+{
+    (void)c, (void)k;
+    return NULL;
+}
 
 #else
 
@@ -174,6 +179,11 @@ void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, str
         const struct stag_mono_poles p = poles_of(d, r);
         stag_mono_gpu_force_d(u, coeff, &p, out);
     }
+}
+
+const double *stag_mono_gpu_phi(const struct stag_mono *c, int k)
+{
+    return c->dev && k >= 0 && k < c->p.npf ? c->dev->phi[k] : NULL;
 }
 
 void stag_mono_gpu_free(struct stag_mono *c)

@@ -12,6 +12,7 @@
  *       of hmc/monomial.h (staggered_monomial_gpu.c; set by
  *       staggered_monomial_create when params.gpu is set)
  *   stag_mono_gpu_free(c)     the device fields of those (none: no-op)
+ *   stag_mono_gpu_phi(c, k)   the device pseudofermion phi_k (for tests)
  *   struct stag_mono_poles, stag_mono_gpu_{noise,lincomb,force}_d   the
  *       device kernels' launchers (below) */
 #ifndef LAT_HMC_STAGGERED_MONOMIAL_IMPL_H
@@ -47,6 +48,9 @@ void stag_mono_refresh_gpu(void *ctx, const struct gpu_field *u, uint64_t seed, 
 double stag_mono_action_gpu(void *ctx, const struct gpu_field *u);
 void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, struct gpu_field *out);
 void stag_mono_gpu_free(struct stag_mono *c);
+/* the device phi_k ([phi_e | 0], gpu/spinor.h's layout); NULL before the
+ * first device callback (the tests read it) */
+const double *stag_mono_gpu_phi(const struct stag_mono *c, int k);
 
 /* the device kernels' launchers (staggered_monomial_gpu_d.cu, the host
  * emulation its own; staggered_monomial_gpu_kernel.cuh says what each
