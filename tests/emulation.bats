@@ -11,7 +11,9 @@
 # the GPU staggered operator against the CPU's (scripts/staggered-emulation);
 # lat-hmc's GPU solver backend in one HMC trajectory against the CPU path
 # (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
-# against the CPU HMC (scripts/hmc-gauge-emulation).
+# against the CPU HMC (scripts/hmc-gauge-emulation); the staggered
+# monomial's device callbacks against its host callbacks
+# (scripts/hmc-stag-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -129,4 +131,20 @@
     done
     # SU(2), 12-real links, 0 MD steps, P += eps P refused with one line, exit 1
     [ "$(echo "$output" | grep -c '^refusal .*: exit 1, 1 line(s): hmc-gauge-emulation: GPU HMC: ')" -eq 4 ]
+}
+
+@test "staggered monomial device path on the host (4^3x8, 6x4x4x8): link refresh and noise bit for bit, phi, S, force = host callbacks; force vs numerical derivative" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-stag-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/hmc-stag-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^hmc-stag-emulation: [0-9]* passed, 0 failed$'
+    for l in 4x4x4x8 6x4x4x8; do
+        # the operator's links refreshed device to device in every storage
+        [ "$(echo "$output" | grep -c "^$l device link refresh, .* differ by 0, float links by 0 ")" -eq 3 ]
+        echo "$output" | grep -q "^$l noise: even half bit-identical (0), all sites bit-identical (0)$"
+        # both modes compared, the device path really solved
+        [ "$(echo "$output" | grep -c "^$l N_f = [24] .*: phi rel .* iterations cpu [1-9][0-9]* gpu [1-9][0-9]*$")" -eq 2 ]
+        [ "$(echo "$output" | grep -c "^$l N_f = [24] .*: force vs numerical derivative of action_gpu")" -eq 2 ]
+    done
 }
