@@ -5,7 +5,9 @@
  * operator (dirac/staggered_gpu.h) with the GPU vector kernels
  * (solvers/blas_gpu.h).  Only the solves move: the callers' formulas
  * (heatbath, action, force, condensate) stay on the CPU with the
- * downloaded solutions.
+ * downloaded solutions -- except for the monomial's device callbacks
+ * (hmc/staggered_monomial_gpu.c), which solve on device vectors
+ * (staggered_gpu_solver_multishift_device) and keep everything there.
  *
  * Vectors: the CPU's even half fields (dirac/staggered.h's half index
  * x/2, 6 reals a site, V/2 sites) are uploaded into gpu/spinor.h's layout;

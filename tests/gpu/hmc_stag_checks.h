@@ -4,7 +4,7 @@
  * host emulation (scripts/hmc-stag-emulation.cpp: the kernels run on the
  * host) and the real GPU (tests/gpu/test_gpu_hmc_stag.c).  C and C++.
  *
- *   hsc_run(L, bits)   on the lattice L, Haar-random SU(3) links
+ *   hsc_run(L, bits, derivative)   on the lattice L, Haar-random SU(3) links
  *       (field_set_random), m = HSC_MASS, every solve to 1e-12:
  *   - the device link refresh (staggered_gpu_set_links_device) of GPU
  *     operators storing 12, 18 and 8 reals: the double and float links
@@ -22,7 +22,10 @@
  *     difference over largest |F|) of force's, and for one link (site 5,
  *     mu 2) Re tr(X G) against the central difference (S(t) - S(-t)) / 2t
  *     of action_gpu along U -> exp(tX) U, t = 1e-4, X a fixed su(3)
- *     element: within 1e-6 of max(1, |dS/dt|);
+ *     element: within 1e-6 of max(1, |dS/dt|) (derivative 1 only: two more
+ *     action solves per mode);
+ *   - N_f = 2 with the MD solves mixed (tol_md 1e-8) on both paths: the
+ *     forces within 1e-6 relative;
  *   - the device path spends solver iterations (iterations() > 0).
  * Prints each number with the lattice's name. */
 #ifndef LAT_TESTS_HMC_STAG_CHECKS_H
@@ -171,8 +174,32 @@ static inline double hsc_action_at(struct hmc_monomial *m, const struct field *u
     return s;
 }
 
+/* Re tr(X G) of the force f (coeff G) at one link against the central
+ * difference of action_gpu along U -> exp(tX) U; U is left changed */
+static inline void hsc_check_derivative(struct hmc_monomial *mg, const struct field *u, const struct field *f, double coeff,
+                                        struct gpu_field *U, const char *name, const char *mode)
+{
+    const int64_t x = 5;
+    const int mu = 2;
+    const lat_real xp[8] = {0.3, -0.2, 0.5, 0.1, -0.4, 0.25, 0.15, -0.35};
+    lat_complex h[9], xm[9];
+    alg_unpack(3, xp, h);
+    for (int e = 0; e < 9; e++) xm[e] = c_make(-h[e].im, h[e].re); /* X = i H */
+    const lat_complex *g = (const lat_complex *)field_link(f, x, mu);
+    double pred = 0;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) pred += c_mul(xm[a * 3 + b], g[b * 3 + a]).re;
+    pred /= coeff;
+    const double t = 1e-4;
+    const double num = (hsc_action_at(mg, u, x, mu, xp, t, U) - hsc_action_at(mg, u, x, mu, xp, -t, U)) / (2 * t);
+    const double dd = fabs(num - pred) / fmax(1, fabs(pred));
+    printf("%s %s: force vs numerical derivative of action_gpu: Re tr(X G) %.10g, (S(t) - S(-t))/2t %.10g (rel %.3g)\n",
+           name, mode, pred, num, dd);
+    CHECK(dd <= 1e-6, "%s %s: force vs numerical derivative %.10g %.10g", name, mode, pred, num);
+}
+
 static inline void hsc_compare(const struct field *u, const char *name, const char *mode, struct staggered_monomial_params sp,
-                               struct staggered_gpu_solver *gs)
+                               struct staggered_gpu_solver *gs, int derivative)
 {
     char why[256];
     struct hmc_monomial mc, mg;
@@ -216,24 +243,25 @@ static inline void hsc_compare(const struct field *u, const char *name, const ch
     CHECK(ds <= 1e-12, "%s %s: S differs by %.3g", name, mode, ds);
     CHECK(df <= 1e-12, "%s %s: force differs by %.3g", name, mode, df);
     CHECK(itg > 0 && itc > 0, "%s %s: iterations cpu %ld gpu %ld", name, mode, itc, itg);
-    /* the force against the numerical derivative of action_gpu */
-    const int64_t x = 5;
-    const int mu = 2;
-    const lat_real xp[8] = {0.3, -0.2, 0.5, 0.1, -0.4, 0.25, 0.15, -0.35};
-    lat_complex h[9], xm[9];
-    alg_unpack(3, xp, h);
-    for (int e = 0; e < 9; e++) xm[e] = c_make(-h[e].im, h[e].re); /* X = i H */
-    const lat_complex *g = (const lat_complex *)field_link(&f, x, mu);
-    double pred = 0;
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) pred += c_mul(xm[a * 3 + b], g[b * 3 + a]).re;
-    pred /= coeff;
-    const double t = 1e-4;
-    const double num = (hsc_action_at(&mg, u, x, mu, xp, t, &U) - hsc_action_at(&mg, u, x, mu, xp, -t, &U)) / (2 * t);
-    const double dd = fabs(num - pred) / fmax(1, fabs(pred));
-    printf("%s %s: force vs numerical derivative of action_gpu: Re tr(X G) %.10g, (S(t) - S(-t))/2t %.10g (rel %.3g)\n",
-           name, mode, pred, num, dd);
-    CHECK(dd <= 1e-6, "%s %s: force vs numerical derivative %.10g %.10g", name, mode, pred, num);
+    if (derivative) hsc_check_derivative(&mg, u, &f, coeff, &U, name, mode);
+    if (sp.heatbath) {
+        /* the mixed MD solve (single recursion, every pole refined to 1e-8
+         * in double) on both paths: the same phi, the monomials' own
+         * parameters switched (test only) */
+        struct stag_mono *wc = (struct stag_mono *)mc.ctx, *wg = (struct stag_mono *)mg.ctx;
+        wc->p.mixed = wg->p.mixed = 1;
+        wc->p.tol_md = wg->p.tol_md = 1e-8;
+        gpu_field_upload(&U, u, NULL);
+        memset(fc, 0, nr * sizeof(double));
+        memset(f.d, 0, nr * sizeof(double));
+        gpu_field_upload(&F, &f, NULL);
+        mc.force(mc.ctx, u, coeff, fc);
+        mg.force_gpu(mg.ctx, &U, coeff, &F);
+        gpu_field_download(&F, &f, NULL);
+        const double dm = hsc_rel(f.d, fc, nr);
+        printf("%s %s, mixed MD solves (tol 1e-8): force rel %.3g\n", name, mode, dm);
+        CHECK(dm <= 1e-6, "%s %s: mixed force differs by %.3g", name, mode, dm);
+    }
     free(phi);
     free(fc);
     field_free(&f);
@@ -243,7 +271,7 @@ static inline void hsc_compare(const struct field *u, const char *name, const ch
     staggered_monomial_free(&mg);
 }
 
-static inline void hsc_run(const int L[4], int bits)
+static inline void hsc_run(const int L[4], int bits, int derivative)
 {
     struct lattice lat;
     const char *lw;
@@ -267,12 +295,12 @@ static inline void hsc_run(const int L[4], int bits)
     memset(&sp, 0, sizeof sp);
     sp.mass = HSC_MASS, sp.nf = 2, sp.npf = 1, sp.heatbath = &hb, sp.md = &met, sp.metropolis = &met;
     sp.tol_md = HSC_TOL, sp.tol_metropolis = HSC_TOL, sp.max_iter = 10000, sp.timescale = 0;
-    hsc_compare(&u, name, "N_f = 2 RHMC", sp, gs);
+    hsc_compare(&u, name, "N_f = 2 RHMC", sp, gs, derivative);
     struct staggered_monomial_params se;
     memset(&se, 0, sizeof se);
     se.mass = HSC_MASS, se.nf = 4, se.npf = 1;
     se.tol_md = HSC_TOL, se.tol_metropolis = HSC_TOL, se.max_iter = 10000, se.timescale = 0;
-    hsc_compare(&u, name, "N_f = 4 exact", se, gs);
+    hsc_compare(&u, name, "N_f = 4 exact", se, gs, derivative);
     staggered_gpu_solver_free(gs);
     field_free(&u);
 }
