@@ -25,13 +25,19 @@
  * the noise bit for bit, phi, S and the force of both modes within 1e-12
  * relative of the host callbacks', mixed MD forces within 1e-6; on 4^3x8
  * the force against a numerical derivative of action_gpu.
- * Prints "hmc-stag-emulation: N passed, M failed". */
+ * Prints "hmc-stag-emulation: N passed, M failed".
+ * Built with -DHSC_EMU_KERNELS_ONLY it is only the emulated launchers
+ * (staggered_gpu_links_from_d, stag_mono_gpu_{noise,lincomb,force}_d): the
+ * object other emulations link when they link the staggered monomial
+ * (scripts/hmc-gpu-emulation; in a CUDA build tree the library's launchers
+ * would need the CUDA runtime). */
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include "cuda-on-host.h"
 
+#ifndef HSC_EMU_KERNELS_ONLY
 /* ---- the solvers' GPU vector kernels on the host (blas-emulation.cpp's way) */
 static void *blas_dev_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
 static void blas_dev_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
@@ -53,6 +59,8 @@ template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bo
             }
     }
 }
+
+#endif
 
 /* ---- the monomial's and the link refresh's kernels ---- */
 #define STAGGERED_NC_MAX 3
@@ -118,6 +126,7 @@ extern "C" void stag_mono_gpu_force_d(const struct gpu_field *u, double coeff, c
     });
 }
 
+#ifndef HSC_EMU_KERNELS_ONLY
 extern "C" {
 #include "solvers/blas_gpu.h"
 #include "lattice/field.h"
@@ -146,3 +155,4 @@ int main(void)
     for (int d = 0; d < 2; d++) hsc_run(dims[d], 1, d == 0);
     return unit_done("hmc-stag-emulation");
 }
+#endif
