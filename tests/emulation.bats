@@ -21,6 +21,10 @@
 # against the CPU HMC (scripts/hmc-gauge-emulation); the GPU Wilson-clover
 # operator and its solves on t-slabs of 1, 2, 4 MPI ranks, bit for bit
 # across R (scripts/dirac-slab-emulation).
+# (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
+# against the CPU HMC (scripts/hmc-gauge-emulation); the staggered
+# monomial's device callbacks against its host callbacks
+# (scripts/hmc-stag-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -181,4 +185,22 @@
     [ "$(echo "$output" | grep -c 'converged, ')" -eq 16 ]
     # lat-propagator --device gpu with the emulated kernels: one rank and two, the same file
     echo "$output" | grep -q '^lat-propagator --device gpu (emulated) .*: R=1 and R=2 files the same bytes, converged: ok$'
+}
+
+@test "staggered monomial device path on the host (4^3x8, 6^3x4): link refresh and noise bit for bit, phi, S, force = host callbacks; force vs numerical derivative" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-stag-emulation compiles the device code with it"
+    run "$BATS_TEST_DIRNAME/../scripts/hmc-stag-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^hmc-stag-emulation: [0-9]* passed, 0 failed$'
+    for l in 4x4x4x8 6x6x6x4; do
+        # the operator's links refreshed device to device in every storage
+        [ "$(echo "$output" | grep -c "^$l device link refresh, .* differ by 0, float links by 0 ")" -eq 3 ]
+        echo "$output" | grep -q "^$l noise: even half bit-identical (0), all sites bit-identical (0)$"
+        # both modes compared, the device path really solved
+        [ "$(echo "$output" | grep -c "^$l N_f = [24] .*: phi rel .* iterations cpu [1-9][0-9]* gpu [1-9][0-9]*$")" -eq 2 ]
+        echo "$output" | grep -q "^$l N_f = 2 RHMC, mixed MD solves (tol 1e-8): force rel "
+    done
+    # the force against a numerical derivative of action_gpu (4^3x8)
+    [ "$(echo "$output" | grep -c "^4x4x4x8 N_f = [24] .*: force vs numerical derivative of action_gpu")" -eq 2 ]
 }

@@ -29,6 +29,17 @@
  *       one-line reason in why[len]: no GPU (or a build without CUDA), not
  *       SU(3), another lattice, a bad recon.
  *   staggered_gpu_set_links(g, u)   new links of the same lattice (the HMC)
+ *   staggered_gpu_set_links_device(g, u)   the same from a device field u
+ *       (hmc/gpu.h's: SU(3), 'd', 18 reals, g's lattice; else exit 1, one
+ *       line), converted on the device into the double and float storage
+ *       (the bits gpu_field_upload stores from the same links), no host
+ *       copy (staggered_gpu_fields.c, kernel staggered_gpu_links.cu)
+ *   staggered_gpu_hop_d(g, parity, alpha, out, out_off, in, in_off, beta,
+ *       loc, loc_off)   for the sites x of parity p = parity, in double:
+ *       out[out_off + x/2] = alpha (D_{p,1-p} in)(x) + beta loc[loc_off + x/2]
+ *       with D staggered_hop's (half the hop sum; in(y) = in[in_off + y/2])
+ *       and no beta term when loc is NULL; device vectors as below, out not
+ *       overlapping in or loc (one kernel, asynchronous)
  *   staggered_gpu_free(g)
  *   staggered_gpu_half_sites(g)     V/2
  *   staggered_gpu_ee_apply(g, prec, out, in)   out = K in; prec the
@@ -62,10 +73,14 @@ extern "C" {
 #endif
 
 struct staggered_gpu;
+struct gpu_field;
 
 struct staggered_gpu *staggered_gpu_create(const struct staggered_op *cpu, const struct field *u, int recon, char *why,
                                            size_t len);
 void staggered_gpu_set_links(struct staggered_gpu *g, const struct field *u);
+void staggered_gpu_set_links_device(struct staggered_gpu *g, const struct gpu_field *u);
+void staggered_gpu_hop_d(struct staggered_gpu *g, int parity, double alpha, double *out, int64_t out_off, const double *in,
+                         int64_t in_off, double beta, const double *loc, int64_t loc_off);
 void staggered_gpu_free(struct staggered_gpu *g);
 int64_t staggered_gpu_half_sites(const struct staggered_gpu *g);
 int staggered_gpu_recon(const struct staggered_gpu *g);

@@ -2,7 +2,8 @@
  * staggered operator's state (staggered_gpu.c) and the contract of its one
  * kernel launch per compute precision (staggered_gpu_{d,s}.cu; the host
  * emulation scripts/staggered-emulation.cpp supplies both entry points with
- * the same kernels run thread by thread).
+ * the same kernels run thread by thread), and of the link refresh from a
+ * device field (staggered_gpu_links.cu, staggered_gpu_fields.c).
  *
  * staggered_gpu_sweep_<d|s>(w): for every half index h < w->nsites of
  * output parity w->parity, with the site x of (parity, h):
@@ -58,6 +59,10 @@ extern "C" {
 #endif
 void staggered_gpu_sweep_d(const struct staggered_gpu_sweep *w);
 void staggered_gpu_sweep_s(const struct staggered_gpu_sweep *w);
+/* dst (the operator's links_d or links_s: 'd' or 's' storage, its recon)
+ * = src (an HMC device field: 'd', 18 reals, the same lattice), device to
+ * device (staggered_gpu_links.cu; the emulation supplies its own) */
+void staggered_gpu_links_from_d(const struct gpu_field *dst, const struct gpu_field *src);
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,24 @@ enum solver_status staggered_gpu_solver_cg(struct staggered_gpu_solver *s, const
     no_gpu("staggered_gpu_solver_cg");
     return SOLVER_BREAKDOWN;
 }
+enum solver_status staggered_gpu_solver_multishift_device(struct staggered_gpu_solver *s, const double *b, int nshift,
+                                                          const double *sigma, double **x,
+                                                          const struct solver_params *par, struct solver_result *res)
+{
+    (void)s, (void)b, (void)nshift, (void)sigma, (void)x, (void)par, (void)res;
+    no_gpu("staggered_gpu_solver_multishift_device");
+    return SOLVER_BREAKDOWN;
+}
+struct staggered_gpu *staggered_gpu_solver_operator(struct staggered_gpu_solver *s)
+{
+    (void)s, no_gpu("staggered_gpu_solver_operator");
+    return NULL;
+}
+struct solver_blas *staggered_gpu_solver_blas(struct staggered_gpu_solver *s)
+{
+    (void)s, no_gpu("staggered_gpu_solver_blas");
+    return NULL;
+}
 double staggered_gpu_solver_take_transfer_seconds(struct staggered_gpu_solver *s) { (void)s; return 0; }
 
 #else
@@ -164,6 +182,18 @@ enum solver_status staggered_gpu_solver_multishift(struct staggered_gpu_solver *
     for (int i = 0; i < nshift; i++) download_even(s, x[i], s->x[i]);
     return st;
 }
+
+enum solver_status staggered_gpu_solver_multishift_device(struct staggered_gpu_solver *s, const double *b, int nshift,
+                                                          const double *sigma, double **x,
+                                                          const struct solver_params *par, struct solver_result *res)
+{
+    struct solver_op so;
+    staggered_gpu_solver_op_normal(&so, s->g);
+    return solver_multishift_cg(&so, s->blas, b, nshift, sigma, NULL, x, par, res);
+}
+
+struct staggered_gpu *staggered_gpu_solver_operator(struct staggered_gpu_solver *s) { return s->g; }
+struct solver_blas *staggered_gpu_solver_blas(struct staggered_gpu_solver *s) { return s->blas; }
 
 enum solver_status staggered_gpu_solver_cg(struct staggered_gpu_solver *s, const double *b, double *x,
                                            const struct solver_params *par, struct solver_result *res)

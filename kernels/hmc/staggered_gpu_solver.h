@@ -5,7 +5,9 @@
  * operator (dirac/staggered_gpu.h) with the GPU vector kernels
  * (solvers/blas_gpu.h).  Only the solves move: the callers' formulas
  * (heatbath, action, force, condensate) stay on the CPU with the
- * downloaded solutions.
+ * downloaded solutions -- except for the monomial's device callbacks
+ * (hmc/staggered_monomial_gpu.c), which solve on device vectors
+ * (staggered_gpu_solver_multishift_device) and keep everything there.
  *
  * Vectors: the CPU's even half fields (dirac/staggered.h's half index
  * x/2, 6 reals a site, V/2 sites) are uploaded into gpu/spinor.h's layout;
@@ -27,6 +29,14 @@
  *       host even half fields, overwritten; the status of the shared solve
  *   staggered_gpu_solver_cg(s, b, x, par, res)   K x = b by solver_cg, x the
  *       start (host) and the answer
+ *   staggered_gpu_solver_multishift_device(s, b, nshift, sigma, x, par, res)
+ *       the same solve on device vectors of the normal view (V sites,
+ *       [even | odd], 6 doubles a site in gpu/spinor.h's layout): b with a
+ *       zero odd half, x[i] overwritten; nothing moves to the host (the
+ *       HMC's device path, hmc/staggered_monomial_gpu.c)
+ *   staggered_gpu_solver_operator(s), _blas(s)   the GPU operator and the
+ *       solvers' GPU vector kernels s works with (the device path applies
+ *       the hops and takes its dot products with them)
  *   staggered_gpu_solver_take_transfer_seconds(s)  seconds spent moving
  *       links and vectors between host and device (wall clock, included in
  *       the solves' time by the callers) since the last call; resets
@@ -40,6 +50,7 @@
 
 struct field;
 struct staggered_gpu_solver;
+struct staggered_gpu;
 
 struct staggered_gpu_solver *staggered_gpu_solver_create(const struct field *u, double mass, char *why, size_t len);
 void staggered_gpu_solver_free(struct staggered_gpu_solver *s);
@@ -50,6 +61,11 @@ enum solver_status staggered_gpu_solver_multishift(struct staggered_gpu_solver *
                                                    struct solver_result *res);
 enum solver_status staggered_gpu_solver_cg(struct staggered_gpu_solver *s, const double *b, double *x,
                                            const struct solver_params *par, struct solver_result *res);
+enum solver_status staggered_gpu_solver_multishift_device(struct staggered_gpu_solver *s, const double *b, int nshift,
+                                                          const double *sigma, double **x,
+                                                          const struct solver_params *par, struct solver_result *res);
+struct staggered_gpu *staggered_gpu_solver_operator(struct staggered_gpu_solver *s);
+struct solver_blas *staggered_gpu_solver_blas(struct staggered_gpu_solver *s);
 double staggered_gpu_solver_take_transfer_seconds(struct staggered_gpu_solver *s);
 
 #endif

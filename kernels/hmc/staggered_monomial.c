@@ -3,6 +3,8 @@
  * parameter checks, refresh (exact and rational heatbath), action, force
  * from the multi-shift solutions, and the noise generators. */
 #include "hmc/staggered_monomial.h"
+#include "hmc/staggered_monomial_impl.h"
+#include "hmc/staggered_monomial_site.h"
 #include "hmc/staggered_gpu_solver.h"
 #include "dirac/staggered.h"
 #include "solvers/solvers.h"
@@ -21,26 +23,13 @@ static const char WHO[] = "staggered monomial";
 /* below this many sites a loop runs on one thread */
 #define MONO_OMP_MIN 1024
 
-struct stag_mono {
-    struct staggered_monomial_params p;
-    struct rational hb, md, met; /* hb unused in exact mode */
-    int exact;
-    struct staggered_op *op;
-    struct solver_blas *blas;      /* the normal view's vectors: [even | odd] */
-    struct solver_blas *blas_half; /* even half fields (the action's dot products) */
-    double **phi;                /* npf even half fields */
-    long iters;
-    const struct field *links;   /* the links of the current callback */
-    int gpu_links_stale;         /* with p.gpu: the links changed since the last upload */
-    double solve_md, solve_other; /* seconds (staggered_monomial_take_solve_seconds) */
-};
-
-static double now(void)
+double stag_mono_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
+#define now stag_mono_now
 
 /* the links of every solve and hop that follows; the GPU copy is refreshed
  * before the next solve (an exact-mode refresh solves nothing) */
@@ -57,17 +46,10 @@ static void noise(const struct staggered_op *op, int parity, uint64_t seed, uint
 {
     const int n = staggered_nc(op);
     const int64_t count = parity < 0 ? staggered_owned_sites(op) : staggered_owned_sites(op) / 2;
-    const double h = sqrt(0.5);
 #pragma omp parallel for schedule(static) if (count >= MONO_OMP_MIN)
     for (int64_t i = 0; i < count; i++) {
         const int64_t x = staggered_global_site(op, parity < 0 ? i : staggered_half_site(op, parity, i));
-        struct lat_rng r;
-        rng_init(&r, seed, copy, (uint64_t)x, traj, (uint32_t)purpose);
-        double *o = out + (size_t)i * 2 * n;
-        for (int k = 0; k < 2 * n; k++) {
-            if (purpose == RNG_NOISE) o[k] = (rng_u32(&r) & 1u) ? h : -h;
-            else o[k] = h * rng_normal(&r);
-        }
+        stag_noise_site(n, seed, copy, (uint64_t)x, traj, purpose, out + (size_t)i * 2 * n);
     }
 }
 
@@ -96,8 +78,9 @@ static void check_solve(enum solver_status st, const struct solver_result *res, 
 }
 
 /* after a multi-shift solve: the iterations (the most of any shift), each
- * shift converged, the seconds since t0 (the MD rational's or the others') */
-static void account(struct stag_mono *c, const struct rational *r, const struct solver_result *res, double tol,
+ * shift converged, the seconds since t0 (the MD rational's or the others');
+ * the device callbacks use it too (staggered_monomial_impl.h) */
+void stag_mono_account(struct stag_mono *c, const struct rational *r, const struct solver_result *res, double tol,
                     const char *what, double t0)
 {
     int most = 0;
@@ -125,7 +108,7 @@ static void solve_shifts(struct stag_mono *c, const struct rational *r, double t
         if (c->gpu_links_stale) staggered_gpu_solver_set_links(c->p.gpu, c->links);
         c->gpu_links_stale = 0;
         staggered_gpu_solver_multishift(c->p.gpu, b, r->order, r->b, x, &par, res);
-        account(c, r, res, tol, what, t0);
+        stag_mono_account(c, r, res, tol, what, t0);
         return;
     }
     /* the normal view: [even | odd] vectors, b with a zero odd half */
@@ -143,7 +126,7 @@ static void solve_shifts(struct stag_mono *c, const struct rational *r, double t
     }
     (void)st;
     free(bf);
-    account(c, r, res, tol, what, t0);
+    stag_mono_account(c, r, res, tol, what, t0);
 }
 
 static double **alloc_halves(int k, size_t hr)
@@ -240,30 +223,15 @@ static void mono_force(void *ctx, const struct field *u, double coeff, double *o
             for (int mu = 0; mu < LAT_ND; mu++) {
                 const int64_t t = lattice_neighbour(lat, s, mu, +1);
                 /* O = sum_i a_i v_i w_i^dag: v = Y(y+mu), w = X(y) (y even) or v = Y(y), w = X(y+mu) */
-                lat_complex o[LAT_NC_MAX * LAT_NC_MAX], w[LAT_NC_MAX * LAT_NC_MAX], h[LAT_NC_MAX * LAT_NC_MAX];
-                lat_real pk[LAT_NC_MAX * LAT_NC_MAX];
+                lat_complex o[LAT_NC_MAX * LAT_NC_MAX];
                 sun_zero(n, o);
                 for (int i = 0; i < r->order; i++) {
                     const double *v = yl[i] + (size_t)((even ? t : s) >> 1) * 2 * n;
                     const double *ww = xl[i] + (size_t)((even ? s : t) >> 1) * 2 * n;
-                    for (int a = 0; a < n; a++)
-                        for (int b = 0; b < n; b++) {
-                            const lat_complex va = c_make(v[2 * a], v[2 * a + 1]);
-                            const lat_complex wb = c_make(ww[2 * b], ww[2 * b + 1]);
-                            o[a * n + b] = c_add(o[a * n + b], c_scale(r->a[i], c_mul(va, c_conj(wb))));
-                        }
+                    stag_force_outer_add(n, r->a[i], (const lat_complex *)v, (const lat_complex *)ww, o);
                 }
                 const lat_complex *ul = (const lat_complex *)staggered_link(c->op, s, mu);
-                if (even) sun_mul(n, w, ul, o);
-                else sun_mul_nd(n, w, o, ul);
-                /* TA(W) = i H, H = traceless (W - W^dag)/(2i) */
-                alg_pack_antiherm_part(n, w, pk);
-                alg_unpack(n, pk, h);
-                double *g = out + ((size_t)s * LAT_ND + mu) * lr;
-                for (int e = 0; e < n * n; e++) {
-                    g[2 * e] -= coeff * h[e].im;
-                    g[2 * e + 1] += coeff * h[e].re;
-                }
+                stag_force_link(n, even, coeff, ul, o, (lat_complex *)(out + ((size_t)s * LAT_ND + mu) * lr));
             }
         }
     }
@@ -369,6 +337,12 @@ int staggered_monomial_create(struct hmc_monomial *m, const struct staggered_mon
     *m = (struct hmc_monomial){.name = exact ? "staggered-hmc" : "staggered-rhmc", .ctx = c, .timescale = p->timescale,
                                .refresh = mono_refresh, .action = mono_action, .force = mono_force,
                                .iterations = mono_iterations};
+    if (p->gpu) {
+        /* the whole trajectory on the device (staggered_monomial_gpu.c) */
+        m->refresh_gpu = stag_mono_refresh_gpu;
+        m->action_gpu = stag_mono_action_gpu;
+        m->force_gpu = stag_mono_force_gpu;
+    }
     return 0;
 }
 
@@ -376,6 +350,7 @@ void staggered_monomial_free(struct hmc_monomial *m)
 {
     struct stag_mono *c = (struct stag_mono *)m->ctx;
     if (!c) return;
+    stag_mono_gpu_free(c);
     for (int k = 0; k < c->p.npf; k++) free(c->phi[k]);
     free(c->phi);
     staggered_free(c->op);

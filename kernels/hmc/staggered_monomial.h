@@ -58,7 +58,14 @@
  *   staggered_monomial_take_solve_seconds  the time its solves took
  *   Solver backend: params.gpu NULL solves on the CPU as above; set, the
  *   same solves (same views, tolerances, precisions) run on the GPU
- *   (hmc/staggered_gpu_solver.h) and only the solutions come back.
+ *   (hmc/staggered_gpu_solver.h) and only the solutions come back.  With
+ *   params.gpu set the monomial also has the device callbacks refresh_gpu,
+ *   action_gpu, force_gpu (hmc/monomial.h; staggered_monomial_gpu.c): the
+ *   same formulas, noise streams, solves and tolerances on device fields,
+ *   the per-site formulas shared with the host loops
+ *   (hmc/staggered_monomial_site.h); their pseudofermions live on the
+ *   device, apart from the host callbacks' (refresh with the one you then
+ *   use).
  *   staggered_gaussian               the pseudofermion noise of one site set
  *   staggered_condensate             (1/V) Re Tr M^-1 (staggered_measure.c)
  *   staggered_spectral_range         [lo, hi] of K (staggered_measure.c) */
@@ -86,7 +93,8 @@ struct staggered_monomial_params {
      * lat-hmc --device gpu (hmc/staggered_gpu_solver.h, the caller's, made
      * for the same mass; one process): every solve (heatbath, action, MD)
      * runs there, the links uploaded before a solve whenever they changed;
-     * the formulas around the solves stay on the CPU */
+     * the host callbacks' formulas stay on the CPU, the device callbacks
+     * (refresh_gpu, action_gpu, force_gpu) keep everything on the GPU */
     struct staggered_gpu_solver *gpu;
 };
 

@@ -1,0 +1,204 @@
+/* hmc/staggered_monomial_gpu.c -- the staggered monomial's device path
+ * (hmc/monomial.h's refresh_gpu, action_gpu, force_gpu; the formulas of
+ * hmc/staggered_monomial.h, the state of staggered_monomial_impl.h): the
+ * links refreshed device to device into the GPU operator
+ * (staggered_gpu_set_links_device), the noise drawn on the device from the
+ * streams of staggered_gaussian, the solves by solver_multishift_cg on the
+ * GPU operator's normal view with the GPU vector kernels
+ * (staggered_gpu_solver_multishift_device: the host path's tolerances,
+ * precisions and iteration caps), the heatbath sum, the hops, the dot
+ * products (the GPU blas' deterministic cdot) and the force kernel on the
+ * device: nothing but the action's value leaves the GPU.
+ *
+ * Device state (made at the first call, freed by stag_mono_gpu_free): per
+ * pseudofermion phi_k, a normal-view vector [phi_e | 0] (the odd half
+ * stays zero, so it is the multi-shift right-hand side as it is); one noise
+ * vector (rational: the even half, odd zero; exact: chi on all sites); per
+ * pole X_i (the solution) and Y_i (odd half: D_oe X_i).  The host path's
+ * phi (c->phi) is not touched: the two paths keep their own pseudofermions.
+ * Plain C; without CUDA the three callbacks end the program with one line
+ * (staggered_monomial_create sets them only with a GPU solver, which a
+ * build without CUDA cannot make). */
+#include "hmc/staggered_monomial_impl.h"
+#include "hmc/staggered_gpu_solver.h"
+#include "base/log.h"
+#include <stdlib.h>
+
+#ifndef LAT_HAVE_CUDA
+
+static void no_gpu(const char *where) { lat_die(1, where, "internal error: the staggered device path needs CUDA"); }
+void stag_mono_refresh_gpu(void *ctx, const struct gpu_field *u, uint64_t seed, uint32_t trajectory)
+{
+    (void)ctx, (void)u, (void)seed, (void)trajectory, no_gpu("stag_mono_refresh_gpu");
+}
+double stag_mono_action_gpu(void *ctx, const struct gpu_field *u)
+{
+    (void)ctx, (void)u, no_gpu("stag_mono_action_gpu");
+    return 0;
+}
+void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, struct gpu_field *out)
+{
+    (void)ctx, (void)u, (void)coeff, (void)out, no_gpu("stag_mono_force_gpu");
+}
+void stag_mono_gpu_free(struct stag_mono *c) { (void)c; }
+const double *stag_mono_gpu_phi(const struct stag_mono *c, int k)
+{
+    (void)c, (void)k;
+    return NULL;
+}
+
+#else
+
+#include "dirac/staggered_gpu.h"
+#include "gpu/field.h"
+#include "gpu/spinor.h"
+
+static const char WHO[] = "staggered monomial (device)";
+#define SITE_REALS 6
+
+struct stag_mono_dev {
+    int64_t vh;      /* V/2 */
+    size_t bytes;    /* one normal-view vector (V sites) */
+    double **phi;    /* npf vectors [phi_e | 0] */
+    double *noise;   /* eta_e (rational) or chi (exact) */
+    double *x[RATIONAL_MAX_ORDER], *y[RATIONAL_MAX_ORDER];
+    int npoles;      /* X_i, Y_i allocated */
+};
+
+static double *vector(const struct stag_mono_dev *d, const char *what)
+{
+    double *v = (double *)gpu_alloc(d->bytes, what);
+    gpu_memset(v, 0, d->bytes);
+    return v;
+}
+
+/* the device fields (first call) and the GPU operator's links from u */
+static struct stag_mono_dev *prepare(struct stag_mono *c, const struct gpu_field *u)
+{
+    struct staggered_gpu *g = staggered_gpu_solver_operator(c->p.gpu);
+    if (!c->dev) {
+        struct stag_mono_dev *d = (struct stag_mono_dev *)lat_calloc(1, sizeof *d);
+        d->vh = staggered_gpu_half_sites(g);
+        d->bytes = gpu_spinor_storage(2 * d->vh, SITE_REALS) * sizeof(double);
+        d->phi = (double **)lat_calloc((size_t)c->p.npf, sizeof(double *));
+        for (int k = 0; k < c->p.npf; k++) d->phi[k] = vector(d, "the staggered pseudofermions");
+        d->noise = vector(d, "the staggered pseudofermion noise");
+        int most = c->md.order > c->met.order ? c->md.order : c->met.order;
+        if (!c->exact && c->hb.order > most) most = c->hb.order;
+        for (; d->npoles < most; d->npoles++) {
+            d->x[d->npoles] = vector(d, "the staggered multi-shift solutions");
+            d->y[d->npoles] = vector(d, "the staggered force's hopped solutions");
+        }
+        c->dev = d;
+    }
+    staggered_gpu_set_links_device(g, u);
+    /* the host path re-uploads its own links before its next solve */
+    c->gpu_links_stale = 1;
+    return c->dev;
+}
+
+/* X_i = (K + b_i)^-1 b for the poles of r, on the device */
+static void solve(struct stag_mono *c, const struct rational *r, double tol, int sloppy, const double *b,
+                  const char *what)
+{
+    if (r->order == 0) return;
+    struct solver_params par = {.tol = tol, .max_iter = c->p.max_iter, .sloppy = sloppy ? SOLVER_SINGLE : SOLVER_DOUBLE};
+    struct solver_result res[RATIONAL_MAX_ORDER];
+    const double t0 = stag_mono_now();
+    staggered_gpu_solver_multishift_device(c->p.gpu, b, r->order, r->b, c->dev->x, &par, res);
+    stag_mono_account(c, r, res, tol, what, t0);
+}
+
+/* Re a^dag b of two normal-view vectors (the GPU blas' fixed-grid sum) */
+static double dot(struct stag_mono *c, const double *a, const double *b)
+{
+    const size_t n = (size_t)(2 * c->dev->vh) * SITE_REALS;
+    const struct solver_vec va = {SOLVER_DOUBLE, n, SITE_REALS, (void *)a, NULL};
+    const struct solver_vec vb = {SOLVER_DOUBLE, n, SITE_REALS, (void *)b, NULL};
+    struct solver_blas *blas = staggered_gpu_solver_blas(c->p.gpu);
+    return blas->cdot(blas->ctx, &va, &vb).re;
+}
+
+static struct stag_mono_poles poles_of(const struct stag_mono_dev *d, const struct rational *r)
+{
+    struct stag_mono_poles p;
+    p.order = r->order;
+    for (int i = 0; i < r->order; i++) {
+        p.a[i] = r->a[i];
+        p.x[i] = d->x[i];
+        p.y[i] = d->y[i];
+    }
+    return p;
+}
+
+void stag_mono_refresh_gpu(void *ctx, const struct gpu_field *u, uint64_t seed, uint32_t trajectory)
+{
+    struct stag_mono *c = (struct stag_mono *)ctx;
+    struct stag_mono_dev *d = prepare(c, u);
+    struct staggered_gpu *g = staggered_gpu_solver_operator(c->p.gpu);
+    const double m = staggered_gpu_solver_mass(c->p.gpu);
+    for (int k = 0; k < c->p.npf; k++) {
+        if (c->exact) {
+            /* phi = m chi_e - D_eo chi_o, chi on all sites ([even | odd]) */
+            stag_mono_gpu_noise_d(u, d->noise, 1, seed, (uint32_t)k, trajectory);
+            staggered_gpu_hop_d(g, 0, -1.0, d->phi[k], 0, d->noise, d->vh, m, d->noise, 0);
+        } else {
+            /* phi = r_hb(K) eta = a0 eta + sum_i a_i (K + b_i)^-1 eta */
+            stag_mono_gpu_noise_d(u, d->noise, 0, seed, (uint32_t)k, trajectory);
+            solve(c, &c->hb, c->p.tol_metropolis, 0, d->noise, "pseudofermion heatbath");
+            const struct stag_mono_poles p = poles_of(d, &c->hb);
+            stag_mono_gpu_lincomb_d(d->vh, d->phi[k], c->hb.a0, d->noise, &p);
+        }
+    }
+}
+
+double stag_mono_action_gpu(void *ctx, const struct gpu_field *u)
+{
+    struct stag_mono *c = (struct stag_mono *)ctx;
+    struct stag_mono_dev *d = prepare(c, u);
+    double s = 0;
+    for (int k = 0; k < c->p.npf; k++) {
+        solve(c, &c->met, c->p.tol_metropolis, 0, d->phi[k], "action");
+        s += c->met.a0 * dot(c, d->phi[k], d->phi[k]);
+        for (int j = 0; j < c->met.order; j++) s += c->met.a[j] * dot(c, d->phi[k], d->x[j]);
+    }
+    return s;
+}
+
+void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, struct gpu_field *out)
+{
+    struct stag_mono *c = (struct stag_mono *)ctx;
+    if (out->links == u->links || out->recon != GPU_RECON_FULL || out->prec != 'd' || out->Vh != u->Vh)
+        lat_die(1, WHO, "the force needs its own device field of the links' lattice in 18 doubles a matrix");
+    struct stag_mono_dev *d = prepare(c, u);
+    struct staggered_gpu *g = staggered_gpu_solver_operator(c->p.gpu);
+    const struct rational *r = &c->md;
+    for (int k = 0; k < c->p.npf; k++) {
+        solve(c, r, c->p.tol_md, c->p.mixed, d->phi[k], "molecular-dynamics");
+        for (int i = 0; i < r->order; i++) staggered_gpu_hop_d(g, 1, 1.0, d->y[i], d->vh, d->x[i], 0, 0, NULL, 0);
+        const struct stag_mono_poles p = poles_of(d, r);
+        stag_mono_gpu_force_d(u, coeff, &p, out);
+    }
+}
+
+const double *stag_mono_gpu_phi(const struct stag_mono *c, int k)
+{
+    return c->dev && k >= 0 && k < c->p.npf ? c->dev->phi[k] : NULL;
+}
+
+void stag_mono_gpu_free(struct stag_mono *c)
+{
+    struct stag_mono_dev *d = c->dev;
+    if (!d) return;
+    for (int k = 0; k < c->p.npf; k++) gpu_free(d->phi[k]);
+    free(d->phi);
+    gpu_free(d->noise);
+    for (int i = 0; i < d->npoles; i++) {
+        gpu_free(d->x[i]);
+        gpu_free(d->y[i]);
+    }
+    free(d);
+    c->dev = NULL;
+}
+
+#endif

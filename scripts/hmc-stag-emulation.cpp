@@ -1,0 +1,158 @@
+/* hmc-stag-emulation.cpp -- the staggered monomial's device path
+ * (kernels/hmc/staggered_monomial_gpu.c: refresh_gpu, action_gpu,
+ * force_gpu) run on the host without a GPU or nvcc, against the host
+ * callbacks (scripts/hmc-stag-emulation builds and runs it;
+ * tests/emulation.bats in `make check`, any CUDA=).
+ *
+ * What runs as on a GPU, thread by thread: the monomial's kernels
+ * (kernels/hmc/staggered_monomial_gpu_kernel.cuh: noise, heatbath sum,
+ * fermion force) and the operator's link refresh
+ * (kernels/dirac/staggered_gpu_links.cuh), compiled whole here with
+ * scripts/cuda-on-host.h, launched with the grids of their .cu files; the
+ * staggered operator's kernels (scripts/staggered-emulation.cpp's parts
+ * 'd' and 's', linked in); the solvers' vector kernels of
+ * kernels/solvers/blas_gpu.cuh (included whole, launched as
+ * hmc-gpu-emulation.cpp does: the reductions' blocks as fibers).  The host
+ * sides (gpu/field.c, gpu/spinor.c, dirac/staggered_gpu.c,
+ * dirac/staggered_gpu_fields.c, hmc/staggered_gpu_solver.c,
+ * hmc/staggered_monomial_gpu.c) compiled as the CUDA build compiles them
+ * (device memory is host memory).  -ffp-contract=off: no fused
+ * multiply-add, like the CPU build.
+ *
+ * Checks: tests/gpu/hmc_stag_checks.h's hsc_run (shared with the real
+ * GPU's tests/gpu/test_gpu_hmc_stag.c) with bits = 1 on 4^3x8 and 6^3x4
+ * (V/2 not a multiple of the 32-site blocks): the device link refresh and
+ * the noise bit for bit, phi, S and the force of both modes within 1e-12
+ * relative of the host callbacks', mixed MD forces within 1e-6; on 4^3x8
+ * the force against a numerical derivative of action_gpu.
+ * Prints "hmc-stag-emulation: N passed, M failed".
+ * Built with -DHSC_EMU_KERNELS_ONLY it is only the emulated launchers
+ * (staggered_gpu_links_from_d, stag_mono_gpu_{noise,lincomb,force}_d): the
+ * object other emulations link when they link the staggered monomial
+ * (scripts/hmc-gpu-emulation; in a CUDA build tree the library's launchers
+ * would need the CUDA runtime). */
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include "cuda-on-host.h"
+
+#ifndef HSC_EMU_KERNELS_ONLY
+/* ---- the solvers' GPU vector kernels on the host (blas-emulation.cpp's way) */
+static void *blas_dev_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
+static void blas_dev_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args);
+
+#include "solvers/blas_gpu.cuh"
+
+template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args)
+{
+    blockDim.x = GPU_RED_BS;
+    for (unsigned b = 0; b < nb; b++) {
+        blockIdx.x = b;
+        if (barriers)
+            cuda_on_host_block(GPU_RED_BS, [&] { kernel(args...); });
+        else
+            for (unsigned t = 0; t < GPU_RED_BS; t++) {
+                threadIdx.x = t;
+                kernel(args...);
+            }
+    }
+}
+
+#endif
+
+/* ---- the monomial's and the link refresh's kernels ---- */
+#define STAGGERED_NC_MAX 3
+#define STAG_MONO_NC_MAX 3
+#include "math/spinor.h"
+#include "hmc/staggered_monomial_site.h"
+#include "dirac/staggered_site.h"
+#include "gpu/spinor.h"
+extern "C" {
+#include "hmc/staggered_monomial_impl.h"
+#include "dirac/staggered_gpu_impl.h"
+#include "gpu/field.h"
+#include "base/log.h"
+}
+namespace emu {
+#include "gpu/accessor.cuh"
+#include "dirac/staggered_gpu_links.cuh"
+#include "hmc/staggered_monomial_gpu_kernel.cuh"
+} // namespace emu
+using namespace emu;
+typedef gauge_accessor<double, 3, LINK_FULL> hmc_links;
+
+static unsigned blocks(int64_t n, unsigned bs) { return (unsigned)((n + bs - 1) / bs); }
+
+/* the launchers of staggered_gpu_links.cu and staggered_monomial_gpu_d.cu,
+ * every thread of the same grids in turn (no thread reads what another
+ * writes) */
+template <typename S> static void links_copy(const struct gpu_field *dst, const struct gpu_field *src)
+{
+    const kgeo g = make_geo(src);
+    S *d = (S *)dst->links;
+    const double *s = (const double *)src->links;
+    sgl_with_recon<S>(dst->recon, [&](auto acc) {
+        cuda_on_host_grid(blocks(2 * src->Vh, SGL_BLOCK), SGL_BLOCK, [&] { k_sg_links_copy<hmc_links, decltype(acc)>(g, s, d); });
+    });
+}
+extern "C" void staggered_gpu_links_from_d(const struct gpu_field *dst, const struct gpu_field *src)
+{
+    if (dst->prec == 'd') links_copy<double>(dst, src);
+    else links_copy<float>(dst, src);
+}
+
+extern "C" void stag_mono_gpu_noise_d(const struct gpu_field *u, double *out, int full, uint64_t seed, uint32_t copy,
+                                      uint32_t trajectory)
+{
+    const kgeo g = make_geo(u);
+    const int n = (int)(full ? 2 * u->Vh : u->Vh);
+    cuda_on_host_grid(blocks(n, SMG_BLOCK), SMG_BLOCK, [&] { k_smg_noise(g, out, n, seed, copy, trajectory); });
+}
+
+extern "C" void stag_mono_gpu_lincomb_d(int64_t vh, double *out, double a0, const double *eta,
+                                        const struct stag_mono_poles *poles)
+{
+    cuda_on_host_grid(blocks(vh, SMG_BLOCK), SMG_BLOCK, [&] { k_smg_lincomb((int)vh, out, a0, eta, *poles); });
+}
+
+extern "C" void stag_mono_gpu_force_d(const struct gpu_field *u, double coeff, const struct stag_mono_poles *poles,
+                                      const struct gpu_field *out)
+{
+    const kgeo g = make_geo(u);
+    cuda_on_host_grid(blocks(2 * u->Vh, SMG_BLOCK), SMG_BLOCK, [&] {
+        k_smg_force<hmc_links>(g, (const double *)u->links, coeff, *poles, (double *)out->links);
+    });
+}
+
+#ifndef HSC_EMU_KERNELS_ONLY
+extern "C" {
+#include "solvers/blas_gpu.h"
+#include "lattice/field.h"
+}
+#include "unit.h"
+extern "C" {
+#include "hmc_stag_checks.h"
+}
+
+/* what blas_gpu.cu defines, on the emulated kernels */
+extern "C" struct solver_blas *solver_blas_gpu_open(void) { return blas_gpu_make(); }
+extern "C" void solver_blas_gpu_close(struct solver_blas *blas) { blas_gpu_destroy(blas); }
+
+/* the GPU layer's host entry points (memory, device, refused halo and
+ * observables): the one copy in scripts/gpu-util-on-host.h */
+#define GPU_ON_HOST_REFUSE "hmc-stag-emulation"
+#include "gpu-util-on-host.h"
+
+int main(void)
+{
+    lat_progname = "hmc-stag-emulation";
+    /* 6^3x4: V/2 = 432 sites, not whole 32-site blocks (the odd half of
+     * a normal-view vector starts inside a block); the numerical
+     * derivative (two more solves a mode) on 4^3x8 only, for time */
+    const int dims[2][4] = {{4, 4, 4, 8}, {6, 6, 6, 4}};
+    for (int d = 0; d < 2; d++) hsc_run(dims[d], 1, d == 0);
+    return unit_done("hmc-stag-emulation");
+}
+#endif
