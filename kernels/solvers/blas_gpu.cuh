@@ -302,6 +302,22 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_flat(const X *x, const Y 
     red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
 }
 
+/* one site's groups added into acc: |x|^2 (K = 1; y unused) or conj(x) y
+ * (K = 2), the stored values read as the reductions read them (the one
+ * copy of this loop: the grid, chunk and fused reductions call it) */
+template <class X, class Y, int K>
+static __device__ __forceinline__ void bl_site_accumulate(double *acc, const X *x, const float *xnorm, const Y *y,
+                                                          const float *ynorm, int64_t s, int ncomp)
+{
+    const double xs = bl_site_scale<X>(xnorm, s), ys = K == 2 ? bl_site_scale<Y>(ynorm, s) : 0;
+    for (int c = 0; c < ncomp; c += 4) {
+        size_t e = gpu_spinor_index(ncomp, c, s);
+        bl_g xv = bl_load(x, e, xs), yv = xv;
+        if (K == 2) yv = bl_load(y, e, ys);
+        bl_accumulate<K>(acc, xv, yv);
+    }
+}
+
 /* per site: thread t adds sites t, t + stride, ..., each over its groups */
 template <class X, class Y, int K>
 __global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_site(const X *x, const float *xnorm, const Y *y, const float *ynorm,
@@ -310,15 +326,8 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_site(const X *x, const fl
     __shared__ double sh[K][GPU_RED_BS];
     double acc[K];
     for (int k = 0; k < K; k++) acc[k] = 0;
-    for (int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x; s < nsites_pad; s += stride) {
-        const double xs = bl_site_scale<X>(xnorm, s), ys = K == 2 ? bl_site_scale<Y>(ynorm, s) : 0;
-        for (int c = 0; c < ncomp; c += 4) {
-            size_t e = gpu_spinor_index(ncomp, c, s);
-            bl_g xv = bl_load(x, e, xs), yv = xv;
-            if (K == 2) yv = bl_load(y, e, ys);
-            bl_accumulate<K>(acc, xv, yv);
-        }
-    }
+    for (int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x; s < nsites_pad; s += stride)
+        bl_site_accumulate<X, Y, K>(acc, x, xnorm, y, ynorm, s, ncomp);
     red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
 }
 

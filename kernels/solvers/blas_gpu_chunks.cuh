@@ -27,14 +27,7 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_chunk(const X *x, const f
     const int64_t first = (int64_t)(blockIdx.x / nsub) * chunk_sites;
     const int64_t step = (int64_t)nsub * GPU_RED_BS;
     for (int64_t i = (int64_t)(blockIdx.x % nsub) * GPU_RED_BS + threadIdx.x; i < chunk_sites; i += step) {
-        const int64_t s = first + i;
-        const double xs = bl_site_scale<X>(xnorm, s), ys = K == 2 ? bl_site_scale<Y>(ynorm, s) : 0;
-        for (int c = 0; c < ncomp; c += 4) {
-            size_t e = gpu_spinor_index(ncomp, c, s);
-            bl_g xv = bl_load(x, e, xs), yv = xv;
-            if (K == 2) yv = bl_load(y, e, ys);
-            bl_accumulate<K>(acc, xv, yv);
-        }
+        bl_site_accumulate<X, Y, K>(acc, x, xnorm, y, ynorm, first + i, ncomp);
     }
     red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
 }

@@ -194,13 +194,10 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_axpy_red_site(const X *x, con
     for (int k = 0; k < K; k++) acc[k] = 0;
     for (int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x; s < nsites_pad; s += stride) {
         bl_site_item(x, xnorm, y, ynorm, s, ncomp, op);
-        const double xs = bl_site_scale<X>(xnorm, s), ys = bl_site_scale<Y>(ynorm, s); /* y's new norm */
-        for (int c = 0; c < ncomp; c += 4) {
-            size_t e = gpu_spinor_index(ncomp, c, s);
-            bl_g yv = bl_load(y, e, ys), xv = yv;
-            if (K == 2) xv = bl_load(x, e, xs);
-            bl_accumulate<K>(acc, xv, yv);
-        }
+        if constexpr (K == 1) /* |y|^2 of the new y (its new norm) */
+            bl_site_accumulate<Y, Y, 1>(acc, (const Y *)y, ynorm, (const Y *)y, ynorm, s, ncomp);
+        else
+            bl_site_accumulate<X, Y, 2>(acc, x, xnorm, (const Y *)y, ynorm, s, ncomp);
     }
     red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
 }
