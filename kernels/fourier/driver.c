@@ -55,7 +55,7 @@ struct loop {
     const struct fa_run *r;
     int nt, ng, coulomb;
     struct group *g;
-    double *fsums, *dphi, *dots, *beta, *alpha, *agg;
+    double *fsums, *dphi, *dots, *beta, *alpha, *agg, *slope_new;
     unsigned char *set;
     struct gauge_quality q;
 };
@@ -100,6 +100,7 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
     L.beta = lat_calloc((size_t)L.nt, sizeof(double));
     L.alpha = lat_calloc((size_t)L.nt, sizeof(double));
     L.agg = lat_calloc((size_t)L.ng, sizeof(double));
+    L.slope_new = lat_calloc((size_t)L.ng, sizeof(double));
     L.set = lat_calloc((size_t)L.nt, 1);
     const double tolF = r->prec == 'd' ? 1e-14 : 1e-6; /* how much F may wobble by rounding alone */
     const int check = r->check_every > 0 ? r->check_every : 1;
@@ -198,6 +199,8 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
             continue;
         }
         /* the direction */
+        aggregate(&L, L.dphi, 1, 0); /* the slope along the old s where the step ended */
+        memcpy(L.slope_new, L.agg, sizeof(double) * (size_t)L.ng);
         r->be->precondition(r->st, L.dots);
         aggregate(&L, L.dots, 2, 0);
         double *dpd = lat_malloc(sizeof(double) * (size_t)L.ng);
@@ -209,7 +212,11 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
             L.set[t] = g->active;
             L.beta[t] = 0;
             if (o->method == FA_CG && g->have_dir && g->dpd_old > 0) {
-                double b = (dpd[k] - L.agg[k]) / g->dpd_old;
+                /* Hestenes-Stiefel: the Polak-Ribiere numerator over the
+                 * change of the slope along s across the step (Polak-Ribiere's
+                 * denominator where that change is not a drop); clipped at 0 */
+                double drop = g->dphi0 - L.slope_new[k];
+                double b = (dpd[k] - L.agg[k]) / (drop > 0 ? drop : g->dpd_old);
                 L.beta[t] = b > 0 ? b : 0;
             }
         }
@@ -283,5 +290,6 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
     free(L.beta);
     free(L.alpha);
     free(L.agg);
+    free(L.slope_new);
     free(L.set);
 }

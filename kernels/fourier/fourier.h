@@ -15,16 +15,18 @@
  *   --method sd: s = P Delta, alpha fixed (--alpha; 1/p^2_max = 1/16 would
  *     remove every mode of a free field in one step, GLU and Davies et al.
  *     use 0.08), halved when a step lowers F.
- *   --method cg: s = P Delta + beta s_previous, beta of Polak-Ribiere
- *     (clipped at 0: a restart along P Delta), and s = P Delta whenever s is
- *     not uphill.  Line search: the step is first taken with the trial
- *     alpha (the previous step's, --alpha at the start); the slope dphi at
- *     the new point comes with the gradient the next iteration needs
- *     anyway; the secant of the two slopes gives the best alpha*, and only
- *     when alpha* differs from the trial by more than 25 % is a correction
- *     step exp(-i (alpha* - alpha) s) taken.  alpha* is the next trial.
- *     Slopes, unlike values of F, keep their relative precision when F
- *     changes by 1e-16: the search works to the last digits of theta.
+ *   --method cg: s = P Delta + beta s_previous with Hestenes-Stiefel's
+ *     beta = tr(Delta (P Delta - P Delta_prev)) / (dphi_start - dphi_end),
+ *     the drop of the slope along s_previous across the last step (Polak-
+ *     Ribiere's numerator; its denominator tr(Delta_prev P Delta_prev) when
+ *     the slope did not drop; equal to Polak-Ribiere's under an exact line
+ *     search), clipped at 0 (a restart along P Delta); s = P Delta whenever
+ *     s is not uphill.  Why not plain Polak-Ribiere: docs/PERFORMANCE.md
+ *     "lat-fourier iteration growth" (fewer iterations at 8^4-16^4, no
+ *     returns from near-saddles).  Line search: Newton's step along s,
+ *     alpha = -dphi/d2 with the curvature d2 summed exactly over the links
+ *     (backend.h), capped, scaled by a damping factor that halves when a
+ *     step lowers F and recovers by doubling.
  *   A step that lowers F halves alpha and restarts along P Delta.
  *   Stall: when theta has not fallen below half its best value for `stall`
  *   iterations, the run restarts from a fresh random point of the gauge
