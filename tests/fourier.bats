@@ -42,6 +42,18 @@ result_of() { last_results "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
     close "$(mval f.lime polyakov_re)" "$(mval "$T/r8.lime" polyakov_re)" 1e-12
 }
 
+@test "--cg-beta: pr is the default (same bytes); hs converges in other iterations, recorded in the history" {
+    "$BIN/lat-fourier" -q --theta 1e-12 -o d.lime "$T/r8.lime"
+    "$BIN/lat-fourier" -q --theta 1e-12 --cg-beta pr -o p.lime "$T/r8.lime"
+    cmp <(lime_payload d.lime ildg-binary-data) <(lime_payload p.lime ildg-binary-data) # (the histories differ: the command line)
+    run --separate-stderr "$BIN/lat-fourier" --theta 1e-12 --cg-beta hs -o h.lime "$T/r8.lime"
+    [ "$status" -eq 0 ]
+    less "$(mval h.lime theta -g landau)" 1e-12
+    [[ "$(last_results h.lime)" == *" cg_beta=hs "* ]]
+    [[ "$(last_results d.lime)" != *"cg_beta"* ]]
+    [ "$(result_of h.lime iterations)" != "$(result_of d.lime iterations)" ]
+}
+
 @test "Coulomb, CG: every theta_t < eps; steepest descent reaches Landau gauge too" {
     "$BIN/lat-fourier" -q -g coulomb --theta 1e-13 -o c.lime "$T/r8.lime"
     for t in 0 1 2 3; do less "$(mval c.lime theta_t$t -g coulomb)" 1e-13; done
@@ -112,7 +124,7 @@ result_of() { last_results "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
     echo keep > out.lime
     sum=$(cksum < out.lime)
     for args in "--alpha 0" "--alpha -0.1" "--alpha 2" "--theta 0" "--theta -1" "--max-iter 0" "--gauge mag" \
-        "--method newton" "--restarts -1" "--stall 0" "--precision half" "--bogus"; do
+        "--method newton" "--cg-beta fr" "--restarts -1" "--stall 0" "--precision half" "--bogus"; do
         expect_error 2 lat-fourier -- "$BIN/lat-fourier" $args -o out.lime "$T/c4.lime"
     done
     [ "$(cksum < out.lime)" = "$sum" ]

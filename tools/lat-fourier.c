@@ -16,13 +16,14 @@ int main(int argc, char **argv)
 {
     struct gf_tool t;
     gf_tool_init(&t);
-    const char *gauge_name = "landau", *method = "cg";
+    const char *gauge_name = "landau", *method = "cg", *cg_beta = "pr";
     double alpha = 0.08, theta = 1e-12;
     long long max_iter = 10000, stall = 500;
     int restarts = 2;
     struct cli_opt opts[] = {
         {"gauge", 'g', CLI_CHOICE, &gauge_name, "GAUGE", "gauge condition (default landau)", "landau|coulomb|mag", 0},
         {"method", 'm', CLI_CHOICE, &method, "M", "cg: conjugate gradient with a line search (default); sd: steepest descent", "cg|sd", 0},
+        {"cg-beta", 0, CLI_CHOICE, &cg_beta, "B", "the CG's beta: pr Polak-Ribiere (default), hs Hestenes-Stiefel (fewer iterations, lat-fourier(1))", "pr|hs", 0},
         {"alpha", 'a', CLI_DOUBLE, &alpha, "A", "step size (sd), first trial step (cg); default 0.08", NULL, 0},
         {"theta", 0, CLI_DOUBLE, &theta, "EPS", "stop when theta < EPS (Coulomb: every theta_t; default 1e-12)", NULL, 0},
         {"max-iter", 0, CLI_LONG, &max_iter, "N", "at most N iterations (default 10000)", NULL, 0},
@@ -64,7 +65,8 @@ int main(int argc, char **argv)
     struct fa_run run = {be, st, *geometry_global(t.x.u->dom, &t.x.u->lat), t.x.u->nc, gauge, t.prec,
                          (uint64_t)t.seed, (uint32_t)t.copy, t.reunitarize_every, t.check_every,
                          progress_gf_observer(&t.progress, gauge, t.progress.log != NULL)};
-    struct fa_opts fo = {strcmp(method, "sd") == 0 ? FA_SD : FA_CG, alpha, theta, (long)max_iter, restarts, (long)stall};
+    struct fa_opts fo = {strcmp(method, "sd") == 0 ? FA_SD : FA_CG, alpha, theta, (long)max_iter, restarts, (long)stall,
+                         strcmp(cg_beta, "hs") == 0 ? FA_BETA_HS : FA_BETA_PR};
     struct gf_result res;
     int made = 0;
     fa_iterate(&run, &fo, &res, &made);
@@ -85,6 +87,7 @@ int main(int argc, char **argv)
     char results[1024];
     int n = snprintf(results, sizeof results, "gauge=%s method=fourier-%s alpha=%g precision=%s", gauge_name, method,
                      alpha, t.precision);
+    if (fo.method == FA_CG && fo.cg_beta == FA_BETA_HS) n += snprintf(results + n, sizeof results - (size_t)n, " cg_beta=hs");
     if (be != &fa_backend_cpu) n += snprintf(results + n, sizeof results - (size_t)n, " device=gpu");
     if (made) n += snprintf(results + n, sizeof results - (size_t)n, " restarts=%d seed=%lld copy=%d", made, t.seed, t.copy);
     gf_tool_describe(results, sizeof results, &res);

@@ -199,8 +199,10 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
             continue;
         }
         /* the direction */
-        aggregate(&L, L.dphi, 1, 0); /* the slope along the old s where the step ended */
-        memcpy(L.slope_new, L.agg, sizeof(double) * (size_t)L.ng);
+        if (o->cg_beta == FA_BETA_HS) { /* the slope along the old s where the step ended */
+            aggregate(&L, L.dphi, 1, 0);
+            memcpy(L.slope_new, L.agg, sizeof(double) * (size_t)L.ng);
+        }
         r->be->precondition(r->st, L.dots);
         aggregate(&L, L.dots, 2, 0);
         double *dpd = lat_malloc(sizeof(double) * (size_t)L.ng);
@@ -212,10 +214,10 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
             L.set[t] = g->active;
             L.beta[t] = 0;
             if (o->method == FA_CG && g->have_dir && g->dpd_old > 0) {
-                /* Hestenes-Stiefel: the Polak-Ribiere numerator over the
+                /* Polak-Ribiere; Hestenes-Stiefel: the same numerator over the
                  * change of the slope along s across the step (Polak-Ribiere's
                  * denominator where that change is not a drop); clipped at 0 */
-                double drop = g->dphi0 - L.slope_new[k];
+                double drop = o->cg_beta == FA_BETA_HS ? g->dphi0 - L.slope_new[k] : 0;
                 double b = (dpd[k] - L.agg[k]) / (drop > 0 ? drop : g->dpd_old);
                 L.beta[t] = b > 0 ? b : 0;
             }

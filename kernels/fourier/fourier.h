@@ -15,15 +15,17 @@
  *   --method sd: s = P Delta, alpha fixed (--alpha; 1/p^2_max = 1/16 would
  *     remove every mode of a free field in one step, GLU and Davies et al.
  *     use 0.08), halved when a step lowers F.
- *   --method cg: s = P Delta + beta s_previous with Hestenes-Stiefel's
- *     beta = tr(Delta (P Delta - P Delta_prev)) / (dphi_start - dphi_end),
- *     the drop of the slope along s_previous across the last step (Polak-
- *     Ribiere's numerator; its denominator tr(Delta_prev P Delta_prev) when
- *     the slope did not drop; equal to Polak-Ribiere's under an exact line
- *     search), clipped at 0 (a restart along P Delta); s = P Delta whenever
- *     s is not uphill.  Why not plain Polak-Ribiere: docs/PERFORMANCE.md
- *     "lat-fourier iteration growth" (fewer iterations at 8^4-16^4, no
- *     returns from near-saddles).  Line search: Newton's step along s,
+ *   --method cg: s = P Delta + beta s_previous, beta by --cg-beta:
+ *     pr (default, SPEC §7): Polak-Ribiere,
+ *       beta = tr(Delta (P Delta - P Delta_prev)) / tr(Delta_prev P Delta_prev);
+ *     hs: Hestenes-Stiefel, the same numerator over the drop of the slope
+ *       along s_previous across the last step, dphi_start - dphi_end
+ *       (Polak-Ribiere's denominator when the slope did not drop; equal to
+ *       Polak-Ribiere's under an exact line search): fewer iterations at
+ *       8^4-24^4 and no returns from near-saddles, the same growth with L
+ *       (docs/PERFORMANCE.md "lat-fourier iteration growth");
+ *     clipped at 0 (a restart along P Delta); s = P Delta whenever s is
+ *     not uphill.  Line search: Newton's step along s,
  *     alpha = -dphi/d2 with the curvature d2 summed exactly over the links
  *     (backend.h), capped, scaled by a damping factor that halves when a
  *     step lowers F and recovers by doubling.
@@ -43,6 +45,7 @@
 #include "gaugefix/driver.h"
 
 enum fa_method { FA_CG = 0, FA_SD = 1 };
+enum fa_cg_beta { FA_BETA_PR = 0, FA_BETA_HS = 1 };
 
 struct fa_opts {
     enum fa_method method;
@@ -51,6 +54,7 @@ struct fa_opts {
     long max_iter;
     int restarts;   /* random-orbit restarts allowed */
     long stall;     /* iterations without progress before one */
+    enum fa_cg_beta cg_beta; /* the CG's beta (--method cg) */
 };
 
 struct fa_run {
