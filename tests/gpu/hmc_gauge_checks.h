@@ -139,9 +139,13 @@ static inline void hmc_gauge_check_kernels(const struct lattice *lat, const char
             ds[k] = hmc_gpu_gauge_action(&U, beta);
         }
         double numeric = (ds[0] - ds[1]) / (2 * t), rel = fabs(numeric - expect) / fabs(expect);
-        printf("%s force vs numerical derivative: Re tr(X G) %.12g, (S(+t) - S(-t))/2t %.12g, rel %.2e\n", name, expect,
-               numeric, rel);
-        CHECK(rel <= 1e-6, "%s: force is not the action's derivative (rel %g)", name, rel);
+        /* the difference of two sums of S's size loses their rounding: about
+         * 1e-14 |S| each on the GPU's block sums (measured 3e-6 relative on 8^4,
+         * S ~ 6e4), so the bound is that or 1e-6, whichever is larger */
+        double bound = fmax(1e-6, 1e-14 * fabs(ds[0]) / (t * fabs(expect)));
+        printf("%s force vs numerical derivative: Re tr(X G) %.12g, (S(+t) - S(-t))/2t %.12g, rel %.2e (bound %.1e)\n", name,
+               expect, numeric, rel, bound);
+        CHECK(rel <= bound, "%s: force is not the action's derivative (rel %g, bound %g)", name, rel, bound);
         field_free(&w);
         hmc_gpu_links_upload(&U, &u);
     }
