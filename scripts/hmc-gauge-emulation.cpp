@@ -20,7 +20,9 @@
  * 12-real links, 0 MD steps, one field as input and output, a monomial
  * without device callbacks: exit 1 with one line).
  * With -DHMC_GAUGE_EMU_NO_MAIN: the emulated launchers and GPU layer only,
- * for an emulated lat-hmc (scripts/hmc-gauge-emulation links one).
+ * for an emulated lat-hmc (scripts/hmc-gauge-emulation links one); adding
+ * -DHMC_GAUGE_EMU_KERNELS_ONLY: the launchers only (scripts/hmc-gpu-emulation's
+ * lat-hmc, whose GPU layer is hmc-gpu-emulation.cpp's).
  * Prints "hmc-gauge-emulation: N passed, M failed"; exit 1 if any failed.  Not checked here: the CUDA compiler's
  * code (test_gpu_hmc_gauge.c does that on a GPU). */
 #include <cstdio>
@@ -51,8 +53,10 @@ typedef gauge_accessor<double, 3, LINK_FULL> hmc_links;
 
 /* the GPU layer's host entry points (memory, device, refused halo and
  * observables): the one copy in scripts/gpu-util-on-host.h */
+#ifndef HMC_GAUGE_EMU_KERNELS_ONLY /* else another emulation layer brings them (hmc-gpu-emulation) */
 #define GPU_ON_HOST_REFUSE "hmc-gauge-emulation"
 #include "gpu-util-on-host.h"
+#endif
 
 /* a site kernel: the grid of gpu_d.cu, every thread in turn */
 template <class K> static void run_sites(const struct gpu_field *f, const K &kernel)
