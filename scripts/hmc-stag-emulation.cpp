@@ -137,7 +137,7 @@ extern "C" {
 }
 
 /* what blas_gpu.cu defines, on the emulated kernels */
-extern "C" struct solver_blas *solver_blas_gpu_open(void) { return blas_gpu_make(); }
+extern "C" struct solver_blas *solver_blas_gpu_open(void) { return blas_gpu_make(NULL); }
 extern "C" void solver_blas_gpu_close(struct solver_blas *blas) { blas_gpu_destroy(blas); }
 
 /* the GPU layer's host entry points (memory, device, refused halo and
