@@ -35,28 +35,9 @@
 #include <cstring>
 #include "cuda-on-host.h"
 
-static void *blas_dev_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
-static void blas_dev_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 static unsigned long long emu_launches;
-/* kernel<<<nb, GPU_RED_BS>>>(args...), one thread (or, with barriers, one
- * block of fibers) at a time */
-template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args);
-
-#include "solvers/blas_gpu.cuh"
-
-template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args)
-{
-    emu_launches++;
-    if (!barriers) {
-        cuda_on_host_grid(nb, GPU_RED_BS, [&] { kernel(args...); });
-        return;
-    }
-    blockDim.x = GPU_RED_BS;
-    for (unsigned b = 0; b < nb; b++) {
-        blockIdx.x = b;
-        cuda_on_host_block(GPU_RED_BS, [&] { kernel(args...); });
-    }
-}
+#define BLAS_ON_HOST_COUNT emu_launches /* every launch counted */
+#include "blas-gpu-on-host.h"
 
 /* ---- the device entry points spinor.c and the checks call: host memory */
 #include "gpu-util-on-host.h"

@@ -61,24 +61,8 @@ extern "C" void SLAB_SWEEP(const struct dirac_gpu_sweep *w)
 #include <cstring>
 #include "cuda-on-host.h"
 
-static void *blas_dev_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
-static void blas_dev_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
-template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args);
-
-#include "solvers/blas_gpu.cuh"
-
-template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args)
-{
-    if (!barriers) {
-        cuda_on_host_grid(nb, GPU_RED_BS, [&] { kernel(args...); });
-        return;
-    }
-    blockDim.x = GPU_RED_BS;
-    for (unsigned b = 0; b < nb; b++) {
-        blockIdx.x = b;
-        cuda_on_host_block(GPU_RED_BS, [&] { kernel(args...); });
-    }
-}
+#define BLAS_ON_HOST_ENTRY_POINTS /* this object stands for blas_gpu.cu */
+#include "blas-gpu-on-host.h"
 
 #define GPU_ON_HOST_REFUSE "dirac-slab-emulation"
 #include "gpu-util-on-host.h"
@@ -87,9 +71,6 @@ template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bo
  * with the sweeps and the CUDA build's host sides this object links
  * lat-propagator --device gpu too (scripts/dirac-slab-emulation weakens
  * this file's main for that) */
-extern "C" struct solver_blas *solver_blas_gpu_open(void) { return blas_gpu_make(NULL); }
-extern "C" struct solver_blas *solver_blas_gpu_open_layout(const struct solver_reduce_layout *l) { return blas_gpu_make(l); }
-extern "C" void solver_blas_gpu_close(struct solver_blas *b) { blas_gpu_destroy(b); }
 
 static struct solver_blas *dsc_blas_open(const struct solver_reduce_layout *l) { return blas_gpu_make(l); }
 static void dsc_blas_close(struct solver_blas *b) { blas_gpu_destroy(b); }

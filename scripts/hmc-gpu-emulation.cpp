@@ -29,27 +29,10 @@
 #include <cstring>
 #include "cuda-on-host.h"
 
-/* ---- the solvers' GPU vector kernels on the host (blas-emulation.cpp's way) */
-static void *blas_dev_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
-static void blas_dev_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
-template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args);
-
-#include "solvers/blas_gpu.cuh"
-
-template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args)
-{
-    blockDim.x = GPU_RED_BS;
-    for (unsigned b = 0; b < nb; b++) {
-        blockIdx.x = b;
-        if (barriers)
-            cuda_on_host_block(GPU_RED_BS, [&] { kernel(args...); });
-        else
-            for (unsigned t = 0; t < GPU_RED_BS; t++) {
-                threadIdx.x = t;
-                kernel(args...);
-            }
-    }
-}
+/* ---- the solvers' GPU vector kernels on the host, with the C entry points
+ * of blas_gpu.cu */
+#define BLAS_ON_HOST_ENTRY_POINTS
+#include "blas-gpu-on-host.h"
 
 extern "C" {
 #include "solvers/blas_gpu.h"
@@ -61,9 +44,6 @@ extern "C" {
 #include "hmc_checks.h"
 }
 
-/* what blas_gpu.cu defines, on the emulated kernels */
-extern "C" struct solver_blas *solver_blas_gpu_open(void) { return blas_gpu_make(NULL); }
-extern "C" void solver_blas_gpu_close(struct solver_blas *blas) { blas_gpu_destroy(blas); }
 
 /* the GPU layer's host entry points (memory, device, refused halo and
  * observables): the one copy in scripts/gpu-util-on-host.h */
