@@ -11,7 +11,11 @@
  *   gpu_sync, gpu_check (nothing to wait for, no launch error),
  *   gpu_available (1), gpu_inject_fault (nothing to break),
  *   gpu_device_name ("emulation"), gpu_mem_info (0, 0),
- *   gpu_copy_bandwidth (0), gpu_timer_start/stop (0 seconds);
+ *   gpu_copy_bandwidth (0), gpu_timer_start/stop (0 seconds),
+ *   gpu_peer_open/send/wait/close (gpu/peer.h) as MPI messages: a send
+ *   posts the message and its mirror receive at the same offset, the
+ *   round's wait completes them, LAT_GPU_HALO=host answers NULL -- so the
+ *   callers' peer path (offsets, slots, rounds) runs here, not CUDA IPC;
  * and, when GPU_ON_HOST_REFUSE is defined as the program's name (a string),
  *   gpu_halo_new/free/start/finish and gpu_observables_sums as refusals:
  *   one line "NAME: no halo exchange or observables here", exit 1 (the
@@ -29,6 +33,11 @@ extern "C" {
 }
 #include "gpu/gpu.h"
 #include "gpu/field.h"
+#include "gpu/peer.h"
+extern "C" {
+#include "lattice/geometry.h"
+#include "base/comm.h"
+}
 
 /* ---- memory: host memory ---- */
 extern "C" void *gpu_alloc(size_t bytes, const char *what) { (void)what; return lat_calloc(bytes ? bytes : 1, 1); }
@@ -54,6 +63,37 @@ extern "C" void gpu_mem_info(size_t *f, size_t *t) { *f = *t = 0; }
 extern "C" double gpu_copy_bandwidth(size_t b, int r) { (void)b; (void)r; return 0; }
 extern "C" void gpu_timer_start(void) {}
 extern "C" double gpu_timer_stop(void) { return 0; }
+
+/* ---- the peer copies: MPI messages into the receiver's buffer ---- */
+struct gpu_peer {
+    int nparts, to[GPU_PEER_MAXPARTS], from[GPU_PEER_MAXPARTS];
+    char *dev;
+    struct comm_reqs reqs;
+};
+extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, const int *dir, int nparts)
+{
+    const char *e = getenv("LAT_GPU_HALO");
+    if (e && strcmp(e, "host") == 0) return NULL;
+    struct gpu_peer *p = (struct gpu_peer *)lat_calloc(1, sizeof *p);
+    p->nparts = nparts;
+    p->dev = (char *)dev;
+    for (int i = 0; i < nparts; i++) {
+        p->to[i] = (d->rank + dir[i] % d->size + d->size) % d->size;
+        p->from[i] = (d->rank - dir[i] % d->size + d->size) % d->size;
+    }
+    return p;
+}
+extern "C" void gpu_peer_send(struct gpu_peer *p, int i, size_t send_off, size_t recv_off, size_t bytes)
+{
+    comm_isend(p->dev + send_off, bytes, p->to[i], 240 + i, &p->reqs);
+    comm_irecv(p->dev + recv_off, bytes, p->from[i], 240 + i, &p->reqs);
+}
+extern "C" void gpu_peer_wait(struct gpu_peer *p) { comm_waitall(&p->reqs); }
+extern "C" void gpu_peer_close(struct gpu_peer *p)
+{
+    if (p) comm_waitall(&p->reqs);
+    free(p);
+}
 
 #ifdef GPU_ON_HOST_REFUSE
 /* ---- what a one-process kernel emulation does not provide ---- */

@@ -4,9 +4,11 @@
  * no boundary phases) and of the clover term, the two sweeps of Mhat per
  * application (launched by dirac/gpu_d.cu or gpu_s.cu, dirac/gpu_sweep.h),
  * the solver adapter, device vectors for tests and the benchmark, and the
- * flop/byte counts, and on a t-slab the face buffers (device and host
- * staging, pageable memory: faces are small, a few hundred kB) and their
- * exchange between the sweeps' pack, interior and boundary launches.
+ * flop/byte counts, and on a t-slab the face buffers and their exchange
+ * between the sweeps' pack, interior and boundary launches: device to
+ * device into the neighbours' GPUs when every rank can map its neighbours'
+ * memory (gpu/peer.h: ranks of one node), else staged through the host
+ * (pageable memory) and MPI; LAT_GPU_HALO=host chooses the host.
  * Without CUDA (LAT_HAVE_CUDA unset) dirac_gpu_create
  * answers NULL, "this lat was built without CUDA", and nothing else may be
  * called.
@@ -30,6 +32,7 @@
 #include "dirac/gpu_sweep.h"
 #include "gpu/field.h"
 #include "gpu/gpu.h"
+#include "gpu/peer.h"
 #include "gpu/spinor.h"
 #include "lattice/geometry.h"
 #include "base/comm.h"
@@ -45,16 +48,21 @@ struct dirac_gpu {
     int64_t nsites;              /* V/2 */
     void *clov_d[2][2], *clov_s[2][2]; /* [inv][parity]: A, A^-1 per parity, or NULL */
     struct solver_vec *tmp[3];   /* the even intermediate per precision (made when first needed) */
-    /* a t-slab (NULL: one process): the faces, 4 of face_bytes each --
-     * send to the previous rank (fwd), to the next (bwd), received from
-     * the next (fwd), from the previous (bwd) -- on the device and staged
-     * on the host */
+    /* a t-slab (NULL: one process): the faces, in slots of face_bytes --
+     * 0, 1: sent to the previous rank (fwd) and to the next (bwd); 2, 3:
+     * received from the next (fwd) and from the previous (bwd); through
+     * the peer, the received ones alternate between 2, 3 and 4, 5 from
+     * sweep to sweep, so that a neighbour never writes the slots that this
+     * rank's last boundary kernel may still read (that kernel ran before
+     * this rank's next pack, whose copy the neighbour waited for) */
     const struct geometry *dom;
     int tg0, ltg;
     size_t face_bytes;           /* 12 V3h doubles: the largest face */
     int no_halo;                 /* LAT_GPU_NO_HALO=1: skip the exchange (bench timing only) */
-    void *face_dev;
-    unsigned char *face_host;
+    void *face_dev;              /* 6 slots */
+    unsigned char *face_host;    /* 4 slots (host staging) */
+    struct gpu_peer *peer;       /* NULL: staged through the host */
+    unsigned sweeps;             /* sweeps so far: which receive slots */
 };
 
 enum { FACE_TAG = 150 };
@@ -131,10 +139,12 @@ struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct fiel
         g->tg0 = d->t0;
         g->ltg = d->global.L[3];
         g->face_bytes = (size_t)(lat.V / 2 / d->lt) * 12 * sizeof(double);
-        g->face_dev = gpu_alloc(4 * g->face_bytes, "the Dirac operator's faces");
+        g->face_dev = gpu_alloc(6 * g->face_bytes, "the Dirac operator's faces");
         g->face_host = (unsigned char *)lat_malloc(4 * g->face_bytes);
         const char *nh = getenv("LAT_GPU_NO_HALO");
         g->no_halo = nh && !strcmp(nh, "1");
+        const int dirs[2] = {-1, +1}; /* part 0: the fwd face to the previous rank; 1: bwd to the next */
+        g->peer = gpu_peer_open(d, g->face_dev, dirs, 2);
     }
     g->nsites = own.lat.V / 2;
     gpu_field_create_recon(&g->links_d, &own, 'd', 0, recon);
@@ -160,6 +170,7 @@ void dirac_gpu_free(struct dirac_gpu *g)
             gpu_free(g->clov_s[inv][par]);
         }
     for (int p = 0; p < 3; p++) dirac_gpu_vec_free(g->tmp[p]);
+    gpu_peer_close(g->peer); /* collective: before any rank frees its faces */
     gpu_free(g->face_dev);
     free(g->face_host);
     free(g);
@@ -269,12 +280,14 @@ void dirac_gpu_vec_download(double *host, const struct solver_vec *v)
 }
 
 /* ---- one sweep: on one process a launch over every site; on a slab pack
- * the two faces, stage them to the host, launch the interior (it runs
- * while the host exchanges the faces with the neighbour ranks), put the
- * received faces on the device, then the boundary slices.  The launches
- * are asynchronous on the default stream; the staging copies wait for it
- * (the download only for the small pack kernel, the upload for the
- * interior too: it is queued behind it). */
+ * the two faces, send them, launch the interior (it runs while the faces
+ * travel), then the boundary slices.  Sent device to device (peer): the
+ * copies follow the pack on the peer's stream, and the host waits for
+ * them and the neighbours' while the interior runs.  Staged: the faces
+ * are downloaded (waiting for the small pack kernel only), the interior
+ * launched, the host exchanges them with MPI, uploads the received ones
+ * (queued behind the interior).  The launches are asynchronous on the
+ * default stream. */
 static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
 {
     void (*run)(const struct dirac_gpu_sweep *) = dbl ? dirac_gpu_sweep_d : dirac_gpu_sweep_s;
@@ -290,6 +303,7 @@ static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
     const size_t fb = g->face_bytes / (dbl ? 1 : 2); /* 12 V3h reals of the compute precision */
     char *dev = (char *)g->face_dev;
     unsigned char *host = g->face_host;
+    size_t fwd = 2 * fb, bwd = 3 * fb; /* the received faces' offsets in dev */
     if (g->no_halo) { /* timing only: the faces stay as they are (wrong results) */
         w->sites = DIRAC_SITES_INTERIOR;
         run(w);
@@ -298,21 +312,34 @@ static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
         pack.face_out_fwd = dev;
         pack.face_out_bwd = dev + fb;
         run(&pack);
-        gpu_download(host, dev, 2 * fb);
-        w->sites = DIRAC_SITES_INTERIOR;
-        run(w);
-        const int R = g->dom->size, me = g->dom->rank;
-        const int prev = (me + R - 1) % R, next = (me + 1) % R;
-        struct comm_reqs r = {0};
-        comm_irecv(host + 2 * fb, fb, next, FACE_TAG, &r);
-        comm_irecv(host + 3 * fb, fb, prev, FACE_TAG + 1, &r);
-        comm_isend(host, fb, prev, FACE_TAG, &r);
-        comm_isend(host + fb, fb, next, FACE_TAG + 1, &r);
-        comm_waitall(&r);
-        gpu_upload(dev + 2 * fb, host + 2 * fb, 2 * fb);
+        if (g->peer) {
+            /* slots 2, 3 or 4, 5, of the double face's size whatever the
+             * precision: a mixed solve's single sweep must not write what
+             * the double one before may still be reading */
+            fwd = (2 + 2 * (size_t)(g->sweeps++ & 1u)) * g->face_bytes;
+            bwd = fwd + g->face_bytes;
+            gpu_peer_send(g->peer, 0, 0, fwd, fb);
+            gpu_peer_send(g->peer, 1, fb, bwd, fb);
+            w->sites = DIRAC_SITES_INTERIOR;
+            run(w);
+            gpu_peer_wait(g->peer);
+        } else {
+            gpu_download(host, dev, 2 * fb);
+            w->sites = DIRAC_SITES_INTERIOR;
+            run(w);
+            const int R = g->dom->size, me = g->dom->rank;
+            const int prev = (me + R - 1) % R, next = (me + 1) % R;
+            struct comm_reqs r = {0};
+            comm_irecv(host + 2 * fb, fb, next, FACE_TAG, &r);
+            comm_irecv(host + 3 * fb, fb, prev, FACE_TAG + 1, &r);
+            comm_isend(host, fb, prev, FACE_TAG, &r);
+            comm_isend(host + fb, fb, next, FACE_TAG + 1, &r);
+            comm_waitall(&r);
+            gpu_upload(dev + 2 * fb, host + 2 * fb, 2 * fb);
+        }
     }
-    w->face_fwd = dev + 2 * fb;
-    w->face_bwd = dev + 3 * fb;
+    w->face_fwd = dev + fwd;
+    w->face_bwd = dev + bwd;
     w->sites = DIRAC_SITES_BOUNDARY;
     run(w);
 }

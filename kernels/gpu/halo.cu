@@ -12,8 +12,9 @@
  * overlap is race-free.  Two ways to send:
  *   - peer (ranks on one node, every rank able to): the packed links are
  *     copied device to device straight into the neighbour's receive buffer
- *     (CUDA IPC, over NVLink or PCIe), and small MPI messages say when a
- *     buffer is filled ("arrived") and when it may be filled again ("free");
+ *     (gpu/peer.h: CUDA IPC, over NVLink or PCIe; it says when a buffer is
+ *     filled), and small MPI messages here say when it may be filled again
+ *     ("free");
  *   - host (otherwise, or LAT_GPU_HALO=host): copied to pinned host memory
  *     and exchanged with MPI (Debian's OpenMPI is not CUDA-aware, so every
  *     message goes through host memory).
@@ -26,6 +27,7 @@
  * LAT_GPU_NO_HALO=1 skips the exchange (wrong results: for timing the
  * update without it, bench only). */
 #include "gpu/field.h"
+#include "gpu/peer.h"
 extern "C" {
 #include "lattice/geometry.h"
 #include "base/log.h"
@@ -35,11 +37,11 @@ extern "C" {
 #include <string.h>
 #include <unistd.h>
 
-enum { TAG_ARRIVED = 200, TAG_FREE = 210, TAG_SETUP = 220 };
+enum { TAG_FREE = 210 };
 
 struct gpu_halo {
     cudaStream_t copy;
-    cudaEvent_t packed, sent, unpacked;
+    cudaEvent_t packed, unpacked;
     void *dev;                      /* 2 * HALO_MAXPARTS segments of seg bytes: send, receive, ... */
     unsigned char *host;            /* pinned, the same */
     size_t seg;
@@ -48,8 +50,7 @@ struct gpu_halo {
     struct comm_reqs reqs;
     int skip;
     int mode;                       /* 0: not chosen yet, 1: host, 2: peer */
-    void *remote[HALO_MAXPARTS];    /* peer: the receiving neighbour's buffer of part i */
-    void *opened[HALO_MAXPARTS];    /* its IPC mapping (to close) */
+    struct gpu_peer *peer;          /* peer: the mapped neighbours */
     int dir[HALO_MAXPARTS];         /* peer: the direction of part i when mapped */
     int owe_free;                   /* peer: "free" messages to wait for before sending */
     struct comm_reqs free_reqs;
@@ -97,7 +98,6 @@ extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f)
     check(cudaDeviceGetStreamPriorityRange(&lo, &hi), "asking for stream priorities");
     check(cudaStreamCreateWithPriority(&x->copy, cudaStreamNonBlocking, hi), "creating the halo stream");
     check(cudaEventCreateWithFlags(&x->packed, cudaEventDisableTiming), "creating a halo event");
-    check(cudaEventCreateWithFlags(&x->sent, cudaEventDisableTiming), "creating a halo event");
     check(cudaEventCreateWithFlags(&x->unpacked, cudaEventDisableTiming), "creating a halo event");
     x->dev = gpu_alloc(2 * HALO_MAXPARTS * x->seg, "the halo buffers");
     check(cudaMallocHost((void **)&x->host, 2 * HALO_MAXPARTS * x->seg), "allocating pinned halo buffers");
@@ -111,62 +111,25 @@ extern "C" void gpu_halo_free(struct gpu_halo *x)
     if (!x) return;
     if (x->mode == 2) { /* every rank: unmapped before any buffer is freed */
         if (x->owe_free) comm_waitall(&x->free_reqs);
-        for (int i = 0; i < HALO_MAXPARTS; i++)
-            if (x->opened[i]) cudaIpcCloseMemHandle(x->opened[i]);
-        comm_barrier();
+        gpu_peer_close(x->peer);
     }
     cudaStreamDestroy(x->copy);
     cudaEventDestroy(x->packed);
-    cudaEventDestroy(x->sent);
     cudaEventDestroy(x->unpacked);
     gpu_free(x->dev);
     cudaFreeHost(x->host);
     free(x);
 }
 
-/* Choose host or peer on the first exchange (every rank the same way: a
- * rank that cannot map a neighbour's buffer makes all use the host).  Part
- * i's receive buffer (segment 2i+1) is filled by the rank below in its
- * direction (rank - dir), which maps it here. */
+/* Choose host or peer on the first exchange (every rank the same way:
+ * gpu_peer_open answers NULL on all when one cannot map).  Part i's receive
+ * buffer (segment 2i+1) is filled by the rank below in its direction (rank
+ * - dir), which maps it here. */
 static void choose_mode(struct gpu_halo *x, const struct geometry *d, const struct halo_part *parts, int nparts)
 {
-    const char *e = getenv("LAT_GPU_HALO");
-    int want_peer = !(e && strcmp(e, "host") == 0);
-    struct setup { cudaIpcMemHandle_t h; char host[64]; int ok; } mine, theirs[HALO_MAXPARTS];
-    memset(&mine, 0, sizeof mine);
-    gethostname(mine.host, sizeof mine.host - 1);
-    mine.ok = want_peer && cudaIpcGetMemHandle(&mine.h, x->dev) == cudaSuccess;
-    struct comm_reqs r = {0, {0}};
-    for (int i = 0; i < nparts; i++) {
-        int to = (d->rank + parts[i].dir + d->size) % d->size, from = (d->rank - parts[i].dir + d->size) % d->size;
-        comm_irecv(&theirs[i], sizeof theirs[i], to, TAG_SETUP + i, &r); /* the buffer I fill */
-        comm_isend(&mine, sizeof mine, from, TAG_SETUP + i, &r);        /* the rank that fills mine */
-    }
-    comm_waitall(&r);
-    int ok = mine.ok;
-    for (int i = 0; i < nparts && ok; i++) {
-        x->dir[i] = parts[i].dir;
-        ok = theirs[i].ok && strcmp(theirs[i].host, mine.host) == 0;
-        void *base = NULL;
-        for (int k = 0; k < i && ok && !base; k++) /* one mapping per neighbour (R = 2: both parts) */
-            if (memcmp(&theirs[k].h, &theirs[i].h, sizeof theirs[i].h) == 0) base = (char *)x->remote[k] - (size_t)(2 * k + 1) * x->seg;
-        if (ok && !base) {
-            ok = cudaIpcOpenMemHandle(&x->opened[i], theirs[i].h, cudaIpcMemLazyEnablePeerAccess) == cudaSuccess;
-            base = x->opened[i];
-        }
-        if (ok) x->remote[i] = (char *)base + (size_t)(2 * i + 1) * x->seg;
-    }
-    cudaGetLastError(); /* a failed mapping is an answer, not an error */
-    double fail = !ok;
-    comm_max(&fail, 1);
-    x->mode = fail ? 1 : 2;
-    if (x->mode == 1)
-        for (int i = 0; i < HALO_MAXPARTS; i++)
-            if (x->opened[i]) {
-                cudaIpcCloseMemHandle(x->opened[i]);
-                x->opened[i] = x->remote[i] = NULL;
-            }
-    if (comm_is_root()) lat_debug("GPU halo exchange: %s", x->mode == 2 ? "device to device (CUDA IPC)" : "through host memory");
+    for (int i = 0; i < nparts; i++) x->dir[i] = parts[i].dir;
+    x->peer = gpu_peer_open(d, x->dev, x->dir, nparts);
+    x->mode = x->peer ? 2 : 1;
 }
 
 static int to_rank(const struct geometry *d, const struct halo_part *pt) { return (d->rank + pt->dir + d->size) % d->size; }
@@ -192,13 +155,8 @@ extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, co
         /* the receivers have unpacked what they got last time */
         if (x->owe_free) comm_waitall(&x->free_reqs);
         x->owe_free = 0;
-        for (int i = 0; i < nparts; i++) {
-            check(cudaMemcpyAsync(x->remote[i], (char *)x->dev + (size_t)(2 * i) * x->seg, x->seg,
-                                  cudaMemcpyDeviceToDevice, x->copy),
-                  "copying the halo to the neighbour's GPU");
-            halo_count(x->seg);
-        }
-        check(cudaEventRecord(x->sent, x->copy), "recording a halo event");
+        for (int i = 0; i < nparts; i++)
+            gpu_peer_send(x->peer, i, (size_t)(2 * i) * x->seg, (size_t)(2 * i + 1) * x->seg, x->seg);
         return;
     }
     for (int i = 0; i < nparts; i++)
@@ -211,14 +169,7 @@ extern "C" void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, c
 {
     if (x->skip) return;
     if (x->mode == 2) {
-        /* mine have landed: tell the receivers; wait until mine are filled */
-        check(cudaEventSynchronize(x->sent), "waiting for the halo copy");
-        struct comm_reqs r = {0, {0}};
-        for (int i = 0; i < x->nparts; i++) {
-            comm_irecv(&x->flag[2 * i], 1, from_rank(d, &x->part[i]), TAG_ARRIVED + i, &r);
-            comm_isend(&x->flag[2 * i + 1], 1, to_rank(d, &x->part[i]), TAG_ARRIVED + i, &r);
-        }
-        comm_waitall(&r);
+        gpu_peer_wait(x->peer); /* mine have landed, and the neighbours' here */
         for (int i = 0; i < x->nparts; i++) pack(f, x, i, 1, x->copy, pflip);
         check(cudaEventRecord(x->unpacked, x->copy), "recording a halo event");
         check(cudaStreamWaitEvent(0, x->unpacked, 0), "ordering after the halo");

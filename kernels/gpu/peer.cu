@@ -1,0 +1,144 @@
+/* gpu/peer.cu -- device-to-device copies into a neighbouring rank's GPU on
+ * one node (CUDA IPC): gpu_peer_open/send/wait/close, contracts in
+ * gpu/peer.h.
+ *
+ * How: at open every rank gives the ranks that send to it an IPC handle of
+ * its buffer (with its host name: a handle means nothing on another node)
+ * and maps the buffers of the ranks it sends to; if any rank fails, all
+ * unmap and answer NULL (comm_max), so that every rank takes the same path.
+ * A round's copies run on a non-blocking stream of the highest priority
+ * after an event recorded on the default stream at the round's first send;
+ * the round ends when the copies are synchronised and a one-byte "arrived"
+ * message has gone to each receiver and come from each sender (Debian's
+ * OpenMPI is not CUDA-aware: only these small messages use MPI).  A copy
+ * into a peer's memory is visible to that peer's later kernels once the
+ * copying stream is synchronised, which the message then tells it. */
+#include "gpu/peer.h"
+#include "gpu/field.h"
+extern "C" {
+#include "lattice/geometry.h"
+#include "base/comm.h"
+#include "base/log.h"
+}
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { TAG_SETUP = 230, TAG_ARRIVED = 240 };
+
+struct gpu_peer {
+    int nparts;
+    int to[GPU_PEER_MAXPARTS], from[GPU_PEER_MAXPARTS];
+    char *dev;
+    char *remote[GPU_PEER_MAXPARTS];  /* part i's receiver's buffer, mapped here (or dev itself) */
+    void *opened[GPU_PEER_MAXPARTS];  /* the mappings to close */
+    cudaStream_t copy;
+    cudaEvent_t ready, sent;
+    unsigned sent_mask;               /* the parts sent in this round */
+    unsigned char flag[2 * GPU_PEER_MAXPARTS];
+};
+
+static void check(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess) lat_die(1, "GPU", "%s: %s", what, cudaGetErrorString(e));
+}
+
+static void unmap(struct gpu_peer *p)
+{
+    for (int i = 0; i < GPU_PEER_MAXPARTS; i++)
+        if (p->opened[i]) cudaIpcCloseMemHandle(p->opened[i]);
+    memset(p->opened, 0, sizeof p->opened);
+}
+
+extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, const int *dir, int nparts)
+{
+    if (nparts < 1 || nparts > GPU_PEER_MAXPARTS) lat_die(1, "GPU", "internal error: %d peer parts", nparts);
+    const char *e = getenv("LAT_GPU_HALO");
+    const int want = !(e && strcmp(e, "host") == 0);
+    struct gpu_peer *p = (struct gpu_peer *)lat_calloc(1, sizeof *p);
+    p->nparts = nparts;
+    p->dev = (char *)dev;
+    struct setup { cudaIpcMemHandle_t h; char host[64]; int ok; } mine, theirs[GPU_PEER_MAXPARTS];
+    memset(&mine, 0, sizeof mine);
+    memset(theirs, 0, sizeof theirs);
+    gethostname(mine.host, sizeof mine.host - 1);
+    mine.ok = want && cudaIpcGetMemHandle(&mine.h, dev) == cudaSuccess;
+    struct comm_reqs r = {0, {0}};
+    for (int i = 0; i < nparts; i++) {
+        p->to[i] = (d->rank + dir[i] % d->size + d->size) % d->size;
+        p->from[i] = (d->rank - dir[i] % d->size + d->size) % d->size;
+        comm_irecv(&theirs[i], sizeof theirs[i], p->to[i], TAG_SETUP + i, &r); /* the buffer I fill */
+        comm_isend(&mine, sizeof mine, p->from[i], TAG_SETUP + i, &r);        /* the rank that fills mine */
+    }
+    comm_waitall(&r);
+    int ok = mine.ok;
+    for (int i = 0; i < nparts && ok; i++) {
+        if (p->to[i] == d->rank) { /* R = 1: my own buffer */
+            p->remote[i] = p->dev;
+            continue;
+        }
+        ok = theirs[i].ok && strcmp(theirs[i].host, mine.host) == 0;
+        for (int k = 0; k < i && ok && !p->remote[i]; k++) /* one mapping per neighbour (R = 2: both parts) */
+            if (p->to[k] == p->to[i]) p->remote[i] = p->remote[k];
+        if (ok && !p->remote[i]) {
+            ok = cudaIpcOpenMemHandle(&p->opened[i], theirs[i].h, cudaIpcMemLazyEnablePeerAccess) == cudaSuccess;
+            p->remote[i] = (char *)p->opened[i];
+        }
+    }
+    cudaGetLastError(); /* a failed mapping is an answer, not an error */
+    double fail = !ok;
+    comm_max(&fail, 1);
+    if (comm_is_root()) lat_debug("GPU exchange: %s", fail ? "through host memory" : "device to device (CUDA IPC)");
+    if (fail) {
+        unmap(p);
+        free(p);
+        return NULL;
+    }
+    int lo = 0, hi = 0;
+    check(cudaDeviceGetStreamPriorityRange(&lo, &hi), "asking for stream priorities");
+    check(cudaStreamCreateWithPriority(&p->copy, cudaStreamNonBlocking, hi), "creating the peer copy stream");
+    check(cudaEventCreateWithFlags(&p->ready, cudaEventDisableTiming), "creating a peer event");
+    check(cudaEventCreateWithFlags(&p->sent, cudaEventDisableTiming), "creating a peer event");
+    return p;
+}
+
+extern "C" void gpu_peer_send(struct gpu_peer *p, int i, size_t send_off, size_t recv_off, size_t bytes)
+{
+    if (i < 0 || i >= p->nparts || (p->sent_mask >> i & 1u))
+        lat_die(1, "GPU", "internal error: peer part %d sent twice or out of range", i);
+    if (!p->sent_mask) { /* the round's first send: after what the default stream has queued (the pack) */
+        check(cudaEventRecord(p->ready, 0), "recording a peer event");
+        check(cudaStreamWaitEvent(p->copy, p->ready, 0), "ordering the peer copy");
+    }
+    p->sent_mask |= 1u << i;
+    check(cudaMemcpyAsync(p->remote[i] + recv_off, p->dev + send_off, bytes, cudaMemcpyDeviceToDevice, p->copy),
+          "copying to the neighbour's GPU");
+    halo_count(bytes);
+}
+
+extern "C" void gpu_peer_wait(struct gpu_peer *p)
+{
+    check(cudaEventRecord(p->sent, p->copy), "recording a peer event");
+    check(cudaEventSynchronize(p->sent), "waiting for the copies to the neighbour's GPU");
+    struct comm_reqs r = {0, {0}};
+    for (int i = 0; i < p->nparts; i++)
+        if (p->sent_mask >> i & 1u) {
+            comm_irecv(&p->flag[2 * i], 1, p->from[i], TAG_ARRIVED + i, &r);
+            comm_isend(&p->flag[2 * i + 1], 1, p->to[i], TAG_ARRIVED + i, &r);
+        }
+    comm_waitall(&r);
+    p->sent_mask = 0;
+}
+
+extern "C" void gpu_peer_close(struct gpu_peer *p)
+{
+    if (!p) return;
+    if (p->sent_mask) gpu_peer_wait(p);
+    unmap(p);
+    comm_barrier(); /* every rank unmapped before any frees its buffer */
+    cudaStreamDestroy(p->copy);
+    cudaEventDestroy(p->ready);
+    cudaEventDestroy(p->sent);
+    free(p);
+}

@@ -1,0 +1,49 @@
+/* gpu/peer.h -- device-to-device copies into the GPU of a neighbouring rank
+ * on the same node (CUDA IPC), for the exchanges between t-slabs: the
+ * gauge-fixing halo (halo.cu) and the Dirac operator's faces (dirac/gpu.c).
+ * Plain C interface; the CUDA side is peer.cu, the host emulations have
+ * their own (scripts/gpu-util-on-host.h: MPI messages in its place).
+ *
+ *   gpu_peer_open(d, dev, dir, nparts)  collective over the ranks of d.
+ *       dev: the caller's device buffer, a whole gpu_alloc allocation.
+ *       Part i goes to rank + dir[i] (mod R), into that rank's buffer; each
+ *       receiving neighbour's buffer is mapped once.  Answers NULL on every
+ *       rank when any rank cannot map (ranks on different nodes, IPC
+ *       refused) or LAT_GPU_HALO=host is set: the caller then stages
+ *       through the host.  A part whose receiver is this rank (R = 1)
+ *       is a copy within dev.  nparts <= GPU_PEER_MAXPARTS.
+ *   gpu_peer_send(p, i, send_off, recv_off, bytes)  after the work queued
+ *       on the default stream so far, copy `bytes` at dev + send_off into
+ *       part i's receiver at its buffer + recv_off, on a stream of the
+ *       peer's own; returns at once.  Every rank makes the same sends in a
+ *       round (the same parts, offsets and sizes).
+ *   gpu_peer_wait(p)  ends the round: waits until this rank's copies have
+ *       landed, says so to their receivers, and waits for the same word
+ *       from each rank that sent a part here.  Afterwards this rank's
+ *       receive regions hold the round's parts, for kernels launched next.
+ *       Nothing here waits for a receiver to have READ a region: a caller
+ *       that sends into the same region again must know it has (halo.cu:
+ *       "free" messages; dirac/gpu.c: alternating regions).
+ *   gpu_peer_close(p)  collective; unmaps (call it before any rank frees
+ *       its buffer; NULL is fine).
+ */
+#ifndef LAT_GPU_PEER_H
+#define LAT_GPU_PEER_H
+#include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPU_PEER_MAXPARTS 4
+
+struct geometry;
+struct gpu_peer;
+struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, const int *dir, int nparts);
+void gpu_peer_send(struct gpu_peer *p, int i, size_t send_off, size_t recv_off, size_t bytes);
+void gpu_peer_wait(struct gpu_peer *p);
+void gpu_peer_close(struct gpu_peer *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
