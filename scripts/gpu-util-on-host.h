@@ -12,10 +12,12 @@
  *   gpu_available (1), gpu_inject_fault (nothing to break),
  *   gpu_device_name ("emulation"), gpu_mem_info (0, 0),
  *   gpu_copy_bandwidth (0), gpu_timer_start/stop (0 seconds),
- *   gpu_peer_open/send/wait/close (gpu/peer.h) as MPI messages: a send
- *   posts the message and its mirror receive at the same offset, the
- *   round's wait completes them, LAT_GPU_HALO=host answers NULL -- so the
- *   callers' peer path (offsets, slots, rounds) runs here, not CUDA IPC;
+ *   gpu_peer_open/send/wait/release/close (gpu/peer.h) as MPI messages: a
+ *   send posts the bytes with the offset they land at in the receiver's
+ *   buffer (the sender's choice, as with a copy into the receiver's
+ *   memory), the round's wait receives them there, LAT_GPU_HALO=host
+ *   answers NULL -- so the callers' peer path (offsets, slots, rounds)
+ *   runs here, not CUDA IPC;
  * and, when GPU_ON_HOST_REFUSE is defined as the program's name (a string),
  *   gpu_halo_new/free/start/finish and gpu_observables_sums as refusals:
  *   one line "NAME: no halo exchange or observables here", exit 1 (the
@@ -68,6 +70,8 @@ extern "C" double gpu_timer_stop(void) { return 0; }
 struct gpu_peer {
     int nparts, to[GPU_PEER_MAXPARTS], from[GPU_PEER_MAXPARTS];
     char *dev;
+    unsigned mask;                       /* the parts sent in this round */
+    size_t where[GPU_PEER_MAXPARTS][2];  /* part i: offset at its receiver, bytes */
     struct comm_reqs reqs;
 };
 extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, const int *dir, int nparts)
@@ -83,15 +87,29 @@ extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, c
     }
     return p;
 }
+/* the sender says where its bytes land, as a copy into the receiver's
+ * memory does: the offset and size travel ahead of the bytes */
 extern "C" void gpu_peer_send(struct gpu_peer *p, int i, size_t send_off, size_t recv_off, size_t bytes)
 {
-    comm_isend(p->dev + send_off, bytes, p->to[i], 240 + i, &p->reqs);
-    comm_irecv(p->dev + recv_off, bytes, p->from[i], 240 + i, &p->reqs);
+    p->where[i][0] = recv_off, p->where[i][1] = bytes, p->mask |= 1u << i;
+    comm_isend(p->where[i], sizeof p->where[i], p->to[i], 240 + i, &p->reqs);
+    if (bytes) comm_isend(p->dev + send_off, bytes, p->to[i], 250 + i, &p->reqs);
 }
-extern "C" void gpu_peer_wait(struct gpu_peer *p) { comm_waitall(&p->reqs); }
+extern "C" void gpu_peer_wait(struct gpu_peer *p)
+{
+    for (int i = 0; i < p->nparts; i++)
+        if (p->mask >> i & 1u) {
+            size_t w[2];
+            comm_recv(w, sizeof w, p->from[i], 240 + i);
+            if (w[1]) comm_recv(p->dev + w[0], w[1], p->from[i], 250 + i);
+        }
+    comm_waitall(&p->reqs);
+    p->mask = 0;
+}
+extern "C" void gpu_peer_release(struct gpu_peer *p) { (void)p; } /* the bytes were received at the wait */
 extern "C" void gpu_peer_close(struct gpu_peer *p)
 {
-    if (p) comm_waitall(&p->reqs);
+    if (p && p->mask) gpu_peer_wait(p);
     free(p);
 }
 

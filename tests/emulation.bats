@@ -160,7 +160,7 @@
     run "$BATS_TEST_DIRNAME/../scripts/fourier-emulation"
     echo "$output"
     [ "$status" -eq 0 ]
-    echo "$output" | grep -q '^fourier-emulation: 7 passed, 0 failed$'
+    echo "$output" | grep -q '^fourier-emulation: 9 passed, 0 failed$'
     # every case ran on every R and matched byte for byte
     [ "$(echo "$output" | grep -c 'output and log identical: yes; after [0-9]* logged iterations')" -eq 7 ]
     echo "$output" | grep -q '^4x4x4x8 landau --stall 2 --restarts 2: emulated GPU on R = 1,2,4, output and log identical: yes'

@@ -39,6 +39,7 @@ extern "C" {
 #include "lattice/observables_site.h"
 #include "gpu/reduce.cuh"
 #include "gpu/launch.cuh"
+#include "gpu/peer.h"
 #ifndef FA_EMULATION
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -431,8 +432,12 @@ extern "C" struct fa_gpu_state *FA_ENTRY(fa_gpu_create)(const struct field *u, c
             if (halo[i] > xb && i == 0) xb = halo[i];
             if (halo[i] > hb) hb = halo[i];
         }
-        st->xsend = gpu_alloc(xb, "the transpose's messages");
-        st->xrecv = gpu_alloc(xb, "the transpose's messages");
+        st->xsend = gpu_alloc(2 * xb, "the transpose's messages");
+        st->xrecv = (char *)st->xsend + xb;
+        /* part i of a transpose goes to rank + i (part 0: this rank's own piece) */
+        int dirs[GPU_PEER_MAXPARTS];
+        for (int i = 0; i < st->R && i < GPU_PEER_MAXPARTS; i++) dirs[i] = i;
+        if (st->nd == 4 && st->R <= GPU_PEER_MAXPARTS) st->peer = gpu_peer_open(dom, st->xsend, dirs, st->R);
         st->hsend = fa_host_alloc(hb);
         st->hrecv = fa_host_alloc(hb);
     }
@@ -590,8 +595,8 @@ extern "C" void FA_ENTRY(fa_gpu_destroy)(struct fa_gpu_state *st)
     gpu_free(st->beta_d);
     gpu_free(st->set_d);
     if (st->dom) {
+        gpu_peer_close(st->peer); /* collective: before any rank frees its buffer */
         gpu_free(st->xsend);
-        gpu_free(st->xrecv);
         fa_host_free(st->hsend);
         fa_host_free(st->hrecv);
     }

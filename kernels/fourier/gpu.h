@@ -43,7 +43,9 @@ struct fa_gpu_state {
     const struct geometry *dom;
     int tb, lt, t0, R, rank, plan3_whole; /* plan3_whole: one exec covers every component */
     int64_t count, k3b, k3e;     /* per-component buffer stride; Landau: this rank's spatial momenta */
-    void *xsend, *xrecv;         /* device: the transpose's packed messages (count * ncomp each) */
+    void *xsend, *xrecv;         /* device: the transpose's packed messages (count * ncomp each; one
+                                  * allocation, xrecv after xsend, which the peers map) */
+    struct gpu_peer *peer;       /* the transpose device to device (gpu/peer.h), or NULL: through the host */
     void *hsend, *hrecv;         /* pinned host: the same, and the halo slices' staging */
 };
 

@@ -13,10 +13,12 @@
  *       halo slice lt+1)
  *   chunk_begin(st, q)   the first spatial momentum of rank q's t-lines
  *       (fft/cpu.c's split: q V3 / R)
- * Messages go through pinned host memory (hsend, hrecv) with
- * comm_isend/irecv: OpenMPI here is not CUDA-aware; the transpose packs and
- * unpacks on the device (k_move) and only moves numbers, so it adds no
- * rounding.  Nothing here depends on N. */
+ * The transpose's pieces go device to device into the other ranks' GPUs
+ * when every rank can map the others' memory (st->peer, gpu/peer.h: ranks
+ * of one node), else through pinned host memory (hsend, hrecv) with
+ * comm_isend/irecv (OpenMPI here is not CUDA-aware), as the halo slices
+ * always do; the transpose packs and unpacks on the device (k_move) and
+ * only moves numbers, so it adds no rounding.  Nothing here depends on N. */
 
 /* the transpose's pieces: entry i = (c * nt + t) * nk + k of a packed
  * message is buf[c * cnt + base + t * tstride + k]; to_packed: buffer to
@@ -63,7 +65,10 @@ static void halo_swap(struct fa_gpu_state *st, size_t bytes, int up)
 
 /* [c][t_own][V3] <-> [c][kt][chunk] between the ranks (fft/cpu.c's
  * transpose: rank r sends q, per component and owned slice, q's chunk),
- * packed on the device, exchanged through pinned host memory */
+ * packed on the device, exchanged device to device or through pinned host
+ * memory.  Rank q's received pieces lie in sender order: sender p's at
+ * ncomp lt (to_lines ? p c_q : chunk_begin(p)), c_q = q's chunk (the
+ * slabs are equal: lt is every rank's). */
 static void transpose(struct fa_gpu_state *st, int to_lines)
 {
     fgeo g = geo_of(st);
@@ -87,20 +92,31 @@ static void transpose(struct fa_gpu_state *st, int to_lines)
     }
     gpu_check("transpose pack launch");
     const size_t cs = sizeof(fcx);
-    fcx *hs = (fcx *)st->hsend, *hr = (fcx *)st->hrecv;
-    gpu_download(hs, snd, cs * off[R]);
-    memcpy(hr + roff[me], hs + off[me], cs * (off[me + 1] - off[me]));
-    for (int b = 0; b < R; b += COMM_MAXREQ / 2) {
-        struct comm_reqs rq;
-        rq.n = 0;
-        for (int q = b; q < R && q < b + COMM_MAXREQ / 2; q++) {
-            if (q == me) continue;
-            comm_irecv(hr + roff[q], cs * (roff[q + 1] - roff[q]), q, TAG_TRANSPOSE, &rq);
-            comm_isend(hs + off[q], cs * (off[q + 1] - off[q]), q, TAG_TRANSPOSE, &rq);
+    if (st->peer) {
+        const size_t recv_base = (size_t)((char *)rcv - (char *)snd);
+        for (int i = 0; i < R; i++) {
+            const int q = (me + i) % R;
+            const int64_t cq = chunk_begin(st, q + 1) - chunk_begin(st, q);
+            const size_t at = (size_t)st->ncomp * lt * (size_t)(to_lines ? (int64_t)me * cq : chunk_begin(st, me));
+            gpu_peer_send(st->peer, i, cs * off[q], recv_base + cs * at, cs * (off[q + 1] - off[q]));
         }
-        comm_waitall(&rq);
+        gpu_peer_wait(st->peer);
+    } else {
+        fcx *hs = (fcx *)st->hsend, *hr = (fcx *)st->hrecv;
+        gpu_download(hs, snd, cs * off[R]);
+        memcpy(hr + roff[me], hs + off[me], cs * (off[me + 1] - off[me]));
+        for (int b = 0; b < R; b += COMM_MAXREQ / 2) {
+            struct comm_reqs rq;
+            rq.n = 0;
+            for (int q = b; q < R && q < b + COMM_MAXREQ / 2; q++) {
+                if (q == me) continue;
+                comm_irecv(hr + roff[q], cs * (roff[q + 1] - roff[q]), q, TAG_TRANSPOSE, &rq);
+                comm_isend(hs + off[q], cs * (off[q + 1] - off[q]), q, TAG_TRANSPOSE, &rq);
+            }
+            comm_waitall(&rq);
+        }
+        gpu_upload(rcv, hr, cs * roff[R]);
     }
-    gpu_upload(rcv, hr, cs * roff[R]);
     for (int q = 0; q < R; q++) {
         int64_t cq = chunk_begin(st, q + 1) - chunk_begin(st, q), nk = to_lines ? mc : cq;
         if (nk == 0) continue;
@@ -109,6 +125,10 @@ static void transpose(struct fa_gpu_state *st, int to_lines)
                   (long long)nk, 0);
     }
     gpu_check("transpose unpack launch");
+    if (st->peer) { /* the senders' next transpose writes rcv again */
+        gpu_sync("the transpose's unpack");
+        gpu_peer_release(st->peer);
+    }
     free(off);
 }
 

@@ -13,8 +13,7 @@
  *   - peer (ranks on one node, every rank able to): the packed links are
  *     copied device to device straight into the neighbour's receive buffer
  *     (gpu/peer.h: CUDA IPC, over NVLink or PCIe; it says when a buffer is
- *     filled), and small MPI messages here say when it may be filled again
- *     ("free");
+ *     filled and, once unpacked here, released);
  *   - host (otherwise, or LAT_GPU_HALO=host): copied to pinned host memory
  *     and exchanged with MPI (Debian's OpenMPI is not CUDA-aware, so every
  *     message goes through host memory).
@@ -37,8 +36,6 @@ extern "C" {
 #include <string.h>
 #include <unistd.h>
 
-enum { TAG_FREE = 210 };
-
 struct gpu_halo {
     cudaStream_t copy;
     cudaEvent_t packed, unpacked;
@@ -52,9 +49,6 @@ struct gpu_halo {
     int mode;                       /* 0: not chosen yet, 1: host, 2: peer */
     struct gpu_peer *peer;          /* peer: the mapped neighbours */
     int dir[HALO_MAXPARTS];         /* peer: the direction of part i when mapped */
-    int owe_free;                   /* peer: "free" messages to wait for before sending */
-    struct comm_reqs free_reqs;
-    unsigned char flag[2 * HALO_MAXPARTS]; /* payload of the small messages */
 };
 
 static void check(cudaError_t e, const char *what)
@@ -109,10 +103,7 @@ extern "C" struct gpu_halo *gpu_halo_new(const struct gpu_field *f)
 extern "C" void gpu_halo_free(struct gpu_halo *x)
 {
     if (!x) return;
-    if (x->mode == 2) { /* every rank: unmapped before any buffer is freed */
-        if (x->owe_free) comm_waitall(&x->free_reqs);
-        gpu_peer_close(x->peer);
-    }
+    gpu_peer_close(x->peer); /* every rank: unmapped before any buffer is freed */
     cudaStreamDestroy(x->copy);
     cudaEventDestroy(x->packed);
     cudaEventDestroy(x->unpacked);
@@ -132,8 +123,6 @@ static void choose_mode(struct gpu_halo *x, const struct geometry *d, const stru
     x->mode = x->peer ? 2 : 1;
 }
 
-static int to_rank(const struct geometry *d, const struct halo_part *pt) { return (d->rank + pt->dir + d->size) % d->size; }
-static int from_rank(const struct geometry *d, const struct halo_part *pt) { return (d->rank - pt->dir + d->size) % d->size; }
 
 extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, const struct geometry *d,
                                const struct halo_part *parts, int nparts, int pflip)
@@ -152,9 +141,6 @@ extern "C" void gpu_halo_start(struct gpu_halo *x, const struct gpu_field *f, co
     check(cudaEventRecord(x->packed, 0), "recording a halo event");
     check(cudaStreamWaitEvent(x->copy, x->packed, 0), "ordering the halo copy");
     if (x->mode == 2) {
-        /* the receivers have unpacked what they got last time */
-        if (x->owe_free) comm_waitall(&x->free_reqs);
-        x->owe_free = 0;
         for (int i = 0; i < nparts; i++)
             gpu_peer_send(x->peer, i, (size_t)(2 * i) * x->seg, (size_t)(2 * i + 1) * x->seg, x->seg);
         return;
@@ -173,14 +159,10 @@ extern "C" void gpu_halo_finish(struct gpu_halo *x, const struct gpu_field *f, c
         for (int i = 0; i < x->nparts; i++) pack(f, x, i, 1, x->copy, pflip);
         check(cudaEventRecord(x->unpacked, x->copy), "recording a halo event");
         check(cudaStreamWaitEvent(0, x->unpacked, 0), "ordering after the halo");
-        /* once unpacked, the senders may fill the buffers again (they wait
-         * for this at their next start) */
+        /* once unpacked, the senders may fill the buffers again (their
+         * next send waits for this) */
         check(cudaEventSynchronize(x->unpacked), "waiting for the halo unpack");
-        for (int i = 0; i < x->nparts; i++) {
-            comm_isend(&x->flag[2 * i + 1], 1, from_rank(d, &x->part[i]), TAG_FREE + i, &x->free_reqs);
-            comm_irecv(&x->flag[2 * i], 1, to_rank(d, &x->part[i]), TAG_FREE + i, &x->free_reqs);
-        }
-        x->owe_free = 1;
+        gpu_peer_release(x->peer);
         return;
     }
     check(cudaStreamSynchronize(x->copy), "waiting for the halo copy");

@@ -1,5 +1,5 @@
 /* gpu/peer.cu -- device-to-device copies into a neighbouring rank's GPU on
- * one node (CUDA IPC): gpu_peer_open/send/wait/close, contracts in
+ * one node (CUDA IPC): gpu_peer_open/send/wait/release/close, contracts in
  * gpu/peer.h.
  *
  * How: at open every rank gives the ranks that send to it an IPC handle of
@@ -9,8 +9,10 @@
  * A round's copies run on a non-blocking stream of the highest priority
  * after an event recorded on the default stream at the round's first send;
  * the round ends when the copies are synchronised and a one-byte "arrived"
- * message has gone to each receiver and come from each sender (Debian's
- * OpenMPI is not CUDA-aware: only these small messages use MPI).  A copy
+ * message has gone to each receiver and come from each sender; a release
+ * is a one-byte "free" message to each sender (Debian's OpenMPI is not
+ * CUDA-aware: only these small messages use MPI; none goes to this rank
+ * itself).  A copy
  * into a peer's memory is visible to that peer's later kernels once the
  * copying stream is synchronised, which the message then tells it. */
 #include "gpu/peer.h"
@@ -25,10 +27,10 @@ extern "C" {
 #include <string.h>
 #include <unistd.h>
 
-enum { TAG_SETUP = 230, TAG_ARRIVED = 240 };
+enum { TAG_SETUP = 230, TAG_ARRIVED = 240, TAG_FREE = 250 };
 
 struct gpu_peer {
-    int nparts;
+    int nparts, rank;
     int to[GPU_PEER_MAXPARTS], from[GPU_PEER_MAXPARTS];
     char *dev;
     char *remote[GPU_PEER_MAXPARTS];  /* part i's receiver's buffer, mapped here (or dev itself) */
@@ -36,7 +38,10 @@ struct gpu_peer {
     cudaStream_t copy;
     cudaEvent_t ready, sent;
     unsigned sent_mask;               /* the parts sent in this round */
-    unsigned char flag[2 * GPU_PEER_MAXPARTS];
+    unsigned done_mask;               /* the parts of the last round ended */
+    int owe_free;                     /* released: "free" messages posted, to be completed */
+    struct comm_reqs free_reqs;
+    unsigned char flag[2 * GPU_PEER_MAXPARTS], free_flag[2 * GPU_PEER_MAXPARTS];
 };
 
 static void check(cudaError_t e, const char *what)
@@ -58,6 +63,7 @@ extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, c
     const int want = !(e && strcmp(e, "host") == 0);
     struct gpu_peer *p = (struct gpu_peer *)lat_calloc(1, sizeof *p);
     p->nparts = nparts;
+    p->rank = d->rank;
     p->dev = (char *)dev;
     struct setup { cudaIpcMemHandle_t h; char host[64]; int ok; } mine, theirs[GPU_PEER_MAXPARTS];
     memset(&mine, 0, sizeof mine);
@@ -74,7 +80,7 @@ extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, c
     comm_waitall(&r);
     int ok = mine.ok;
     for (int i = 0; i < nparts && ok; i++) {
-        if (p->to[i] == d->rank) { /* R = 1: my own buffer */
+        if (p->to[i] == d->rank) { /* dir 0 or R = 1: my own buffer */
             p->remote[i] = p->dev;
             continue;
         }
@@ -108,6 +114,8 @@ extern "C" void gpu_peer_send(struct gpu_peer *p, int i, size_t send_off, size_t
     if (i < 0 || i >= p->nparts || (p->sent_mask >> i & 1u))
         lat_die(1, "GPU", "internal error: peer part %d sent twice or out of range", i);
     if (!p->sent_mask) { /* the round's first send: after what the default stream has queued (the pack) */
+        if (p->owe_free) comm_waitall(&p->free_reqs); /* the receivers have read the round before */
+        p->owe_free = 0;
         check(cudaEventRecord(p->ready, 0), "recording a peer event");
         check(cudaStreamWaitEvent(p->copy, p->ready, 0), "ordering the peer copy");
     }
@@ -122,19 +130,33 @@ extern "C" void gpu_peer_wait(struct gpu_peer *p)
     check(cudaEventRecord(p->sent, p->copy), "recording a peer event");
     check(cudaEventSynchronize(p->sent), "waiting for the copies to the neighbour's GPU");
     struct comm_reqs r = {0, {0}};
-    for (int i = 0; i < p->nparts; i++)
-        if (p->sent_mask >> i & 1u) {
-            comm_irecv(&p->flag[2 * i], 1, p->from[i], TAG_ARRIVED + i, &r);
-            comm_isend(&p->flag[2 * i + 1], 1, p->to[i], TAG_ARRIVED + i, &r);
-        }
+    for (int i = 0, n = 0; i < p->nparts; i++) {
+        if (!(p->sent_mask >> i & 1u) || p->to[i] == p->rank) continue;
+        comm_irecv(&p->flag[2 * i], 1, p->from[i], TAG_ARRIVED + i, &r);
+        comm_isend(&p->flag[2 * i + 1], 1, p->to[i], TAG_ARRIVED + i, &r);
+        if (++n == COMM_MAXREQ / 2) comm_waitall(&r), n = 0;
+    }
     comm_waitall(&r);
+    p->done_mask = p->sent_mask;
     p->sent_mask = 0;
+}
+
+extern "C" void gpu_peer_release(struct gpu_peer *p)
+{
+    if (p->owe_free) comm_waitall(&p->free_reqs); /* a release without a round between */
+    p->owe_free = 1;
+    for (int i = 0; i < p->nparts; i++) {
+        if (!(p->done_mask >> i & 1u) || p->to[i] == p->rank) continue;
+        comm_isend(&p->free_flag[2 * i + 1], 1, p->from[i], TAG_FREE + i, &p->free_reqs);
+        comm_irecv(&p->free_flag[2 * i], 1, p->to[i], TAG_FREE + i, &p->free_reqs);
+    }
 }
 
 extern "C" void gpu_peer_close(struct gpu_peer *p)
 {
     if (!p) return;
     if (p->sent_mask) gpu_peer_wait(p);
+    if (p->owe_free) comm_waitall(&p->free_reqs);
     unmap(p);
     comm_barrier(); /* every rank unmapped before any frees its buffer */
     cudaStreamDestroy(p->copy);

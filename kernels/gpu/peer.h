@@ -10,20 +10,26 @@
  *       receiving neighbour's buffer is mapped once.  Answers NULL on every
  *       rank when any rank cannot map (ranks on different nodes, IPC
  *       refused) or LAT_GPU_HALO=host is set: the caller then stages
- *       through the host.  A part whose receiver is this rank (R = 1)
- *       is a copy within dev.  nparts <= GPU_PEER_MAXPARTS.
+ *       through the host.  A part whose receiver is this rank (dir 0, or
+ *       R = 1) is a copy within dev.  nparts <= GPU_PEER_MAXPARTS.
  *   gpu_peer_send(p, i, send_off, recv_off, bytes)  after the work queued
  *       on the default stream so far, copy `bytes` at dev + send_off into
  *       part i's receiver at its buffer + recv_off, on a stream of the
- *       peer's own; returns at once.  Every rank makes the same sends in a
- *       round (the same parts, offsets and sizes).
+ *       peer's own; returns at once (the round's first send first waits
+ *       for the receivers' release of the round before, if they gave one).
+ *       Every rank sends the same parts in a round.
  *   gpu_peer_wait(p)  ends the round: waits until this rank's copies have
  *       landed, says so to their receivers, and waits for the same word
  *       from each rank that sent a part here.  Afterwards this rank's
  *       receive regions hold the round's parts, for kernels launched next.
  *       Nothing here waits for a receiver to have READ a region: a caller
- *       that sends into the same region again must know it has (halo.cu:
- *       "free" messages; dirac/gpu.c: alternating regions).
+ *       that sends into the same region again must know it has, either by
+ *       gpu_peer_release (halo.cu, the Fourier transpose) or by other means
+ *       (dirac/gpu.c: alternating regions).
+ *   gpu_peer_release(p)  this rank has finished reading its receive regions
+ *       (the caller has waited for the kernels that read them): tells the
+ *       round's senders, whose next round waits for it.  Every rank calls it
+ *       after the same rounds, or none does.
  *   gpu_peer_close(p)  collective; unmaps (call it before any rank frees
  *       its buffer; NULL is fine).
  */
@@ -34,13 +40,14 @@
 extern "C" {
 #endif
 
-#define GPU_PEER_MAXPARTS 4
+#define GPU_PEER_MAXPARTS 8
 
 struct geometry;
 struct gpu_peer;
 struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, const int *dir, int nparts);
 void gpu_peer_send(struct gpu_peer *p, int i, size_t send_off, size_t recv_off, size_t bytes);
 void gpu_peer_wait(struct gpu_peer *p);
+void gpu_peer_release(struct gpu_peer *p);
 void gpu_peer_close(struct gpu_peer *p);
 
 #ifdef __cplusplus
