@@ -269,7 +269,16 @@ rerr() { grep -o "$1=x^([^ ]*" | head -n 1 | sed 's/.*error=//'; }
         $1 == "5.3000" { if ($10 + 0 != 0.25 || abs($12 + 0.32) > 1e-12) exit 1; h = 1 } END { exit !(f && g && h) }'
     run "$ROOT/scripts/beta-scan-analyse" --lattice 4x4 log.5.1.x.tsv
     [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
-    cp log.5.1.x.tsv log.5.1.y.tsv
-    run "$ROOT/scripts/beta-scan-analyse" --lattice 4x4x4x2 log.5.1.x.tsv log.5.1.y.tsv
-    [ "$status" -eq 2 ] && [[ "$output" == *"trajectory 0 appears twice"* ]]
+    # a trajectory twice in one log: an error
+    { cat log.5.1.x.tsv; tail -n 1 log.5.1.x.tsv; } > log.5.1.d.tsv
+    run "$ROOT/scripts/beta-scan-analyse" --lattice 4x4x4x2 log.5.1.d.tsv
+    [ "$status" -eq 2 ] && [[ "$output" == *"trajectory 39 appears twice"* ]]
+    # a continuation from the configuration saved after trajectory 29: trajectories 30..45 replace the
+    # first log's unsaved 30..39 (46 used, with a note), |L| 0.4 from 30 on
+    awk 'BEGIN { OFS = "\t"; print "trajectory", "plaquette", "polyakov_re", "polyakov_im", "dH", "exp_minus_dH", "accepted", "cg_iterations", "condensate", "condensate_error"
+        for (t = 30; t < 46; t++) print t, 0.5, 0.4, 0, 0, 1, 1, 10, 0.5, 0.1 }' > log.5.1.y.tsv
+    run "$ROOT/scripts/beta-scan-analyse" --lattice 4x4x4x2 --therm 0 --bins 2 log.5.1.y.tsv log.5.1.x.tsv
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"continues from trajectory 30: 10 unsaved trajectories of the log before dropped"* ]]
+    echo "$output" | awk '$1 == "5.1000" { if ($2 != 46) exit 1; f = 1 } END { exit !f }'
 }
