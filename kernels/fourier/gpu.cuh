@@ -424,23 +424,7 @@ extern "C" struct fa_gpu_state *FA_ENTRY(fa_gpu_create)(const struct field *u, c
     st->beta_d = (double *)gpu_alloc((size_t)st->nt * sizeof(double), "beta per slice");
     st->set_d = (unsigned char *)gpu_alloc((size_t)st->nt, "slice mask");
     if (!st->hpart) lat_die(1, "GPU", "out of host memory");
-    if (dom) {
-        size_t xb = (size_t)st->ncomp * st->count * sizeof(fcx), hb = xb, v3 = (size_t)st->V3;
-        size_t halo[3] = {v3 * st->f.ncomp * sizeof(store_t), v3 * st->ad * sizeof(lat_real),
-                          v3 * st->nc * st->nc * sizeof(lat_complex)};
-        for (int i = 0; i < 3; i++) {
-            if (halo[i] > xb && i == 0) xb = halo[i];
-            if (halo[i] > hb) hb = halo[i];
-        }
-        st->xsend = gpu_alloc(2 * xb, "the transpose's messages");
-        st->xrecv = (char *)st->xsend + xb;
-        /* part i of a transpose goes to rank + i (part 0: this rank's own piece) */
-        int dirs[GPU_PEER_MAXPARTS];
-        for (int i = 0; i < st->R && i < GPU_PEER_MAXPARTS; i++) dirs[i] = i;
-        if (st->nd == 4 && st->R <= GPU_PEER_MAXPARTS) st->peer = gpu_peer_open(dom, st->xsend, dirs, st->R);
-        st->hsend = fa_host_alloc(hb);
-        st->hrecv = fa_host_alloc(hb);
-    }
+    if (dom) slab_buffers_open(st);
     /* the weights p^2_max / p^2(k) / N in the buffer's momentum layout (the
      * transforms are in place: fft/fft.h's fft_momentum) */
     lat_real *w = (lat_real *)malloc((size_t)g.kc * sizeof(lat_real));
@@ -594,12 +578,7 @@ extern "C" void FA_ENTRY(fa_gpu_destroy)(struct fa_gpu_state *st)
     gpu_free(st->partials);
     gpu_free(st->beta_d);
     gpu_free(st->set_d);
-    if (st->dom) {
-        gpu_peer_close(st->peer); /* collective: before any rank frees its buffer */
-        gpu_free(st->xsend);
-        fa_host_free(st->hsend);
-        fa_host_free(st->hrecv);
-    }
+    if (st->dom) slab_buffers_close(st);
     free(st->hpart);
     free(st);
 }

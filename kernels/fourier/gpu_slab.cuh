@@ -13,6 +13,8 @@
  *       halo slice lt+1)
  *   chunk_begin(st, q)   the first spatial momentum of rank q's t-lines
  *       (fft/cpu.c's split: q V3 / R)
+ *   slab_buffers_open(st), slab_buffers_close(st)   a slab's message
+ *       buffers and peers (create and destroy)
  * The transpose's pieces go device to device into the other ranks' GPUs
  * when every rank can map the others' memory (st->peer, gpu/peer.h: ranks
  * of one node), else through pinned host memory (hsend, hrecv) with
@@ -44,6 +46,37 @@ __global__ void k_tlinks(fgeo g, store_t *links, int ncomp, int vec, int slice, 
     size_t a = gpu_index((int64_t)g.k.nblk, ncomp, vec, 4 * p + 3, c, h);
     if (to_msg) msg[i] = links[a];
     else links[a] = msg[i];
+}
+
+/* a slab's message buffers: the transpose's pieces (device: send, then
+ * receive, one allocation that the peers map; also the staging of the
+ * link halo), pinned host staging for them and the halo slices, and the
+ * peers (Landau only: Coulomb has no transpose) */
+static void slab_buffers_open(struct fa_gpu_state *st)
+{
+    size_t xb = (size_t)st->ncomp * st->count * sizeof(fcx), hb = xb, v3 = (size_t)st->V3;
+    size_t halo[3] = {v3 * st->f.ncomp * sizeof(store_t), v3 * st->ad * sizeof(lat_real),
+                      v3 * st->nc * st->nc * sizeof(lat_complex)};
+    for (int i = 0; i < 3; i++) {
+        if (halo[i] > xb && i == 0) xb = halo[i];
+        if (halo[i] > hb) hb = halo[i];
+    }
+    st->xsend = gpu_alloc(2 * xb, "the transpose's messages");
+    st->xrecv = (char *)st->xsend + xb;
+    /* part i of a transpose goes to rank + i (part 0: this rank's own piece) */
+    int dirs[GPU_PEER_MAXPARTS];
+    for (int i = 0; i < st->R && i < GPU_PEER_MAXPARTS; i++) dirs[i] = i;
+    if (st->nd == 4 && st->R <= GPU_PEER_MAXPARTS) st->peer = gpu_peer_open(st->dom, st->xsend, dirs, st->R);
+    st->hsend = fa_host_alloc(hb);
+    st->hrecv = fa_host_alloc(hb);
+}
+
+static void slab_buffers_close(struct fa_gpu_state *st)
+{
+    gpu_peer_close(st->peer); /* collective: before any rank frees its buffer */
+    gpu_free(st->xsend);
+    fa_host_free(st->hsend);
+    fa_host_free(st->hrecv);
 }
 
 /* the spatial momenta [begin, end) whose t-lines rank q transforms (fft/cpu.c's split) */
