@@ -24,7 +24,7 @@
  *              clover block pair (72 reals, 0 without clover), links and
  *              clover in double for double, in float for single, in 16
  *              bits for half (dirac/gpu_link16.h: 2 B a real, the clover
- *              with a 4-byte norm per site: 148 B).
+ *              with a 4-byte factor per site: 148 B).
  *              With clover:    recon 18     12      8
  *                double          7104     6336   5824
  *                single          3680     3168   2912

@@ -25,8 +25,9 @@
  * (dirac/gpu_link16.h: the format): links16, the stored reals of the
  * double links (recon 18/12/8, su3_pack8 computed in double) as int16 in
  * the float links' places (gpu_index with vec 4), and per clover the 72
- * reals as int16 in the same blocked layout with one float norm per site
- * (half_block_encode of solvers/half.h). */
+ * reals as int16 in the same blocked layout (half_block_encode of
+ * solvers/half.h) with one float per site, half_decode_scale of the
+ * site's norm (the kernels multiply by it). */
 #include "dirac/gpu.h"
 #include "dirac/cpu.h"
 #include "dirac/gpu_link16.h"
@@ -57,7 +58,7 @@ struct dirac_gpu {
     int64_t nsites;              /* V/2 */
     void *clov_d[2][2], *clov_s[2][2]; /* [inv][parity]: A, A^-1 per parity, or NULL */
     void *clov_h[2][2];          /* the same in 16 bits (the half sweeps) */
-    float *clov_hn[2][2];        /* and their norms, one per site */
+    float *clov_hs[2][2];        /* and their factors q -> real, one per site */
     struct solver_vec *tmp[3];   /* the even intermediate per precision (made when first needed) */
     /* a t-slab (NULL: one process): the faces, in slots of face_bytes --
      * 0, 1: sent to the previous rank (fwd) and to the next (bwd); 2, 3:
@@ -87,7 +88,8 @@ static struct dirac_gpu *refuse(char *why, size_t len, const char *msg)
 static size_t norms(int64_t nsites) { return (size_t)gpu_spinor_nblk(nsites) * GPU_SPINOR_LANES; }
 
 /* the packed clover (inv 0: A, 1: A^-1) of the sites of parity par in the
- * blocked layout, in double, in float and in 16 bits with a norm per site */
+ * blocked layout, in double, in float and in 16 bits with the factor
+ * q -> real per site */
 static void upload_clover(struct dirac_gpu *g, const struct dirac_op *cpu, int inv, int par)
 {
     const size_t total = gpu_spinor_storage(g->nsites, CLOVER_REALS);
@@ -98,7 +100,9 @@ static void upload_clover(struct dirac_gpu *g, const struct dirac_op *cpu, int i
     for (int64_t h = 0; h < g->nsites; h++) {
         const double *a = dirac_clover_site(cpu, dirac_half_site(cpu, par, h), inv);
         int16_t qs[CLOVER_REALS];
-        half_block_encode(CLOVER_REALS, a, qs, &qn[h]);
+        float norm;
+        half_block_encode(CLOVER_REALS, a, qs, &norm);
+        qn[h] = (float)half_decode_scale(norm); /* the kernel multiplies: no division there */
         for (int c = 0; c < CLOVER_REALS; c++) {
             const size_t i = gpu_spinor_index(CLOVER_REALS, c, h);
             d[i] = a[c];
@@ -109,11 +113,11 @@ static void upload_clover(struct dirac_gpu *g, const struct dirac_op *cpu, int i
     g->clov_d[inv][par] = gpu_alloc(total * sizeof *d, "the clover term (double)");
     g->clov_s[inv][par] = gpu_alloc(total * sizeof *f, "the clover term (float)");
     g->clov_h[inv][par] = gpu_alloc(total * sizeof *q, "the clover term (16 bits)");
-    g->clov_hn[inv][par] = (float *)gpu_alloc(norms(g->nsites) * sizeof *qn, "the clover term's norms");
+    g->clov_hs[inv][par] = (float *)gpu_alloc(norms(g->nsites) * sizeof *qn, "the clover term's steps");
     gpu_upload(g->clov_d[inv][par], d, total * sizeof *d);
     gpu_upload(g->clov_s[inv][par], f, total * sizeof *f);
     gpu_upload(g->clov_h[inv][par], q, total * sizeof *q);
-    gpu_upload(g->clov_hn[inv][par], qn, norms(g->nsites) * sizeof *qn);
+    gpu_upload(g->clov_hs[inv][par], qn, norms(g->nsites) * sizeof *qn);
     free(d);
     free(f);
     free(q);
@@ -218,7 +222,7 @@ void dirac_gpu_free(struct dirac_gpu *g)
             gpu_free(g->clov_d[inv][par]);
             gpu_free(g->clov_s[inv][par]);
             gpu_free(g->clov_h[inv][par]);
-            gpu_free(g->clov_hn[inv][par]);
+            gpu_free(g->clov_hs[inv][par]);
         }
     for (int p = 0; p < 3; p++) dirac_gpu_vec_free(g->tmp[p]);
     gpu_peer_close(g->peer); /* collective: before any rank frees its faces */
@@ -412,7 +416,7 @@ void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, co
     memcpy(w.phase, g->phase, sizeof w.phase);
     /* even: t_e = A_ee^-1 (D in)_e */
     w.clover = g->clover ? clov[1][0] : NULL;
-    w.clover_norm = g->clover && half ? g->clov_hn[1][0] : NULL;
+    w.clover_step = g->clover && half ? g->clov_hs[1][0] : NULL;
     w.in = in->data;
     w.in_norm = in->norm;
     w.out = t->data;
@@ -423,7 +427,7 @@ void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, co
     sweep(g, &w, dbl);
     /* odd: out = A_oo in - kappa^2 (D t)_o */
     w.clover = g->clover ? clov[0][1] : NULL;
-    w.clover_norm = g->clover && half ? g->clov_hn[0][1] : NULL;
+    w.clover_step = g->clover && half ? g->clov_hs[0][1] : NULL;
     w.in = t->data;
     w.in_norm = t->norm;
     w.loc = in->data;

@@ -26,7 +26,7 @@
  *       spinors + a float norm per site as solvers.h defines it, links and
  *       clover in 16 bits as dirac/gpu_link16.h says -- int16 link reals
  *       of norm 1 (recon 8's phases: pi), the clover as int16 + a float
- *       norm per site --, converted once by dirac_gpu_create; float
+ *       factor q -> real per site --, converted once by dirac_gpu_create; float
  *       arithmetic).  out and in have the same
  *       precision and must not alias.  Two kernels (dirac.c's two sweeps):
  *       t_e = A_ee^-1 D_eo in into the operator's even scratch vector of that
@@ -62,7 +62,7 @@
  *       (every read and write of storage: 2 x 8 x (24 spinor + ncomp link
  *       reals) + 24 local + 2 x 24 written + 2 x 72 clover, at the storage
  *       sizes; half: 2-byte spinor, link and clover reals + a 4-byte norm
- *       per spinor and per clover site) and by the seed paper's rule (quda-multi-gpu §V.A:
+ *       per spinor and a 4-byte factor per clover site) and by the seed paper's rule (quda-multi-gpu §V.A:
  *       2 x 8 x (24 + link reals) + 2 x 72 + 24 reals, 2976 bytes in single
  *       with 12-real links). */
 #ifndef LAT_DIRAC_GPU_H

@@ -34,7 +34,9 @@
  * half_decode_scale; the quantisation in double, 24 multiplies a site): a
  * zero site has norm 0, a site with a NaN or infinity norm NaN and q = 0.  Padding sites
  * (h >= V/2) are never written: they stay zero.  The half clover is a block
- * of the same format per site (72 int16 + clover_norm[h]); the half links
+ * of the same format per site (72 int16; clover_step[h], the factor
+ * q -> real that half_decode_scale gives for its norm, computed on the
+ * host: no division in the kernel); the half links
  * have fixed norms (dirac/gpu_link16.h). */
 
 typedef short dirac_half_t; /* the int16 of half storage */
@@ -42,7 +44,7 @@ typedef short dirac_half_t; /* the int16 of half storage */
 struct dslash_args {
     kgeo g;
     const void *links, *clover;
-    const float *clover_norm; /* half clover: a norm per site (else NULL) */
+    const float *clover_step; /* half clover: q -> real per site (else NULL) */
     const void *in, *loc;
     const float *in_norm, *loc_norm;
     void *out;
@@ -177,17 +179,28 @@ __device__ __forceinline__ void spinor_store(SS *base, float *norm, int h, const
     for (int q = 0; q < 6; q++) store4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
 }
 
-/* the packed clover block pair of site h (72 reals, ncomp 72); 16-bit
- * storage: scaled by the site's norm (solvers/half.h's format) */
+/* the packed clover block pair of site h (72 reals, ncomp 72).  16-bit
+ * storage: a gets the int16 values as they are, and the site's factor
+ * q -> real (step[h]: half_decode_scale of its norm, made on the host) is
+ * returned (1 otherwise): C psi = Q (s psi), so the caller scales the 12
+ * complex numbers the clover multiplies (clover_rescale) instead of the 72
+ * reals.  (Decoding here with half_decode_scale's double division took
+ * 162 registers a thread, not 104: the host does it once.) */
 template <typename LS>
-__device__ __forceinline__ void clover_load(const LS *base, const float *norm, int h, lat_real *a)
+__device__ __forceinline__ lat_real clover_load(const LS *base, const float *step, int h, lat_real *a)
 {
 #pragma unroll
     for (int q = 0; q < 18; q++) load4(base + gpu_spinor_index(72, 4 * q, h), a + 4 * q);
+    if constexpr (sizeof(LS) == 2) return (lat_real)__ldg(step + h);
+    return 1;
+}
+/* psi *= s for 16-bit clover (the factor of clover_load); nothing else */
+template <typename LS>
+__device__ __forceinline__ void clover_rescale(lat_real s, lat_complex *psi)
+{
     if constexpr (sizeof(LS) == 2) {
-        const lat_real s = (lat_real)half_decode_scale(__ldg(norm + h));
 #pragma unroll
-        for (int k = 0; k < 72; k++) a[k] *= s;
+        for (int k = 0; k < 12; k++) psi[k] = c_scale(s, psi[k]);
     }
 }
 
@@ -251,7 +264,7 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
 #pragma unroll
         for (int k = 0; k < 12; k++) v[k] = c_scale(a.alpha, acc[k]);
         if (clov) {
-            clover_load(clov, a.clover_norm, h, cl);
+            clover_rescale<LS>(clover_load(clov, a.clover_step, h, cl), v);
             clover_apply_site(3, cl, v, psi);
             spinor_store<SS>((SS *)a.out, a.out_norm, h, psi);
         } else {
@@ -261,7 +274,7 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
     }
     spinor_load<SS>((const SS *)a.loc, a.loc_norm, h, psi);
     if (clov) {
-        clover_load(clov, a.clover_norm, h, cl);
+        clover_rescale<LS>(clover_load(clov, a.clover_step, h, cl), psi);
         clover_apply_site(3, cl, psi, v);
 #pragma unroll
         for (int k = 0; k < 12; k++) v[k] = c_add(v[k], c_scale(a.alpha, acc[k]));
@@ -328,7 +341,7 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
     args.g = make_geo(w->links);
     args.links = w->spinor_prec == SOLVER_HALF ? w->links16 : w->links->links;
     args.clover = w->clover;
-    args.clover_norm = w->clover_norm;
+    args.clover_step = w->clover_step;
     args.in = w->in;
     args.loc = w->loc;
     args.in_norm = w->in_norm;
@@ -356,8 +369,8 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
         if (w->links->prec != 's' || w->spinor_prec == SOLVER_DOUBLE)
             lat_die(1, "GPU Dirac", "internal error: the float kernels got precision %c/%d", w->links->prec,
                     w->spinor_prec);
-        if (w->spinor_prec == SOLVER_HALF && (!w->links16 || (w->clover && !w->clover_norm)))
-            lat_die(1, "GPU Dirac", "internal error: a half sweep without its 16-bit links or clover norms");
+        if (w->spinor_prec == SOLVER_HALF && (!w->links16 || (w->clover && !w->clover_step)))
+            lat_die(1, "GPU Dirac", "internal error: a half sweep without its 16-bit links or clover steps");
         if (w->spinor_prec == SOLVER_HALF) dslash_recon<dirac_half_t, dirac_half_t>(w, args, launch);
         else dslash_recon<float, float>(w, args, launch);
     }

@@ -15,8 +15,9 @@
  *     flag (real 7 = SU3_PACK8_DEGENERATE, outside [-pi, pi]) is stored as
  *     LINK16_DEGENERATE = -32768, a value no quantised real takes.
  *   clover: the 72 packed reals of a site (dirac/gpu.c's upload_clover)
- *     as one block of solvers/half.h's format (half_block_encode: int16
- *     and one float norm per site, the site's largest |real|).
+ *     as one block of solvers/half.h's format (half_block_encode: int16,
+ *     the norm the site's largest |real|); the kernels get, per site, the
+ *     float half_decode_scale(norm) (q -> real), made on the host.
  * Exports:
  *   LINK16_PHASE_NORM, LINK16_DEGENERATE
  *   link16_norm(recon, c)         the norm of stored real c
