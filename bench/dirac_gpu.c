@@ -19,16 +19,18 @@
  *                2 x [8 x (S + l) + c + S] + S
  *              S a spinor (24 reals: 192 B double, 96 B single, 48 + 4 B
  *              half with its norm), l a stored link (ncomp reals of the
- *              link storage: 18/12/8 in double, 20/12/8 in float -- 18 reals
- *              are stored as 20 in float, whole 16-byte groups), c the
+ *              link storage: 18/12/8 in double, 20/12/8 in float and half
+ *              -- 18 reals are stored as 20 there, whole groups), c the
  *              clover block pair (72 reals, 0 without clover), links and
- *              clover in double for double, in float for single and half.
+ *              clover in double for double, in float for single, in 16
+ *              bits for half (dirac/gpu_link16.h: 2 B a real, the clover
+ *              with a 4-byte factor per site: 148 B).
  *              With clover:    recon 18     12      8
  *                double          7104     6336   5824
  *                single          3680     3168   2912
- *                half            2844     2332   2076
- *              (without clover 2 x 72 reals less: 1152 B double, 576 B
- *              single and half);
+ *                half            1924     1668   1540
+ *              (without clover the two clover reads less: 1152 B double,
+ *              576 B single, 296 B half);
  *   paper B    the seed paper's count (quda-multi-gpu §V.A): 2 x 8 x (24 +
  *              link reals) + 2 x 72 + 24 reals per odd site, at 4 bytes in
  *              single: 2976 B for 12-real links with clover, its number

@@ -23,9 +23,16 @@
  *       these random ones, printed per case);
  *     single: < 1e-6 (float arithmetic: ~1e-7 achieved, i.e. about one
  *       float epsilon times the sqrt of the ~200 terms a site sums);
- *     half: < 2e-4 (input, even intermediate and output quantised, each
- *       component to 2^-16 of its site's largest, ~3e-5 of a typical one:
- *       2e-5 achieved; the bound is ~6 x 2^-15);
+ *     half: < 2e-4.  A half sweep reads everything in 16 bits
+ *       (dirac/gpu_link16.h): the input, even intermediate and output are
+ *       quantised, each component to 2^-16 of its site's largest (~3e-5 of
+ *       a typical one), the clover likewise per site, and every stored
+ *       link real to 2^-16 absolute (|entry| <= 1: ~1.5e-5 relative, the
+ *       phases of recon 8 pi times that, amplified by su3_unpack8's square
+ *       roots).  Spinors only (float links and clover) gave 2e-5; with the
+ *       16-bit links and clover 2.2e-5 (no clover) to 4.5e-5 (clover,
+ *       recon 8) on these random links: the bound, ~6 x 2^-15, keeps a
+ *       factor 4 over the worst;
  *   gamma_5-hermiticity of the emulated operator: gamma5 Mhat gamma5 in =
  *     Mhat^dag in to 1e-14 (double), 1e-6 (single), 2e-4 (half) -- exact in
  *     fact: the same operations with flipped signs;
@@ -33,6 +40,14 @@
  *     norms, still zero after the applications;
  *   half: a NaN in one input site reaches the output as NaN norms (the
  *     sites that see it), never a silent zero;
+ *   unit links (a cold start: su3_pack8's degenerate form, whose flag the
+ *     16-bit links store as -32768), recon 8 and 12, every precision: the
+ *     same bounds;
+ *   the 16-bit link format (dirac/gpu_link16.h) on its own: every stored
+ *     real of the random links (18 and 12: the entries; 8: su3_pack8's
+ *     reals) decodes to within half a step (0.5/32767, the phases
+ *     pi x that) of the double it encodes, phases of +-pi are not clamped,
+ *     the degenerate flag comes back exactly;
  *   the refusals of dirac_gpu_create (SU(2), recon 10).
  * Prints one line per case and "dirac-emulation PREC: N passed, M failed"
  * (PREC double or float); exit 1 if any failed. */
@@ -57,6 +72,7 @@ extern "C" {
 #include "gpu/field.h"
 #include "gpu/spinor.h"
 #include "dirac/gpu_sweep.h"
+#include "dirac/gpu_link16.h"
 #include "unit.h"
 
 namespace emu {
@@ -121,14 +137,15 @@ static bool padding_zero(const struct solver_vec *v, int64_t nsites)
 
 struct tol { double mhat, g5; };
 
-static void run_case(const int L[4], double csw, int recon, enum solver_prec prec, struct tol t)
+static void run_case(const int L[4], double csw, int recon, enum solver_prec prec, struct tol t, bool cold = false)
 {
     struct lattice lat;
     const char *lwhy;
     if (lattice_init(&lat, L, &lwhy) != 0) lat_die(1, "dirac-emulation", "%s", lwhy);
     struct field u;
     field_alloc(&u, &lat, 3, 64);
-    field_set_random(&u, 20261125);
+    if (cold) field_set_unit(&u);
+    else field_set_random(&u, 20261125);
     struct dirac_params p;
     dirac_params_default(&p, 0.13, csw);
     p.phase[1][0] = std::cos(0.7);
@@ -168,9 +185,9 @@ static void run_case(const int L[4], double csw, int recon, enum solver_prec pre
     const double eg5 = rel(gamma5(g5), outd);
     CHECK(eg5 < t.g5, "%s recon %d c_sw %g: gamma5 Mhat gamma5 != Mhat^dag by %.3g (bound %g)", solver_prec_name(prec),
           recon, csw, eg5, t.g5);
-    printf("%dx%dx%dx%d c_sw %-5g recon %2d %-6s: Mhat %.2e Mhat^dag %.2e (bound %g); gamma5-hermiticity %.2e (bound %g); "
+    printf("%s%dx%dx%dx%d c_sw %-5g recon %2d %-6s: Mhat %.2e Mhat^dag %.2e (bound %g); gamma5-hermiticity %.2e (bound %g); "
            "padding %s\n",
-           L[0], L[1], L[2], L[3], csw, recon, solver_prec_name(prec), err[0], err[1], t.mhat, eg5, t.g5,
+           cold ? "unit links " : "", L[0], L[1], L[2], L[3], csw, recon, solver_prec_name(prec), err[0], err[1], t.mhat, eg5, t.g5,
            pad ? "zero" : "NOT ZERO");
     dirac_gpu_vec_free(vin);
     dirac_gpu_vec_free(vout);
@@ -212,6 +229,58 @@ static void half_nan(void)
     dirac_gpu_vec_free(vout);
     dirac_gpu_free(g);
     dirac_free(cpu);
+    field_free(&u);
+}
+
+/* the 16-bit link format on its own: each stored real of random SU(3)
+ * links within half a step of what it encodes; +-pi and the degenerate
+ * flag of su3_pack8 */
+static void link16_format(void)
+{
+    struct lattice lat;
+    const char *lwhy;
+    const int L[4] = {4, 4, 4, 4};
+    lattice_init(&lat, L, &lwhy);
+    struct field u;
+    field_alloc(&u, &lat, 3, 64);
+    field_set_random(&u, 7);
+    const int recons[3] = {GPU_RECON_FULL, GPU_RECON_12, GPU_RECON_8};
+    for (int k = 0; k < 3; k++) {
+        const int recon = recons[k], nr = recon == GPU_RECON_FULL ? 18 : recon;
+        double worst = 0; /* in steps */
+        for (int64_t s = 0; s < lat.V; s++)
+            for (int mu = 0; mu < 4; mu++) {
+                const double *m = field_link(&u, s, mu);
+                lat_real w[18];
+                lat_complex mc[9];
+                for (int c = 0; c < 9; c++) mc[c] = c_make(m[2 * c], m[2 * c + 1]);
+                if (recon == GPU_RECON_8) su3_pack8(mc, w);
+                else
+                    for (int c = 0; c < 18; c++) w[c] = m[c];
+                for (int c = 0; c < nr; c++) {
+                    const double step = link16_decode_scale(recon, c);
+                    const double e = std::fabs(link16_decode(recon, c, link16_encode(recon, c, w[c])) - w[c]) / step;
+                    worst = e > worst ? e : worst;
+                }
+            }
+        CHECK(worst <= 0.5 + 1e-9, "16-bit links, recon %d: a stored real off by %.4g steps (bound 0.5)", recon, worst);
+        printf("16-bit links recon %2d: worst stored real %.4f steps off (bound 0.5)\n", recon, worst);
+    }
+    const double pi = 3.14159265358979323846;
+    const int16_t qp = link16_encode(8, 6, pi), qm = link16_encode(8, 7, -pi);
+    CHECK(qp == 32767 && qm == -32767 && std::fabs(link16_decode(8, 6, qp) - pi) <= 0.5 * link16_decode_scale(8, 6),
+          "16-bit links: the phase pi encodes as %d, -pi as %d", qp, qm);
+    lat_complex one[9], back[9];
+    lat_real w[8], wq[8];
+    for (int c = 0; c < 9; c++) one[c] = c_make(c % 4 == 0, 0);
+    su3_pack8(one, w);
+    for (int c = 0; c < 8; c++) wq[c] = link16_decode(8, c, link16_encode(8, c, w[c]));
+    su3_unpack8(wq, back);
+    double e = 0;
+    for (int c = 0; c < 9; c++) e = std::fmax(e, std::fmax(std::fabs((double)(back[c].re - one[c].re)), std::fabs((double)(back[c].im - one[c].im))));
+    CHECK(w[7] == SU3_PACK8_DEGENERATE && wq[7] == SU3_PACK8_DEGENERATE && e == 0,
+          "16-bit links: the unit matrix's degenerate form came back as flag %g, off by %g", (double)wq[7], e);
+    printf("16-bit links: +-pi stored as +-32767, the unit matrix (degenerate form) exact\n");
     field_free(&u);
 }
 
@@ -260,7 +329,16 @@ int main(void)
                     run_case(lats[l], csws[c], recons[k], SOLVER_HALF, (struct tol){2e-4, 2e-4});
                 }
             }
+    for (int k = 1; k < 3; k++) {
+        if (IS_DOUBLE) {
+            run_case(lats[0], csws[0], recons[k], SOLVER_DOUBLE, (struct tol){recons[k] == GPU_RECON_8 ? 1e-12 : 1e-13, 1e-14}, true);
+        } else {
+            run_case(lats[0], csws[0], recons[k], SOLVER_SINGLE, (struct tol){1e-6, 1e-6}, true);
+            run_case(lats[0], csws[0], recons[k], SOLVER_HALF, (struct tol){2e-4, 2e-4}, true);
+        }
+    }
     if (!IS_DOUBLE) half_nan();
+    else link16_format(); /* su3_pack8 in double, as dirac/gpu.c packs */
     refusals();
     return unit_done(IS_DOUBLE ? "dirac-emulation double" : "dirac-emulation float");
 }

@@ -40,6 +40,7 @@ extern "C" {
 #include "gpu/field.h"
 #include "gpu/spinor.h"
 #include "dirac/gpu_sweep.h"
+#include "dirac/gpu_link16.h"
 #include <cmath>
 
 namespace slab_kernels {

@@ -70,12 +70,17 @@
     echo "$output"
     [ "$status" -eq 0 ]
     echo "$output" | grep -q '^dirac-emulation: [0-9]* passed, 0 failed$'
-    # every (lattice, c_sw, recon) ran in every precision, padding zero
+    # every (lattice, c_sw, recon) ran in every precision, padding zero;
+    # unit links (recon 8's degenerate form) with 12 and 8 reals
     for p in double single half; do
         for r in 18 12 8; do
-            [ "$(echo "$output" | grep -cE "c_sw [0-9.]+ +recon +$r $p *: .*padding zero$")" -eq 4 ]
+            [ "$(echo "$output" | grep -cE "^[0-9x]+ c_sw [0-9.]+ +recon +$r $p *: .*padding zero$")" -eq 4 ]
         done
+        [ "$(echo "$output" | grep -cE "^unit links [0-9x]+ c_sw [0-9.]+ +recon +(12|8) $p *: .*padding zero$")" -eq 2 ]
     done
+    # the half sweeps' 16-bit link format: each recon's round trip, +-pi, the degenerate flag
+    [ "$(echo "$output" | grep -cE '^16-bit links recon +(18|12|8): worst stored real 0\.[0-4][0-9]* steps off')" -eq 3 ]
+    echo "$output" | grep -q '^16-bit links: +-pi stored as +-32767, the unit matrix (degenerate form) exact$'
     [ "$(echo "$output" | grep -c '^refusals: SU(2), recon 10$')" -eq 2 ]
     # a NaN input site reaches exactly its 29 two-hop odd sites on 4^4 (self, 4 straight, 24 bent)
     echo "$output" | grep -q '^half NaN: 29 of 128 output sites NaN'
@@ -176,13 +181,15 @@
     echo "$output"
     [ "$status" -eq 0 ]
     echo "$output" | grep -q '^dirac-slab-emulation: [0-9]* passed, 0 failed$'
-    [ "$(echo "$output" | grep -c 'give the same bytes')" -eq 3 ]
+    # 4^3x8: R = 1 vs 2, 4 and 4 through the host; 4x4x4x16: 1 vs 4
+    [ "$(echo "$output" | grep -c 'give the same bytes')" -eq 4 ]
     for r in 1 2 4; do
         echo "$output" | grep -q "^dirac-slab-emulation R=$r: [0-9]* passed, 0 failed$"
         # double, links in 18 reals: the CPU's bits exactly on every R
         echo "$output" | grep -q "^R=$r recon 18 double: Mhat 0.00e+00 Mhat^dag 0.00e+00"
     done
-    [ "$(echo "$output" | grep -c 'converged, ')" -eq 16 ]
+    # 4^3x8 (R = 1, 2, 4, 4 through the host): CGNE d/s/h, BiCGstab d/h sloppy; 4x4x4x16 (R = 1, 4): CGNE d/h
+    [ "$(echo "$output" | grep -c 'converged, ')" -eq 24 ]
     # lat-propagator --device gpu with the emulated kernels: one rank and two, the same file
     echo "$output" | grep -q '^lat-propagator --device gpu (emulated) .*: R=1 and R=2 files the same bytes, converged: ok$'
 }

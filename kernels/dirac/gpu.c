@@ -19,9 +19,18 @@
  * h at ((h/32)*72 + (c/4)*4)*32 + (h%32)*4 + c%4: a warp reads 32 x 4
  * contiguous reals per group, 18 groups per site; padding sites zero.
  * A kernel reads one of the four: A^-1 of the even sites (first sweep),
- * A of the odd sites (second). */
+ * A of the odd sites (second).
+ *
+ * The half sweeps (SOLVER_HALF) read 16-bit copies made here once
+ * (dirac/gpu_link16.h: the format): links16, the stored reals of the
+ * double links (recon 18/12/8, su3_pack8 computed in double) as int16 in
+ * the float links' places (gpu_index with vec 4), and per clover the 72
+ * reals as int16 in the same blocked layout (half_block_encode of
+ * solvers/half.h) with one float per site, half_decode_scale of the
+ * site's norm (the kernels multiply by it). */
 #include "dirac/gpu.h"
 #include "dirac/cpu.h"
+#include "dirac/gpu_link16.h"
 #include "dirac/site.h"
 #include "base/log.h"
 #include <stdio.h>
@@ -42,11 +51,14 @@
 
 struct dirac_gpu {
     struct gpu_field links_d, links_s; /* double and float storage, no phases */
+    int16_t *links16;            /* the half sweeps' links: links_s's places, 16 bits */
     int clover;
     double kappa;
     double phase[LAT_ND][2];
     int64_t nsites;              /* V/2 */
     void *clov_d[2][2], *clov_s[2][2]; /* [inv][parity]: A, A^-1 per parity, or NULL */
+    void *clov_h[2][2];          /* the same in 16 bits (the half sweeps) */
+    float *clov_hs[2][2];        /* and their factors q -> real, one per site */
     struct solver_vec *tmp[3];   /* the even intermediate per precision (made when first needed) */
     /* a t-slab (NULL: one process): the faces, in slots of face_bytes --
      * 0, 1: sent to the previous rank (fwd) and to the next (bwd); 2, 3:
@@ -73,27 +85,66 @@ static struct dirac_gpu *refuse(char *why, size_t len, const char *msg)
     return NULL;
 }
 
+static size_t norms(int64_t nsites) { return (size_t)gpu_spinor_nblk(nsites) * GPU_SPINOR_LANES; }
+
 /* the packed clover (inv 0: A, 1: A^-1) of the sites of parity par in the
- * blocked layout, in double and in float */
+ * blocked layout, in double, in float and in 16 bits with the factor
+ * q -> real per site */
 static void upload_clover(struct dirac_gpu *g, const struct dirac_op *cpu, int inv, int par)
 {
     const size_t total = gpu_spinor_storage(g->nsites, CLOVER_REALS);
     double *d = (double *)lat_calloc(total, sizeof *d);
     float *f = (float *)lat_calloc(total, sizeof *f);
+    int16_t *q = (int16_t *)lat_calloc(total, sizeof *q);
+    float *qn = (float *)lat_calloc(norms(g->nsites), sizeof *qn);
     for (int64_t h = 0; h < g->nsites; h++) {
         const double *a = dirac_clover_site(cpu, dirac_half_site(cpu, par, h), inv);
+        int16_t qs[CLOVER_REALS];
+        float norm;
+        half_block_encode(CLOVER_REALS, a, qs, &norm);
+        qn[h] = (float)half_decode_scale(norm); /* the kernel multiplies: no division there */
         for (int c = 0; c < CLOVER_REALS; c++) {
             const size_t i = gpu_spinor_index(CLOVER_REALS, c, h);
             d[i] = a[c];
             f[i] = (float)a[c];
+            q[i] = qs[c];
         }
     }
     g->clov_d[inv][par] = gpu_alloc(total * sizeof *d, "the clover term (double)");
     g->clov_s[inv][par] = gpu_alloc(total * sizeof *f, "the clover term (float)");
+    g->clov_h[inv][par] = gpu_alloc(total * sizeof *q, "the clover term (16 bits)");
+    g->clov_hs[inv][par] = (float *)gpu_alloc(norms(g->nsites) * sizeof *qn, "the clover term's steps");
     gpu_upload(g->clov_d[inv][par], d, total * sizeof *d);
     gpu_upload(g->clov_s[inv][par], f, total * sizeof *f);
+    gpu_upload(g->clov_h[inv][par], q, total * sizeof *q);
+    gpu_upload(g->clov_hs[inv][par], qn, norms(g->nsites) * sizeof *qn);
     free(d);
     free(f);
+    free(q);
+    free(qn);
+}
+
+/* the 16-bit links of the half sweeps: the stored reals of the double
+ * copy (so recon 8's su3_pack8 reals as computed in double), each encoded
+ * by link16_encode into the float copy's place (real c of slot s at half
+ * index h: gpu_index with links_s's ncomp and vec); padding stays zero */
+static void upload_links16(struct dirac_gpu *g)
+{
+    const struct gpu_field *fd = &g->links_d, *fs = &g->links_s;
+    const size_t nd = (size_t)8 * fd->nblk * fd->ncomp * GPU_LANES, ns = (size_t)8 * fs->nblk * fs->ncomp * GPU_LANES;
+    double *d = (double *)lat_malloc(nd * sizeof *d);
+    int16_t *q = (int16_t *)lat_calloc(ns, sizeof *q);
+    gpu_download(d, fd->links, nd * sizeof *d);
+    const int nr = fd->ncomp < fs->ncomp ? fd->ncomp : fs->ncomp; /* 18 of float's 20: the rest padding */
+    for (int slot = 0; slot < 8; slot++)
+        for (int64_t h = 0; h < fd->nblk * GPU_LANES; h++)
+            for (int c = 0; c < nr; c++)
+                q[gpu_index(fs->nblk, fs->ncomp, fs->vec, slot, c, h)] =
+                    link16_encode(fs->recon, c, d[gpu_index(fd->nblk, fd->ncomp, fd->vec, slot, c, h)]);
+    g->links16 = (int16_t *)gpu_alloc(ns * sizeof *q, "the links (16 bits)");
+    gpu_upload(g->links16, q, ns * sizeof *q);
+    free(d);
+    free(q);
 }
 
 struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct field *u, int recon, char *why, size_t len)
@@ -151,6 +202,7 @@ struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct fiel
     gpu_field_upload(&g->links_d, &own, NULL);
     gpu_field_create_recon(&g->links_s, &own, 's', 0, recon);
     gpu_field_upload(&g->links_s, &own, NULL);
+    upload_links16(g);
     if (u->dom) field_free(&own);
     if (g->clover)
         for (int inv = 0; inv < 2; inv++)
@@ -164,10 +216,13 @@ void dirac_gpu_free(struct dirac_gpu *g)
     if (!g) return;
     gpu_field_free(&g->links_d);
     gpu_field_free(&g->links_s);
+    gpu_free(g->links16);
     for (int inv = 0; inv < 2; inv++)
         for (int par = 0; par < 2; par++) {
             gpu_free(g->clov_d[inv][par]);
             gpu_free(g->clov_s[inv][par]);
+            gpu_free(g->clov_h[inv][par]);
+            gpu_free(g->clov_hs[inv][par]);
         }
     for (int p = 0; p < 3; p++) dirac_gpu_vec_free(g->tmp[p]);
     gpu_peer_close(g->peer); /* collective: before any rank frees its faces */
@@ -182,8 +237,6 @@ static size_t elem_size(enum solver_prec p)
 {
     return p == SOLVER_DOUBLE ? sizeof(double) : p == SOLVER_SINGLE ? sizeof(float) : sizeof(int16_t);
 }
-static size_t norms(int64_t nsites) { return (size_t)gpu_spinor_nblk(nsites) * GPU_SPINOR_LANES; }
-
 struct solver_vec *dirac_gpu_vec_new(const struct dirac_gpu *g, enum solver_prec prec)
 {
     struct solver_vec *v = (struct solver_vec *)lat_calloc(1, sizeof *v);
@@ -356,13 +409,14 @@ void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, co
     const enum solver_prec p = in->prec;
     if (!g->tmp[p]) g->tmp[p] = dirac_gpu_vec_new(g, p);
     struct solver_vec *t = g->tmp[p];
-    const int dbl = p == SOLVER_DOUBLE;
-    void *(*clov)[2] = dbl ? g->clov_d : g->clov_s;
+    const int dbl = p == SOLVER_DOUBLE, half = p == SOLVER_HALF;
+    void *(*clov)[2] = dbl ? g->clov_d : half ? g->clov_h : g->clov_s;
     struct dirac_gpu_sweep w = {.links = dbl ? &g->links_d : &g->links_s, .spinor_prec = (int)p,
-                                .sign = dag ? -1 : +1};
+                                .sign = dag ? -1 : +1, .links16 = half ? g->links16 : NULL};
     memcpy(w.phase, g->phase, sizeof w.phase);
     /* even: t_e = A_ee^-1 (D in)_e */
     w.clover = g->clover ? clov[1][0] : NULL;
+    w.clover_step = g->clover && half ? g->clov_hs[1][0] : NULL;
     w.in = in->data;
     w.in_norm = in->norm;
     w.out = t->data;
@@ -373,6 +427,7 @@ void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, co
     sweep(g, &w, dbl);
     /* odd: out = A_oo in - kappa^2 (D t)_o */
     w.clover = g->clover ? clov[0][1] : NULL;
+    w.clover_step = g->clover && half ? g->clov_hs[0][1] : NULL;
     w.in = t->data;
     w.in_norm = t->norm;
     w.loc = in->data;
@@ -411,16 +466,17 @@ void dirac_gpu_counts(const struct dirac_gpu *g, enum solver_prec prec, double *
     const double link = g->links_d.recon == GPU_RECON_FULL ? 18 : g->links_d.recon; /* logical reals */
     /* stored reals of a link: FULL in float is 20 (whole 16-byte groups) */
     const double link_stored = prec == SOLVER_DOUBLE ? g->links_d.ncomp : g->links_s.ncomp;
-    const double cl = g->clover ? CLOVER_REALS : 0;
-    const double ls = prec == SOLVER_DOUBLE ? 8 : 4;                   /* link and clover real */
-    const double ss = prec == SOLVER_DOUBLE ? 8 : prec == SOLVER_SINGLE ? 4 : 2; /* spinor real */
-    const double nb = prec == SOLVER_HALF ? 4 : 0;                     /* a half spinor's norm */
+    const double ss = prec == SOLVER_DOUBLE ? 8 : prec == SOLVER_SINGLE ? 4 : 2; /* a real of storage */
+    const double nb = prec == SOLVER_HALF ? 4 : 0; /* a half spinor's or half clover's norm */
     const double spinor = SITE_REALS * ss + nb;
+    const double clover = g->clover ? CLOVER_REALS * ss + nb : 0;
     /* per sweep: 8 neighbours and 8 links, the clover, the output; the odd
-     * sweep also reads the local spinor */
+     * sweep also reads the local spinor (links and clover in the spinor's
+     * storage size: half reads them in 16 bits too) */
     *flop = g->clover ? 3696 : 2 * 1320 + 48;
-    *bytes = 2 * (8 * (spinor + link_stored * ls) + cl * ls + spinor) + spinor;
+    *bytes = 2 * (8 * (spinor + link_stored * ss) + clover + spinor) + spinor;
     /* the seed's rule (quda-multi-gpu §V.A), reals at the spinor's size */
+    const double cl = g->clover ? CLOVER_REALS : 0;
     *bytes_paper = (2 * 8 * (SITE_REALS + link) + 2 * cl + SITE_REALS) * (prec == SOLVER_DOUBLE ? 8 : 4);
 }
 

@@ -10,7 +10,7 @@
  *       cpu on the same slab, an even number of timeslices per rank, else
  *       NULL; the device holds the owned slices), recon GPU_RECON_FULL (18), GPU_RECON_12 or GPU_RECON_8 (gpu/field.h):
  *       the links are stored WITHOUT the boundary phases (12 and 8 reals
- *       rebuild SU(3) matrices), in double and in float; the kernel
+ *       rebuild SU(3) matrices), in double, in float and in 16 bits; the kernel
  *       multiplies e^{i theta_mu} into a forward hop that crosses the
  *       boundary of mu and the conjugate into a backward one (through U^dag),
  *       exactly dirac.h's definition.  NULL with a one-line reason in
@@ -23,8 +23,11 @@
  *       half index of dirac.h), vectors of any precision of solvers.h:
  *       SOLVER_DOUBLE (links, clover and arithmetic double), SOLVER_SINGLE
  *       (float links, float clover, float arithmetic), SOLVER_HALF (int16
- *       spinors + a float norm per site as solvers.h defines it, float links
- *       and float clover, float arithmetic).  out and in have the same
+ *       spinors + a float norm per site as solvers.h defines it, links and
+ *       clover in 16 bits as dirac/gpu_link16.h says -- int16 link reals
+ *       of norm 1 (recon 8's phases: pi), the clover as int16 + a float
+ *       factor q -> real per site --, converted once by dirac_gpu_create; float
+ *       arithmetic).  out and in have the same
  *       precision and must not alias.  Two kernels (dirac.c's two sweeps):
  *       t_e = A_ee^-1 D_eo in into the operator's even scratch vector of that
  *       precision, then out = A_oo in - kappa^2 D_oe t_e.  Asynchronous on
@@ -58,8 +61,8 @@
  *       with clover, 2 x 1320 + 48 without), the bytes the two kernels move
  *       (every read and write of storage: 2 x 8 x (24 spinor + ncomp link
  *       reals) + 24 local + 2 x 24 written + 2 x 72 clover, at the storage
- *       sizes; half: 2-byte spinor reals + a 4-byte norm per spinor, float
- *       links and clover) and by the seed paper's rule (quda-multi-gpu §V.A:
+ *       sizes; half: 2-byte spinor, link and clover reals + a 4-byte norm
+ *       per spinor and a 4-byte factor per clover site) and by the seed paper's rule (quda-multi-gpu §V.A:
  *       2 x 8 x (24 + link reals) + 2 x 72 + 24 reals, 2976 bytes in single
  *       with 12-real links). */
 #ifndef LAT_DIRAC_GPU_H

@@ -4,20 +4,24 @@
  * (gpu_d.cu: double; gpu_s.cu: float), also compiled whole by g++ for the
  * host emulation (scripts/dirac-emulation.cpp, with scripts/cuda-on-host.h).
  * Include it inside the precision's namespace after math/spinor.h,
- * dirac/site.h (DIRAC_NC_MAX 3), gpu/spinor.h, dirac/gpu_sweep.h and
- * gpu/accessor.cuh.
+ * dirac/site.h (DIRAC_NC_MAX 3), gpu/spinor.h, dirac/gpu_sweep.h,
+ * dirac/gpu_link16.h (outside the namespace) and gpu/accessor.cuh; it
+ * includes dirac/gpu_link16.cuh (the 16-bit links' accessor) itself.
  *
  *   k_dslash<SS, LS, RECON>(a)   one thread per output site h < V/2 of
  *       parity a.parity: dirac/gpu_sweep.h's sweep.  SS: spinor storage
  *       (double, float, or short = half: int16 and a float norm per site),
- *       LS: link and clover storage (double or float), RECON: the links'
- *       accessor (LINK_FULL, LINK_12, LINK_8 of gpu/accessor.cuh).  The
+ *       LS: link and clover storage (double, float, or short: the 16-bit
+ *       links and clover of dirac/gpu_link16.h), RECON: the links'
+ *       compression (LINK_FULL, LINK_12, LINK_8 of gpu/accessor.cuh), read
+ *       through dslash_links<LS, RECON>::type (gpu_link16.cuh).  The
  *       physics is site.h's, the CPU's one copy: the thread loads, per mu,
  *       U_mu(x) and psi(x+mu), calls dirac_hop_fwd_acc, then U_mu(x-mu) and
  *       psi(x-mu) and dirac_hop_bwd_acc (the order of dirac_site_hop, so the
  *       double kernel repeats the CPU's arithmetic), then clover_apply_site.
- *       Instantiated: (double, double), (float, float), (short, float), each
- *       with the three RECON -- nothing else.
+ *       Instantiated: (double, double), (float, float), (short, short), each
+ *       with the three RECON -- nothing else: a half sweep reads spinors,
+ *       links and clover in 16 bits (the bytes of single halved).
  *   k_dslash_face<SS, LS, RECON>(a)  on a t-slab: one thread per face site
  *       j < V3h, the two half-spinor faces this rank sends (below).
  *   dslash_dispatch<Launch>(w, launch)   the instantiation for the sweep w
@@ -29,13 +33,18 @@
  * copy of the formula: half_norm, half_encode_scale, half_quantise,
  * half_decode_scale; the quantisation in double, 24 multiplies a site): a
  * zero site has norm 0, a site with a NaN or infinity norm NaN and q = 0.  Padding sites
- * (h >= V/2) are never written: they stay zero. */
+ * (h >= V/2) are never written: they stay zero.  The half clover is a block
+ * of the same format per site (72 int16; clover_step[h], the factor
+ * q -> real that half_decode_scale gives for its norm, computed on the
+ * host: no division in the kernel); the half links
+ * have fixed norms (dirac/gpu_link16.h). */
 
 typedef short dirac_half_t; /* the int16 of half storage */
 
 struct dslash_args {
     kgeo g;
     const void *links, *clover;
+    const float *clover_step; /* half clover: q -> real per site (else NULL) */
     const void *in, *loc;
     const float *in_norm, *loc_norm;
     void *out;
@@ -170,19 +179,38 @@ __device__ __forceinline__ void spinor_store(SS *base, float *norm, int h, const
     for (int q = 0; q < 6; q++) store4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
 }
 
-/* the packed clover block pair of site h (72 reals, ncomp 72) */
+/* the packed clover block pair of site h (72 reals, ncomp 72).  16-bit
+ * storage: a gets the int16 values as they are, and the site's factor
+ * q -> real (step[h]: half_decode_scale of its norm, made on the host) is
+ * returned (1 otherwise): C psi = Q (s psi), so the caller scales the 12
+ * complex numbers the clover multiplies (clover_rescale) instead of the 72
+ * reals.  (Decoding here with half_decode_scale's double division took
+ * 162 registers a thread, not 104: the host does it once.) */
 template <typename LS>
-__device__ __forceinline__ void clover_load(const LS *base, int h, lat_real *a)
+__device__ __forceinline__ lat_real clover_load(const LS *base, const float *step, int h, lat_real *a)
 {
 #pragma unroll
     for (int q = 0; q < 18; q++) load4(base + gpu_spinor_index(72, 4 * q, h), a + 4 * q);
+    if constexpr (sizeof(LS) == 2) return (lat_real)__ldg(step + h);
+    return 1;
 }
+/* psi *= s for 16-bit clover (the factor of clover_load); nothing else */
+template <typename LS>
+__device__ __forceinline__ void clover_rescale(lat_real s, lat_complex *psi)
+{
+    if constexpr (sizeof(LS) == 2) {
+#pragma unroll
+        for (int k = 0; k < 12; k++) psi[k] = c_scale(s, psi[k]);
+    }
+}
+
+#include "dirac/gpu_link16.cuh"
 
 /* ---- the kernel ------------------------------------------------------------ */
 template <typename SS, typename LS, int RECON>
 __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
 {
-    typedef gauge_accessor<LS, 3, RECON> U;
+    typedef typename dslash_links<LS, RECON>::type U;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= dslash_threads(a.g, a.sites)) return;
     const int h = dslash_site(a, i);
@@ -236,7 +264,7 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
 #pragma unroll
         for (int k = 0; k < 12; k++) v[k] = c_scale(a.alpha, acc[k]);
         if (clov) {
-            clover_load(clov, h, cl);
+            clover_rescale<LS>(clover_load(clov, a.clover_step, h, cl), v);
             clover_apply_site(3, cl, v, psi);
             spinor_store<SS>((SS *)a.out, a.out_norm, h, psi);
         } else {
@@ -246,7 +274,7 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
     }
     spinor_load<SS>((const SS *)a.loc, a.loc_norm, h, psi);
     if (clov) {
-        clover_load(clov, h, cl);
+        clover_rescale<LS>(clover_load(clov, a.clover_step, h, cl), psi);
         clover_apply_site(3, cl, psi, v);
 #pragma unroll
         for (int k = 0; k < 12; k++) v[k] = c_add(v[k], c_scale(a.alpha, acc[k]));
@@ -269,7 +297,7 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
 template <typename SS, typename LS, int RECON>
 __global__ void __launch_bounds__(128) k_dslash_face(const dslash_args a)
 {
-    typedef gauge_accessor<LS, 3, RECON> U;
+    typedef typename dslash_links<LS, RECON>::type U;
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= a.g.V3h) return;
     const int q = 1 - a.parity;
@@ -311,8 +339,9 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
 {
     dslash_args args;
     args.g = make_geo(w->links);
-    args.links = w->links->links;
+    args.links = w->spinor_prec == SOLVER_HALF ? w->links16 : w->links->links;
     args.clover = w->clover;
+    args.clover_step = w->clover_step;
     args.in = w->in;
     args.loc = w->loc;
     args.in_norm = w->in_norm;
@@ -340,7 +369,9 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
         if (w->links->prec != 's' || w->spinor_prec == SOLVER_DOUBLE)
             lat_die(1, "GPU Dirac", "internal error: the float kernels got precision %c/%d", w->links->prec,
                     w->spinor_prec);
-        if (w->spinor_prec == SOLVER_HALF) dslash_recon<dirac_half_t, float>(w, args, launch);
+        if (w->spinor_prec == SOLVER_HALF && (!w->links16 || (w->clover && !w->clover_step)))
+            lat_die(1, "GPU Dirac", "internal error: a half sweep without its 16-bit links or clover steps");
+        if (w->spinor_prec == SOLVER_HALF) dslash_recon<dirac_half_t, dirac_half_t>(w, args, launch);
         else dslash_recon<float, float>(w, args, launch);
     }
 }

@@ -1,7 +1,8 @@
 /* dirac/gpu_launch.cuh -- the launches of the GPU Dirac kernels in one
  * compute precision (nvcc only): included by dirac/gpu_d.cu (LAT_REAL
  * double: double spinors, links, clover) and dirac/gpu_s.cu (LAT_REAL
- * float: float or half spinors over float links and clover) after they set
+ * float: float spinors over float links and clover, half spinors over
+ * 16-bit links and clover) after they set
  *     LAT_REAL       the compute precision
  *     DIRAC_GPU_NS   a namespace for this precision's kernels
  *     DIRAC_GPU_SWEEP the extern "C" entry point (dirac/gpu_sweep.h)
@@ -20,6 +21,7 @@ extern "C" {
 #include "gpu/field.h"
 #include "gpu/spinor.h"
 #include "dirac/gpu_sweep.h"
+#include "dirac/gpu_link16.h"
 #include <cuda_runtime.h>
 #include <math.h>
 

@@ -15,6 +15,11 @@
  * w->parity in gpu/spinor.h's blocked layout (ncomp 72), the storage type
  * of the links.  Spinors: gpu/spinor.h's layout, ncomp 24, of spinor_prec
  * (SOLVER_DOUBLE: double; SOLVER_SINGLE: float; SOLVER_HALF: int16 + norm).
+ * SOLVER_HALF sweeps read 16-bit links and clover (dirac/gpu_link16.h):
+ * links16 (the int16 links in the places of links' float layout; links
+ * still gives the geometry and the compression) and the clover as int16
+ * with clover_step, one float per site: the factor q -> real
+ * (half_decode_scale of the site's norm).
  *
  * On a t-slab of an MPI run (dirac/gpu.h) the fields are this rank's
  * owned slices (local Lt = lt, even; local parity = global parity), and
@@ -43,6 +48,8 @@
 struct dirac_gpu_sweep {
     const struct gpu_field *links; /* 'd' (gpu_d) or 's' (gpu_s) storage, recon 18/12/8 */
     const void *clover;            /* A or A^-1 of the output parity, or NULL (A = 1) */
+    const void *links16;           /* half: the 16-bit links (else unused) */
+    const float *clover_step;      /* half: the clover's q -> real factor per site */
     const void *in;                /* neighbours: a half field of parity 1 - parity */
     const float *in_norm;          /* half: its norms */
     const void *loc;               /* not post_inv: the local term, parity `parity` */

@@ -22,7 +22,9 @@
  *         (double 18/12: 1e-13; 8: 1e-12; single 1e-6; half 2e-4) times
  *         `loose` (1 in the emulation; 10 on a GPU: fused multiply-adds);
  *         CGNE and BiCGstab to 1e-10 with the GPU operator and vector
- *         kernels (double; CGNE with single and half sloppy too):
+ *         kernels (double; CGNE with single and half sloppy, BiCGstab
+ *         with half sloppy too -- the half sweeps read 16-bit links and
+ *         clover):
  *         converged, the true residual |b - Mhat x| / |b| with the CPU
  *         operator <= 2e-10.
  *       dsc_quick set: links in 12 reals only, CGNE double and half sloppy
@@ -172,9 +174,9 @@ static void dsc_solves(const struct geometry *d, struct dirac_op *cpu, const str
     dirac_gpu_solver_op(&A, g);
     struct solver_vec *vb = dirac_gpu_vec_new(g, SOLVER_DOUBLE), *vx = dirac_gpu_vec_new(g, SOLVER_DOUBLE);
     dirac_gpu_vec_upload(vb, b);
-    const int bicg[4] = {0, 1, 0, 0};
-    const enum solver_prec sloppy[4] = {SOLVER_DOUBLE, SOLVER_DOUBLE, SOLVER_SINGLE, SOLVER_HALF};
-    for (int c = 0; blas && c < 4; c++) {
+    const int bicg[5] = {0, 1, 0, 0, 1};
+    const enum solver_prec sloppy[5] = {SOLVER_DOUBLE, SOLVER_DOUBLE, SOLVER_SINGLE, SOLVER_HALF, SOLVER_HALF};
+    for (int c = 0; blas && c < 5; c++) {
         if (dsc_quick && (bicg[c] || sloppy[c] == SOLVER_SINGLE)) continue;
         struct solver_params sp;
         memset(&sp, 0, sizeof sp);

@@ -4,10 +4,13 @@
  * a little wider where the GPU's fused multiply-adds round differently):
  *   on 8^4 and 16^3x8, Haar-random SU(3) links, kappa 0.13, c_sw 1.769 and
  *   0, boundary phases -1 in t and e^{0.7 i} in y, every storage precision
- *   (double, single, half) x link storage (18, 12, 8 reals):
+ *   (double, single, half) x link storage (18, 12, 8 reals), and on 8^4
+ *   unit links (a cold start: recon 8's degenerate form, whose flag the
+ *   half sweeps' 16-bit links store as -32768) with 12 and 8 reals:
  *     Mhat in and Mhat^dag in vs dirac_eo_apply(_dag) in double on the same
  *       (rounded or quantised) input, |diff| / |ref| below: double 1e-13
- *       (8 reals: 1e-12), single 1e-6, half 2e-4;
+ *       (8 reals: 1e-12), single 1e-6, half 2e-4 (spinors, links and
+ *       clover in 16 bits: 4.5e-5 the worst in the host emulation);
  *     gamma5 Mhat gamma5 in = Mhat^dag in to 1e-13 / 1e-6 / 2e-4;
  *     the padding sites of the output (and its half norms) zero (16^3x8:
  *       V/2 = 16384, a multiple of 32 -- 8^4 too; the padding is checked
@@ -78,7 +81,7 @@ static int padding_zero(const struct solver_vec *v, int64_t ns)
     return ok;
 }
 
-static void run(int lx, int ly, int lz, int lt, double csw, int recon, enum solver_prec prec)
+static void run(int lx, int ly, int lz, int lt, double csw, int recon, enum solver_prec prec, int cold)
 {
     struct lattice lat;
     int L[4] = {lx, ly, lz, lt};
@@ -86,6 +89,7 @@ static void run(int lx, int ly, int lz, int lt, double csw, int recon, enum solv
     if (lattice_init(&lat, L, &lwhy)) lat_die(1, "test_gpu_dirac", "%s", lwhy);
     struct field u;
     fields_haar(&u, &lat, 3, 2026);
+    if (cold) field_set_unit(&u);
     struct dirac_params p;
     dirac_params_default(&p, 0.13, csw);
     p.phase[1][0] = cos(0.7);
@@ -151,8 +155,8 @@ static void run(int lx, int ly, int lz, int lt, double csw, int recon, enum solv
         CHECK(memcmp(a, b, bytes) == 0, "%s: solver_op apply differs from dirac_gpu_eo_apply", solver_prec_name(prec));
         free(a); free(b);
     }
-    printf("%dx%dx%dx%d c_sw %-5g recon %2d %-6s: Mhat %.2e Mhat^dag %.2e gamma5 %.2e (bound %g), padding %s\n", lx, ly,
-           lz, lt, csw, recon, solver_prec_name(prec), err[0], err[1], eg5, bound, pad ? "zero" : "NOT ZERO");
+    printf("%s%dx%dx%dx%d c_sw %-5g recon %2d %-6s: Mhat %.2e Mhat^dag %.2e gamma5 %.2e (bound %g), padding %s\n",
+           cold ? "unit links " : "", lx, ly, lz, lt, csw, recon, solver_prec_name(prec), err[0], err[1], eg5, bound, pad ? "zero" : "NOT ZERO");
     dirac_gpu_vec_free(vin);
     dirac_gpu_vec_free(vout);
     free(psi); free(in); free(out); free(outd); free(ref); free(g5);
@@ -176,7 +180,9 @@ int main(void)
             for (int k = 0; k < 3; k++)
                 for (int q = 0; q < 3; q++) {
                     if (l == 2 && c == 1) continue; /* the small box: clover only */
-                    run(lats[l][0], lats[l][1], lats[l][2], lats[l][3], c ? 0.0 : 1.769, recons[k], precs[q]);
+                    run(lats[l][0], lats[l][1], lats[l][2], lats[l][3], c ? 0.0 : 1.769, recons[k], precs[q], 0);
                 }
+    for (int k = 1; k < 3; k++)
+        for (int q = 0; q < 3; q++) run(8, 8, 8, 8, 1.769, recons[k], precs[q], 1);
     return unit_done("test_gpu_dirac");
 }
