@@ -19,8 +19,8 @@
  * tests/gpu/staggered_slab_checks.h's (the real GPUs run the same:
  * tests/gpu/test_gpu_staggered_mpi.c), here with ssc_bits = 1: K against
  * the CPU slab operator in every storage and link compression (double
- * with 18 reals: the CPU's bits), the normal view, CG and multi-shift CG
- * (sloppy double, single, half) to a CPU residual of 2e-10, every result
+ * with 18 reals: the CPU's bits), the normal view, multi-shift CG (sloppy
+ * double and half) to a CPU residual of 2e-10, every result
  * gathered into OUT, whose bytes must not depend on R.  Prints one line per
  * case and "staggered-slab-emulation R=N: P passed, F failed" (rank 0);
  * exit 1 if any failed. */
