@@ -30,7 +30,9 @@
  *         solver_multishift_cg on the _normal view (the multi-shift CG of
  *         the RHMC; sigma 0, 0.01, 0.1; sloppy double and half) to tol 1e-10 with the GPU operator and vector kernels:
  *         converged, |b - (K + sigma) x| / |b| with the CPU's K < 2e-10,
- *         the odd halves exactly zero.
+ *         the odd halves exactly zero;
+ *         R even: a slab of 3 timeslices a rank (Lt = 3R) refused with a
+ *         reason naming the even number of timeslices.
  *       Rank 0 writes every result gathered (slab order = global order)
  *       and the solves' iteration counts to OUT: the files of every R must
  *       be the same bytes (the caller compares them).  Prints one line per
@@ -258,6 +260,24 @@ static int ssc_main(int argc, char **argv, const char *name, const char *lattice
     ssc_solves(d, cpu, &u);
     staggered_free(cpu);
     field_free(&u);
+    if (d && d->size % 2 == 0) { /* Lt = 3R: 3 timeslices a rank, refused (last:
+                                   * geometry_for keeps one domain, this one now) */
+        int L3[4] = {L[0], L[1], L[2], 3 * d->size};
+        struct lattice g3;
+        if (lattice_init(&g3, L3, &lwhy) != 0) lat_die(1, name, "%s", lwhy);
+        const struct geometry *d3 = geometry_for(&g3);
+        struct field u3;
+        geometry_field_alloc(&u3, d3, &g3, 3, 64);
+        field_set_random(&u3, 12);
+        struct staggered_op *c3 = staggered_create(&u3, 1.0, why, sizeof why);
+        struct staggered_gpu *g3p = c3 ? staggered_gpu_create(c3, &u3, 0, why, sizeof why) : NULL;
+        CHECK(c3 && !g3p && strstr(why, "even number of timeslices"), "3 timeslices a rank: %s",
+              g3p ? "accepted" : why);
+        if (comm_is_root()) printf("R=%d 3 timeslices a rank: refused (%s)\n", comm_size(), why);
+        staggered_gpu_free(g3p);
+        staggered_free(c3);
+        field_free(&u3);
+    }
     if (ssc_out && fclose(ssc_out) != 0) lat_die(1, name, "writing %s failed", argv[2]);
     comm_barrier();
     if (!comm_is_root()) return unit_fail ? 1 : 0;
