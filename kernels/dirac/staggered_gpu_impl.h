@@ -89,6 +89,7 @@ struct staggered_gpu {
     unsigned char *face_host;
     struct gpu_peer *peer; /* NULL: staged through the host and MPI */
     unsigned sweeps;
+    int no_halo; /* LAT_GPU_NO_HALO=1 at create: no exchange (bench timing only) */
 };
 
 #ifdef __cplusplus
