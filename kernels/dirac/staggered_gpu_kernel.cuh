@@ -161,13 +161,11 @@ static sg_args sg_args_of(const struct staggered_gpu_sweep *w)
 /* the threads of a launch over `sites`, and the half index of thread i */
 __host__ __device__ __forceinline__ int sg_threads(const kgeo &g, int sites)
 {
-    return sites == DIRAC_SITES_INTERIOR ? g.Vh - 2 * g.V3h : sites == DIRAC_SITES_BOUNDARY ? 2 * g.V3h : g.Vh;
+    return dirac_sites_threads(g.Vh, g.V3h, sites);
 }
 __device__ __forceinline__ int sg_site(const kgeo &g, int sites, int i)
 {
-    if (sites == DIRAC_SITES_INTERIOR) return i + g.V3h;
-    if (sites == DIRAC_SITES_BOUNDARY) return i < g.V3h ? i : i + g.Vh - 2 * g.V3h;
-    return i;
+    return dirac_sites_index(g.Vh, g.V3h, sites, i);
 }
 /* a face site: 3 complex in lat_real */
 __device__ __forceinline__ void sg_face_load(const lat_real *f, int j, lat_complex *c)
