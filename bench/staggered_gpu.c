@@ -5,6 +5,14 @@
  *
  *   build/bench/staggered_gpu [L Lt reps]     (default 16 8 200)
  *
+ * Under mpirun -np R (R > 1; one GPU per rank) instead: the global L^3 x Lt
+ * lattice cut into t-slabs of Lt/R timeslices (even), K with links in 12
+ * reals, double / single / half, timed per application (rank 0's CUDA
+ * events after a barrier, the slowest rank's time) with the face exchange
+ * and without it (LAT_GPU_NO_HALO=1 for that operator: wrong results,
+ * timing only), and the even sites per second of the whole lattice and
+ * per GPU.
+ *
  * Prints the device, its copy bandwidth (gpu_copy_bandwidth: 1 GiB
  * cudaMemcpy, bytes read + written) and per (precision, recon): the time
  * per K application (the mean of `reps` after 10 untimed, CUDA events),
@@ -46,14 +54,77 @@ int main(void)
 #include "gpu/field.h"
 #include "lattice/field.h"
 #include "../tests/gpu/staggered_vecs.h"
+#include "base/comm.h"
+#include "base/log.h"
+#include "lattice/geometry.h"
 
 #define K_FLOP 1152.0
 
 /* bytes per even site: link reals R of size ls, 19 vectors of vb bytes */
 static double site_bytes(int recon, double ls, double vb) { return 16.0 * recon * ls + 19.0 * vb; }
 
+/* K timed on a slab: reps applications after 5, the slowest rank's time */
+static double slab_time(struct staggered_gpu *g, enum solver_prec p, const double *x, int64_t vh, int reps)
+{
+    struct solver_vec in = sv_upload(p, vh, x), out = sv_upload(p, vh, x);
+    for (int k = 0; k < 5; k++) staggered_gpu_ee_apply(g, p, &out, &in);
+    gpu_sync("warm-up");
+    comm_barrier();
+    gpu_timer_start();
+    for (int k = 0; k < reps; k++) staggered_gpu_ee_apply(g, p, &out, &in);
+    double t = gpu_timer_stop() / reps;
+    comm_max(&t, 1);
+    sv_free(&in);
+    sv_free(&out);
+    return t;
+}
+
+/* the t-slab run (mpirun -np R > 1): with and without the face exchange */
+static int slab_bench(const struct lattice *glob, int reps)
+{
+    char why[256], dev[256];
+    const struct geometry *d = geometry_for(glob);
+    if (d->lt % 2)
+        lat_die_all(2, "staggered_gpu", "%d ranks give %d timeslices each: an even number is needed", d->size, d->lt);
+    double bad = gpu_available(why, (int)sizeof why) ? 0 : 1;
+    comm_max(&bad, 1);
+    if (bad) lat_die_all(1, "staggered_gpu", "a rank has no usable GPU");
+    struct field u;
+    geometry_field_alloc(&u, d, glob, 3, 64);
+    field_set_random(&u, 7);
+    struct staggered_op *cpu = staggered_create(&u, 0.05, why, sizeof why);
+    if (!cpu) lat_die_all(1, "staggered_gpu", "staggered_create: %s", why);
+    const int64_t vh = (int64_t)(staggered_half_reals(cpu) / 6);
+    double *x = lat_malloc((size_t)vh * 6 * sizeof(double));
+    sv_random(x, (size_t)vh * 6, 3 + (uint64_t)d->rank);
+    struct staggered_gpu *g = staggered_gpu_create(cpu, &u, GPU_RECON_12, why, sizeof why);
+    setenv("LAT_GPU_NO_HALO", "1", 1);
+    struct staggered_gpu *g0 = staggered_gpu_create(cpu, &u, GPU_RECON_12, why, sizeof why);
+    unsetenv("LAT_GPU_NO_HALO");
+    if (!g || !g0) lat_die(1, "staggered_gpu", "staggered_gpu_create: %s", why);
+    gpu_device_name(dev, (int)sizeof dev);
+    if (comm_is_root())
+        printf("device (rank 0): %s\nK on %d^3x%d over %d ranks (t-slabs of %d), links in 12 reals, m 0.05, %d "
+               "applications\n%-6s %14s %14s %9s %10s %10s\n", dev, glob->L[0], glob->L[3], d->size, d->lt, reps, "prec",
+               "ms (exchange)", "ms (none)", "overhead", "Gsite/s", "per GPU");
+    for (int p = 0; p < 3; p++) {
+        const double t = slab_time(g, (enum solver_prec)p, x, vh, reps), t0 = slab_time(g0, (enum solver_prec)p, x, vh, reps);
+        const double sites = (double)(glob->V / 2) / t;
+        if (comm_is_root())
+            printf("%-6s %14.4f %14.4f %8.1f%% %10.3f %10.3f\n", solver_prec_name((enum solver_prec)p), t * 1e3, t0 * 1e3,
+                   100 * (t - t0) / t0, sites * 1e-9, sites * 1e-9 / d->size);
+    }
+    staggered_gpu_free(g);
+    staggered_gpu_free(g0);
+    staggered_free(cpu);
+    free(x);
+    field_free(&u);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    comm_init(&argc, &argv);
     int l = 16, lt = 8, reps = 200;
     if (argc != 1 && argc != 4) {
         fprintf(stderr, "usage: %s [L Lt reps]   (default 16 8 200)\n", argv[0]);
@@ -67,6 +138,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "staggered_gpu: %d^3x%d, %d repetitions: %s\n", l, lt, reps, reps < 1 ? "reps >= 1 needed" : lw);
         return 2;
     }
+    if (comm_size() > 1) return slab_bench(&lat, reps);
     char why[256], dev[256];
     if (!gpu_available(why, sizeof why)) {
         printf("staggered_gpu: no GPU (%s): nothing to measure\n", why);

@@ -7,9 +7,11 @@
  *   'd', 's'  kernels/dirac/staggered_gpu_kernel.cuh compiled whole by g++
  *       (scripts/cuda-on-host.h) with LAT_REAL double / float, and the
  *       entry point staggered_gpu_sweep_d / _s of staggered_gpu_impl.h
- *       running k_staggered_hop thread after thread, block after block
- *       (SG_BLOCK threads, the grid staggered_gpu_launch.cuh launches; no
- *       thread of a launch reads what another writes);
+ *       running k_staggered_hop (or a slab's pack, k_staggered_face)
+ *       thread after thread, block after block (sg_launch: the grid
+ *       staggered_gpu_launch.cuh launches; no thread of a launch reads what
+ *       another writes); scripts/staggered-slab-emulation links these two
+ *       parts too;
  *   'm'  the checks, with kernels/dirac/staggered_gpu.c, gpu/field.c and
  *       gpu/spinor.c compiled as the CUDA build compiles them (the device
  *       copies memcpy here: scripts/gpu-util-on-host.h), so the operator's
@@ -50,12 +52,8 @@ namespace emu {
 
 template <typename S, typename VS> static void run(const struct staggered_gpu_sweep *w)
 {
-    const kgeo g = make_geo(w->links);
-    const sg_args a = sg_args_of(w);
-    const unsigned nb = (unsigned)((w->nsites + SG_BLOCK - 1) / SG_BLOCK);
-    S *links = (S *)w->links->links;
-    sg_with_recon<S>(w->links->recon, [&](auto acc) {
-        cuda_on_host_grid(nb, SG_BLOCK, [&] { k_staggered_hop<decltype(acc), VS>(g, links, a); });
+    sg_launch<S, VS>(w, [](auto kernel, unsigned nb, const kgeo &g, auto *links, const sg_args &a) {
+        cuda_on_host_grid(nb, SG_BLOCK, [&] { kernel(g, links, a); });
     });
 }
 } // namespace emu

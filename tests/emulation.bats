@@ -20,7 +20,8 @@
 # (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
 # against the CPU HMC (scripts/hmc-gauge-emulation); the GPU Wilson-clover
 # operator and its solves on t-slabs of 1, 2, 4 MPI ranks, bit for bit
-# across R (scripts/dirac-slab-emulation).
+# across R (scripts/dirac-slab-emulation); the GPU staggered operator and
+# its multi-shift solves likewise (scripts/staggered-slab-emulation).
 # (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
 # against the CPU HMC (scripts/hmc-gauge-emulation); the staggered
 # monomial's device callbacks against its host callbacks
@@ -171,6 +172,23 @@
     echo "$output" | grep -q '^4x4x4x8 landau --stall 2 --restarts 2: emulated GPU on R = 1,2,4, output and log identical: yes'
     echo "$output" | grep -q '^4x4x4x8 coulomb --method cg: emulated GPU on R = 1,2,4'
     echo "$output" | grep -q '^4x4x4x6 landau --method cg: emulated GPU on R = 1,3'
+}
+
+@test "GPU staggered K and multi-shift CG on t-slabs on the host, mpirun -np 1, 2, 4 (and 2 through the host): the same bytes for every R, = CPU slab operator (18 reals double: its bits), solves to 2e-10" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/staggered-slab-emulation compiles the device code with it"
+    command -v mpirun >/dev/null || skip "mpirun is missing: the slabs need MPI ranks"
+    grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
+    run "$BATS_TEST_DIRNAME/../scripts/staggered-slab-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^staggered-slab-emulation: [0-9]* passed, 0 failed$'
+    [ "$(echo "$output" | grep -c 'give the same bytes')" -eq 3 ]
+    for r in 1 2 4; do
+        echo "$output" | grep -q "^staggered-slab-emulation R=$r: [0-9]* passed, 0 failed$"
+        # double, links in 18 reals: the CPU's bits exactly on every R
+        echo "$output" | grep -q "^R=$r recon 18 double: K 0.00e+00 vs the CPU (bound 1e-13), the same bits$"
+    done
+    [ "$(echo "$output" | grep -c 'multi-shift CG sloppy .*: converged, ')" -eq 8 ]
 }
 
 @test "GPU Wilson-clover Mhat and solves on t-slabs on the host, mpirun -np 1, 2, 4: the same bytes for every R, = CPU operator (double 1e-13), solves to 2e-10; lat-propagator --device gpu R = 1, 2 the same file" {

@@ -63,14 +63,12 @@ struct dslash_args {
 /* the half index of thread i of a launch over a.sites (gpu_sweep.h) */
 __device__ __forceinline__ int dslash_site(const dslash_args &a, int i)
 {
-    if (a.sites == DIRAC_SITES_INTERIOR) return i + a.g.V3h;
-    if (a.sites == DIRAC_SITES_BOUNDARY) return i < a.g.V3h ? i : i + a.g.Vh - 2 * a.g.V3h;
-    return i;
+    return dirac_sites_index(a.g.Vh, a.g.V3h, a.sites, i);
 }
 /* the threads of a launch over `sites` */
 __host__ __device__ __forceinline__ int dslash_threads(const kgeo &g, int sites)
 {
-    return sites == DIRAC_SITES_INTERIOR ? g.Vh - 2 * g.V3h : sites == DIRAC_SITES_BOUNDARY ? 2 * g.V3h : g.Vh;
+    return dirac_sites_threads(g.Vh, g.V3h, sites);
 }
 /* whether the forward hop of x in direction mu crosses the global boundary
  * (the backward hop of x crosses it where x_mu is global 0) */

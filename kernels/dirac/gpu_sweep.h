@@ -33,7 +33,8 @@
  *                rank made of its last slice (the first two steps of
  *                dirac_hop_bwd_acc, its boundary phase included);
  * sites: DIRAC_SITES_ALL (every h; one process), _INTERIOR (slices 1 ..
- * lt-2, no face read), _BOUNDARY (slices 0 and lt-1, the faces read).
+ * lt-2, no face read), _BOUNDARY (slices 0 and lt-1, the faces read):
+ * dirac_sites_threads and dirac_sites_index map a launch's threads.
  * tg0, ltg: the global t of local slice 0 and the global Lt (ltg 0: one
  * process, the local Lt).  face_out_fwd non-NULL: instead of a sweep, the
  * pack kernel: it writes this rank's two faces from `in` -- face_out_fwd
@@ -43,6 +44,7 @@
 #ifndef LAT_DIRAC_GPU_SWEEP_H
 #define LAT_DIRAC_GPU_SWEEP_H
 
+#include "base/lat.h"
 #include "gpu/field.h"
 
 struct dirac_gpu_sweep {
@@ -66,6 +68,20 @@ struct dirac_gpu_sweep {
 };
 
 enum { DIRAC_SITES_ALL = 0, DIRAC_SITES_INTERIOR = 1, DIRAC_SITES_BOUNDARY = 2 };
+
+/* the threads of a launch over `sites` of a half field of vh sites, v3h a
+ * timeslice, and the half index of its thread i (the Wilson and the
+ * staggered kernels alike) */
+LAT_HD int dirac_sites_threads(int vh, int v3h, int sites)
+{
+    return sites == DIRAC_SITES_INTERIOR ? vh - 2 * v3h : sites == DIRAC_SITES_BOUNDARY ? 2 * v3h : vh;
+}
+LAT_HD int dirac_sites_index(int vh, int v3h, int sites, int i)
+{
+    if (sites == DIRAC_SITES_INTERIOR) return i + v3h;
+    if (sites == DIRAC_SITES_BOUNDARY) return i < v3h ? i : i + vh - 2 * v3h;
+    return i;
+}
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,8 +1,10 @@
 /* dirac/staggered_gpu.c -- the host side of the GPU staggered operator
  * (dirac/staggered_gpu.h): set-up (checks, the double and float device
  * links, the odd scratch fields), the applications as launches of
- * staggered_gpu_sweep_{d,s} (staggered_gpu_impl.h) and the struct
- * solver_op views.  Plain C.  Without CUDA (make CUDA=0) create answers
+ * staggered_gpu_sweep_{d,s} (staggered_gpu_impl.h), on a t-slab with the
+ * faces packed, exchanged (device to device through gpu/peer.h, else
+ * staged through the host and MPI) and the interior and boundary launched
+ * (staggered_gpu_run), and the struct solver_op views.  Plain C.  Without CUDA (make CUDA=0) create answers
  * NULL, "this lat was built without CUDA", and nothing else is reachable. */
 #include "dirac/staggered_gpu.h"
 #include "dirac/staggered_gpu_impl.h"
@@ -37,7 +39,10 @@ void staggered_gpu_solver_op_normal(struct solver_op *s, struct staggered_gpu *g
 #else
 
 #include "gpu/gpu.h"
+#include "gpu/peer.h"
 #include "gpu/spinor.h"
+#include "lattice/geometry.h"
+#include "base/comm.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,15 +54,35 @@ static struct staggered_gpu *refuse(char *why, size_t len, const char *msg)
 
 static const size_t vec_real_bytes[3] = {sizeof(double), sizeof(float), sizeof(int16_t)};
 
+/* the owned slices of u (a slab) as a field of their own: the device's
+ * lattice (t0 even: local parity = global parity, half index = the CPU's
+ * owned half index) */
+static void owned_slices(struct field *own, const struct field *u)
+{
+    const struct geometry *d = u->dom;
+    const int L[4] = {u->lat.L[0], u->lat.L[1], u->lat.L[2], d->lt};
+    struct lattice lat;
+    const char *lwhy;
+    if (lattice_init(&lat, L, &lwhy) != 0) lat_die(1, "GPU staggered", "the slab's lattice: %s", lwhy);
+    field_alloc(own, &lat, u->nc, 64);
+    memcpy(own->d, field_link(u, d->v3 * geometry_t_begin(d), 0),
+           (size_t)lat.V * LAT_ND * field_link_reals(u->nc) * sizeof(double));
+}
+
 struct staggered_gpu *staggered_gpu_create(const struct staggered_op *cpu, const struct field *u, int recon, char *why,
                                            size_t len)
 {
     if (staggered_nc(cpu) != 3) return refuse(why, len, "the GPU staggered operator is SU(3) only");
-    if (u->kind != FIELD_LINKS || u->prec != 64 || !u->d || u->nc != 3 || u->dom)
-        return refuse(why, len, "the GPU staggered operator needs the double SU(3) links of the whole lattice");
+    if (u->kind != FIELD_LINKS || u->prec != 64 || !u->d || u->nc != 3)
+        return refuse(why, len, "the GPU staggered operator needs double SU(3) links");
     const struct lattice *lat = staggered_lattice(cpu);
     for (int mu = 0; mu < LAT_ND; mu++)
         if (u->lat.L[mu] != lat->L[mu]) return refuse(why, len, "the links' lattice is not the CPU operator's");
+    if (u->dom && u->dom->lt % 2) {
+        snprintf(why, len, "the GPU staggered operator on a slab needs an even number of timeslices per rank (%d here)",
+                 u->dom->lt);
+        return NULL;
+    }
     if (recon == 0) recon = GPU_RECON_12;
     if (recon != GPU_RECON_12 && recon != GPU_RECON_FULL && recon != GPU_RECON_8) {
         snprintf(why, len, "link compression %d: the GPU staggered operator stores links in 12, 18 or 8 reals", recon);
@@ -70,12 +95,30 @@ struct staggered_gpu *staggered_gpu_create(const struct staggered_op *cpu, const
     }
     struct staggered_gpu *g = calloc(1, sizeof *g);
     if (!g) return refuse(why, len, "out of memory");
-    g->lat = *lat;
     g->mass = staggered_mass(cpu);
     g->recon = recon;
-    g->vh = lat->V / 2;
-    gpu_field_create_recon(&g->links_d, u, 'd', 0, recon);
-    gpu_field_create_recon(&g->links_s, u, 's', 0, recon);
+    struct field own = *u;
+    if (u->dom) {
+        const struct geometry *d = u->dom;
+        owned_slices(&own, u);
+        g->dom = d;
+        g->tg0 = d->t0;
+        g->ltg = d->global.L[3];
+        g->face_bytes = (size_t)(own.lat.V / 2 / d->lt) * STAGGERED_GPU_SITE_REALS * sizeof(double);
+        g->face_dev = gpu_alloc(6 * g->face_bytes, "the staggered operator's faces");
+        gpu_memset(g->face_dev, 0, 6 * g->face_bytes);
+        g->face_host = malloc(4 * g->face_bytes);
+        if (!g->face_host) lat_die(1, "GPU staggered", "out of memory for the faces' host staging");
+        const char *nh = getenv("LAT_GPU_NO_HALO");
+        g->no_halo = nh && !strcmp(nh, "1");
+        const int dirs[2] = {-1, +1}; /* part 0: the fwd face to the previous rank; 1: bwd to the next */
+        g->peer = gpu_peer_open(d, g->face_dev, dirs, 2);
+    }
+    g->lat = own.lat;
+    g->vh = own.lat.V / 2;
+    gpu_field_create_recon(&g->links_d, &own, 'd', 0, recon);
+    gpu_field_create_recon(&g->links_s, &own, 's', 0, recon);
+    if (u->dom) field_free(&own);
     const size_t reals = gpu_spinor_storage(g->vh, STAGGERED_GPU_SITE_REALS);
     for (int p = 0; p < 3; p++) {
         g->tmp[p] = gpu_alloc(reals * vec_real_bytes[p], "the staggered operator's odd scratch field");
@@ -90,10 +133,14 @@ struct staggered_gpu *staggered_gpu_create(const struct staggered_op *cpu, const
 
 void staggered_gpu_set_links(struct staggered_gpu *g, const struct field *u)
 {
-    if (u->kind != FIELD_LINKS || u->prec != 64 || u->nc != 3 || u->lat.V != g->lat.V || u->dom)
+    const int64_t owned = u->dom ? u->dom->v3 * u->dom->lt : u->lat.V;
+    if (u->kind != FIELD_LINKS || u->prec != 64 || u->nc != 3 || owned != g->lat.V || u->dom != g->dom)
         lat_die(1, "staggered_gpu_set_links", "links of another shape than the operator's");
-    gpu_field_upload(&g->links_d, u, NULL);
-    gpu_field_upload(&g->links_s, u, NULL);
+    struct field own = *u;
+    if (u->dom) owned_slices(&own, u);
+    gpu_field_upload(&g->links_d, &own, NULL);
+    gpu_field_upload(&g->links_s, &own, NULL);
+    if (u->dom) field_free(&own);
 }
 
 void staggered_gpu_free(struct staggered_gpu *g)
@@ -103,6 +150,9 @@ void staggered_gpu_free(struct staggered_gpu *g)
     gpu_field_free(&g->links_s);
     for (int p = 0; p < 3; p++) gpu_free(g->tmp[p]);
     gpu_free(g->tmp_norm);
+    gpu_peer_close(g->peer); /* collective: before any rank frees its faces */
+    gpu_free(g->face_dev);
+    free(g->face_host);
     free(g);
 }
 
@@ -121,9 +171,74 @@ static void sweep(struct staggered_gpu *g, enum solver_prec prec, int parity, in
 {
     struct staggered_gpu_sweep w = {prec == SOLVER_DOUBLE ? &g->links_d : &g->links_s,
                                     (int)prec, parity, hop, g->vh, alpha, beta,
-                                    out.data, out.norm, out.off, in.data, in.norm, in.off, loc.data, loc.norm, loc.off};
-    if (prec == SOLVER_DOUBLE) staggered_gpu_sweep_d(&w);
-    else staggered_gpu_sweep_s(&w);
+                                    out.data, out.norm, out.off, in.data, in.norm, in.off, loc.data, loc.norm, loc.off,
+                                    0, 0, 0, NULL, NULL, NULL, NULL}; /* staggered_gpu_run sets the slab members */
+    staggered_gpu_run(g, &w);
+}
+
+/* one sweep: on one process (or without hops) a launch over every site;
+ * on a slab pack the two faces, send them, launch the interior (it runs
+ * while the faces travel), then the boundary slices -- dirac/gpu.c's
+ * sweep, whose comments say why the peer's receive slots alternate and
+ * how the host staging overlaps */
+enum { FACE_TAG = 160 };
+
+void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w)
+{
+    const int dbl = w->links->prec == 'd';
+    void (*run)(const struct staggered_gpu_sweep *) = dbl ? staggered_gpu_sweep_d : staggered_gpu_sweep_s;
+    w->tg0 = g->tg0;
+    w->ltg = g->ltg;
+    w->face_fwd = w->face_bwd = NULL;
+    w->face_out_fwd = w->face_out_bwd = NULL;
+    if (!g->dom || !w->hop) {
+        w->sites = DIRAC_SITES_ALL;
+        run(w);
+        return;
+    }
+    const size_t fb = g->face_bytes / (dbl ? 1 : 2); /* 3 V3h complex of the compute precision */
+    char *dev = (char *)g->face_dev;
+    unsigned char *host = g->face_host;
+    size_t fwd = 2 * fb, bwd = 3 * fb; /* the received faces' offsets in dev */
+    if (g->no_halo) { /* timing only: the faces stay as they are (wrong results) */
+        w->sites = DIRAC_SITES_INTERIOR;
+        run(w);
+        w->face_fwd = dev + fwd;
+        w->face_bwd = dev + bwd;
+        w->sites = DIRAC_SITES_BOUNDARY;
+        run(w);
+        return;
+    }
+    struct staggered_gpu_sweep pack = *w;
+    pack.face_out_fwd = dev;
+    pack.face_out_bwd = dev + fb;
+    run(&pack);
+    if (g->peer) {
+        fwd = (2 + 2 * (size_t)(g->sweeps++ & 1u)) * g->face_bytes;
+        bwd = fwd + g->face_bytes;
+        gpu_peer_send(g->peer, 0, 0, fwd, fb);
+        gpu_peer_send(g->peer, 1, fb, bwd, fb);
+        w->sites = DIRAC_SITES_INTERIOR;
+        run(w);
+        gpu_peer_wait(g->peer);
+    } else {
+        gpu_download(host, dev, 2 * fb);
+        w->sites = DIRAC_SITES_INTERIOR;
+        run(w);
+        const int R = g->dom->size, me = g->dom->rank;
+        const int prev = (me + R - 1) % R, next = (me + 1) % R;
+        struct comm_reqs r = {0};
+        comm_irecv(host + 2 * fb, fb, next, FACE_TAG, &r);
+        comm_irecv(host + 3 * fb, fb, prev, FACE_TAG + 1, &r);
+        comm_isend(host, fb, prev, FACE_TAG, &r);
+        comm_isend(host + fb, fb, next, FACE_TAG + 1, &r);
+        comm_waitall(&r);
+        gpu_upload(dev + 2 * fb, host + 2 * fb, 2 * fb);
+    }
+    w->face_fwd = dev + fwd;
+    w->face_bwd = dev + bwd;
+    w->sites = DIRAC_SITES_BOUNDARY;
+    run(w);
 }
 
 static struct vref ref(const struct solver_vec *v, int64_t off) { return (struct vref){v->data, v->norm, off}; }

@@ -1,5 +1,5 @@
 /* dirac/staggered_gpu.h -- the staggered operator of dirac/staggered.h on
- * one GPU (SU(3), one process): K = (M^dag M)_ee = m^2 - D_eo D_oe on even
+ * one GPU (SU(3); one process, or one GPU per rank on t-slabs): K = (M^dag M)_ee = m^2 - D_eo D_oe on even
  * half fields in double, single and half storage, and the struct
  * solver_op views the solvers need (issue 21: lat-hmc's solver on the
  * device).  Plain C interface; the kernels are staggered_gpu_{d,s}.cu
@@ -25,13 +25,24 @@
  *
  *   staggered_gpu_create(cpu, u, recon, why, len)  the operator of cpu's
  *       mass on u (the double links cpu was made from: same lattice,
- *       SU(3), whole lattice); recon 0 (12), 12, 18 or 8.  NULL with a
- *       one-line reason in why[len]: no GPU (or a build without CUDA), not
- *       SU(3), another lattice, a bad recon.
- *   staggered_gpu_set_links(g, u)   new links of the same lattice (the HMC)
+ *       SU(3), the whole lattice or this rank's slab); recon 0 (12), 12,
+ *       18 or 8.  NULL with a one-line reason in why[len]: no GPU (or a
+ *       build without CUDA), not SU(3), another lattice, an odd number of
+ *       timeslices per rank, a bad recon.  On a slab (u->dom set,
+ *       collective): the device holds the owned slices, vectors are the
+ *       owned half fields (the CPU slab operator's order: owned site s at
+ *       half index s/2), eta and the antiperiodic sign those of the global
+ *       site, and every application exchanges the faces of its input with
+ *       the neighbour ranks (device to device through gpu/peer.h, else
+ *       through the host; LAT_GPU_HALO=host chooses the host), so it is
+ *       collective: every rank applies in the same order.  Sums over the
+ *       vectors: open the GPU vector kernels with staggered_reduce_layout
+ *       (one slot per global timeslice: the same bits for any R).
+ *   staggered_gpu_set_links(g, u)   new links of the same lattice or slab
+ *       (the HMC)
  *   staggered_gpu_set_links_device(g, u)   the same from a device field u
- *       (hmc/gpu.h's: SU(3), 'd', 18 reals, g's lattice; else exit 1, one
- *       line), converted on the device into the double and float storage
+ *       (hmc/gpu.h's: SU(3), 'd', 18 reals, g's lattice, one process
+ *       only; else exit 1, one line), converted on the device into the double and float storage
  *       (the bits gpu_field_upload stores from the same links), no host
  *       copy (staggered_gpu_fields.c, kernel staggered_gpu_links.cu)
  *   staggered_gpu_hop_d(g, parity, alpha, out, out_off, in, in_off, beta,

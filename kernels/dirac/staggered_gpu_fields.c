@@ -3,7 +3,8 @@
  * hmc/staggered_monomial_gpu.c; dirac/staggered_gpu.h):
  * staggered_gpu_set_links_device (checks, then the launches of
  * staggered_gpu_links_from_d into the double and float link storage) and
- * staggered_gpu_hop_d (one double sweep of staggered_gpu_impl.h).  Plain
+ * staggered_gpu_hop_d (one double sweep of staggered_gpu_impl.h, through
+ * staggered_gpu_run: on a slab with its faces).  Plain
  * C.  Without CUDA (make CUDA=0) no operator exists: both end the program
  * with one line (an internal error). */
 #include "dirac/staggered_gpu.h"
@@ -29,6 +30,8 @@ void staggered_gpu_hop_d(struct staggered_gpu *g, int parity, double alpha, doub
 
 void staggered_gpu_set_links_device(struct staggered_gpu *g, const struct gpu_field *u)
 {
+    if (g->dom)
+        lat_die(1, "staggered_gpu_set_links_device", "internal error: the device links of a t-slab are not supported yet");
     int same = u->nc == 3 && u->prec == 'd' && u->recon == GPU_RECON_FULL && u->links && u->Vh == g->vh;
     for (int mu = 0; mu < LAT_ND; mu++) same = same && u->L[mu] == g->lat.L[mu];
     if (!same)
@@ -45,8 +48,9 @@ void staggered_gpu_hop_d(struct staggered_gpu *g, int parity, double alpha, doub
     if (parity != 0 && parity != 1) lat_die(1, "staggered_gpu_hop_d", "internal error: parity %d", parity);
     /* D = 1/2 the hop sum (staggered_hop); 0.5 alpha is exact */
     struct staggered_gpu_sweep w = {&g->links_d, SOLVER_DOUBLE, parity, 1,  g->vh, 0.5 * alpha, beta, out, NULL,
-                                    out_off,     in,            NULL,   in_off, loc,  NULL,        loc_off};
-    staggered_gpu_sweep_d(&w);
+                                    out_off,     in,            NULL,   in_off, loc,  NULL,        loc_off,
+                                    0,           0,             0,      NULL,   NULL, NULL,        NULL};
+    staggered_gpu_run(g, &w);
 }
 
 #endif

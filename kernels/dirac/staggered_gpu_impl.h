@@ -15,11 +15,31 @@
  * loc NULL write zeros).  _d: double vectors and w->links in double
  * storage, double arithmetic; _s: float or half vectors (w->vprec), float
  * links, float arithmetic.  out must not alias in or loc.  Vectors are
- * device pointers in gpu/spinor.h's layout, site_reals 6. */
+ * device pointers in gpu/spinor.h's layout, site_reals 6.
+ *
+ * On a t-slab (staggered_gpu.h) the fields hold this rank's lt owned
+ * slices (lt even: local parity = global parity), tg0 and ltg are the
+ * global t of local slice 0 and the global Lt (ltg 0: one process), and
+ * eta and the antiperiodic sign are those of the global site.  `sites`
+ * (gpu_sweep.h's DIRAC_SITES_*): ALL (every h), INTERIOR (slices 1 ..
+ * lt-2: no face read), BOUNDARY (slices 0 and lt-1), where the t hops
+ * across the slab's ends read faces, 3 complex of the compute precision
+ * (lat_real: double for _d, float for _s) per spatial half index j < V3h
+ * (output h = j on slice 0, j + (lt-1) V3h on the last):
+ *   face_fwd[j]  in(x + t), from slice 0 of the next rank, as stored (the
+ *                receiver multiplies the sign of x);
+ *   face_bwd[j]  U_t(y)^dag (sign of y) in(y), y = x - t on the previous
+ *                rank's last slice: the product the receiver subtracts.
+ * face_out_fwd non-NULL: instead of the sweep, the pack: one thread per j
+ * writes this rank's faces of `in` (parity 1 - parity, at in_off):
+ * face_out_fwd (its slice 0, for the previous rank) and face_out_bwd (its
+ * last slice times U_t^dag and the sign, for the next), in the kernel's
+ * arithmetic: the receiver's sums get the bits of one process. */
 #ifndef LAT_DIRAC_STAGGERED_GPU_IMPL_H
 #define LAT_DIRAC_STAGGERED_GPU_IMPL_H
 
 #include "dirac/staggered_gpu.h"
+#include "dirac/gpu_sweep.h" /* DIRAC_SITES_* */
 #include "gpu/field.h"
 #include "lattice/lattice.h"
 #include <stdint.h>
@@ -42,6 +62,10 @@ struct staggered_gpu_sweep {
     const void *loc; /* NULL: no beta term */
     const float *loc_norm;
     int64_t loc_off;
+    /* t-slabs (zero on one process: every site, no faces) */
+    int sites, tg0, ltg;
+    const void *face_fwd, *face_bwd; /* received, or NULL */
+    void *face_out_fwd, *face_out_bwd; /* non-NULL: the pack instead */
 };
 
 struct staggered_gpu {
@@ -52,6 +76,20 @@ struct staggered_gpu {
     struct gpu_field links_d, links_s;
     void *tmp[3]; /* an odd half field per precision (enum solver_prec) */
     float *tmp_norm;
+    /* a t-slab (dom NULL: one process): the faces in slots of face_bytes
+     * (3 V3h doubles) on the device -- 0, 1: sent to the previous rank
+     * (fwd) and to the next (bwd); 2, 3: received from the next (fwd) and
+     * the previous (bwd); through the peer the received ones alternate
+     * between slots 2, 3 and 4, 5 sweep by sweep (dirac/gpu.c's reason) --
+     * and 4 slots staged on the host */
+    const struct geometry *dom;
+    int tg0, ltg;
+    size_t face_bytes;
+    void *face_dev;
+    unsigned char *face_host;
+    struct gpu_peer *peer; /* NULL: staged through the host and MPI */
+    unsigned sweeps;
+    int no_halo; /* LAT_GPU_NO_HALO=1 at create: no exchange (bench timing only) */
 };
 
 #ifdef __cplusplus
@@ -59,6 +97,10 @@ extern "C" {
 #endif
 void staggered_gpu_sweep_d(const struct staggered_gpu_sweep *w);
 void staggered_gpu_sweep_s(const struct staggered_gpu_sweep *w);
+/* one sweep of g (w's precision: 'd' links double, else single): on one
+ * process, or hop 0, one launch over every site; on a slab the pack, the
+ * faces sent, the interior, the boundary (staggered_gpu.c) */
+void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w);
 /* dst (the operator's links_d or links_s: 'd' or 's' storage, its recon)
  * = src (an HMC device field: 'd', 18 reals, the same lattice), device to
  * device (staggered_gpu_links.cu; the emulation supplies its own) */

@@ -6,11 +6,12 @@
  *     SG_NS     a namespace for this precision's kernels
  *     SG_ENTRY  the entry point's name (staggered_gpu_sweep_d, _s)
  * It defines SG_ENTRY(w), staggered_gpu_impl.h's launch contract: one
- * launch of k_staggered_hop (staggered_gpu_kernel.cuh), SG_BLOCK threads a
- * block, one thread per output site, on the default stream, for the
+ * launch of k_staggered_hop, or of k_staggered_face for a slab's pack
+ * (staggered_gpu_kernel.cuh's sg_launch), SG_BLOCK threads a block, one
+ * thread per output (or face) site, on the default stream, for the
  * field's recon (12, 18, 8) and the vectors' storage (_d: double; _s:
  * float or half).  Instantiations: SU(3) only (STAGGERED_NC_MAX 3), three
- * recons per vector storage: 3 in _d, 6 in _s. */
+ * recons per vector storage and kernel: 6 in _d, 12 in _s. */
 #define STAGGERED_NC_MAX 3
 #include "math/spinor.h"
 #include "dirac/staggered_gpu_impl.h"
@@ -32,12 +33,8 @@ namespace SG_NS {
 
 template <typename VS> static void launch_vs(const struct staggered_gpu_sweep *w)
 {
-    const kgeo g = make_geo(w->links);
-    const sg_args a = sg_args_of(w);
-    const unsigned nb = (unsigned)((w->nsites + SG_BLOCK - 1) / SG_BLOCK);
-    SG_STORE *links = (SG_STORE *)w->links->links;
-    sg_with_recon<SG_STORE>(w->links->recon, [&](auto acc) {
-        k_staggered_hop<decltype(acc), VS><<<nb, SG_BLOCK>>>(g, links, a);
+    sg_launch<SG_STORE, VS>(w, [](auto kernel, unsigned nb, const kgeo &g, auto *links, const sg_args &a) {
+        kernel<<<nb, SG_BLOCK>>>(g, links, a);
     });
 }
 } // namespace SG_NS

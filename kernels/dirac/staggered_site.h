@@ -22,7 +22,10 @@
  *        for SU(3) (8 x 66 + 7 x 6, the usual count).
  *   staggered_site_hop_dir(n, uf, pf, ub, pb, acc)
  *        one direction of it: acc += uf pf - ub^dag pb (staggered_site_hop
- *        is the four in order, so both give the same bits). */
+ *        is the four in order, so both give the same bits).
+ *   staggered_site_hop_dir_made(n, uf, pf, wb, acc)
+ *        the same with wb = ub^dag pb made by the caller (or another rank):
+ *        the same bits as staggered_site_hop_dir. */
 #ifndef LAT_DIRAC_STAGGERED_SITE_H
 #define LAT_DIRAC_STAGGERED_SITE_H
 
@@ -53,14 +56,24 @@ LAT_HD int staggered_phase(const struct lattice *lat, int64_t x, int mu)
 
 /* the hops of one direction: acc += uf pf - ub^dag pb (a GPU thread loads
  * and applies one direction at a time, keeping few links in registers) */
-LAT_HD void staggered_site_hop_dir(int n, const lat_complex *uf, const lat_complex *pf, const lat_complex *ub,
-                                   const lat_complex *pb, lat_complex *acc)
+/* the same with the backward product made already: acc += uf pf - wb, wb =
+ * ub^dag pb (the GPU operator on a t-slab gets wb of its first slice from
+ * the previous rank, which has the link) */
+LAT_HD void staggered_site_hop_dir_made(int n, const lat_complex *uf, const lat_complex *pf, const lat_complex *wb,
+                                        lat_complex *acc)
 {
     lat_complex w[STAGGERED_NC_MAX];
     colour_mul(n, uf, pf, w);
     for (int a = 0; a < n; a++) acc[a] = c_add(acc[a], w[a]);
-    colour_mul_dag(n, ub, pb, w);
-    for (int a = 0; a < n; a++) acc[a] = c_sub(acc[a], w[a]);
+    for (int a = 0; a < n; a++) acc[a] = c_sub(acc[a], wb[a]);
+}
+
+LAT_HD void staggered_site_hop_dir(int n, const lat_complex *uf, const lat_complex *pf, const lat_complex *ub,
+                                   const lat_complex *pb, lat_complex *acc)
+{
+    lat_complex wb[STAGGERED_NC_MAX];
+    colour_mul_dag(n, ub, pb, wb);
+    staggered_site_hop_dir_made(n, uf, pf, wb, acc);
 }
 
 /* acc = sum_mu [uf pf - ub^dag pb] (the factor 1/2 is the caller's: it

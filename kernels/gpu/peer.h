@@ -1,6 +1,7 @@
 /* gpu/peer.h -- device-to-device copies into the GPU of a neighbouring rank
  * on the same node (CUDA IPC), for the exchanges between t-slabs: the
- * gauge-fixing halo (halo.cu) and the Dirac operator's faces (dirac/gpu.c).
+ * gauge-fixing halo (halo.cu) and the Dirac operators' faces (dirac/gpu.c,
+ * dirac/staggered_gpu.c).
  * Plain C interface; the CUDA side is peer.cu, the host emulations have
  * their own (scripts/gpu-util-on-host.h: MPI messages in its place).
  *
