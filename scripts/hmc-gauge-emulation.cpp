@@ -3,7 +3,7 @@
  * builds and runs it; tests/emulation.bats in `make check`, any CUDA=).
  *
  * It compiles kernels/hmc/gpu_kernel.cuh with gpu/accessor.cuh,
- * gpu/reduce.cuh and gpu/observables.cuh whole with g++
+ * gpu/reduce.cuh whole with g++
  * (scripts/cuda-on-host.h), and links kernels/hmc/gpu.c and
  * kernels/gpu/field.c as the CUDA build compiles them (the device copies
  * memcpy here); the launchers of gpu_d.cu are replaced by the ones below,

@@ -146,5 +146,5 @@ int main(int argc, char **argv)
 {
     comm_init(&argc, &argv);
     if (argc != 2) lat_die(2, "hmc-gauge-slab-emulation", "usage: hmc-gauge-slab-emulation OUT");
-    comm_exit(hgm_main("hmc-gauge-slab-emulation", argv[1]));
+    comm_exit(hgm_main("hmc-gauge-slab-emulation", argv[1], 1));
 }
