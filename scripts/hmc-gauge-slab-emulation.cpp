@@ -145,6 +145,7 @@ extern "C" void gpu_observables_sums(const struct gpu_field *, double *)
 int main(int argc, char **argv)
 {
     comm_init(&argc, &argv);
+    lat_progname = "hmc-gauge-slab-emulation";
     if (argc != 2) lat_die(2, "hmc-gauge-slab-emulation", "usage: hmc-gauge-slab-emulation OUT");
     comm_exit(hgm_main("hmc-gauge-slab-emulation", argv[1], 1));
 }

@@ -192,7 +192,7 @@
     [ "$(echo "$output" | grep -c 'multi-shift CG sloppy .*: converged, ')" -eq 8 ]
 }
 
-@test "GPU HMC gauge part on t-slabs on the host, mpirun -np 1, 2, 4 (and 2, 4 through the host): momenta, T, S, two 2MN steps = CPU HMC on the slab, the same bytes for every R" {
+@test "GPU HMC gauge part on t-slabs on the host, mpirun -np 1, 2, 4 (and 2, 4 through the host): momenta, T, S, two 2MN steps = CPU HMC on the slab, the same bytes for every R; an odd slab refused" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-gauge-slab-emulation compiles the device code with it"
     command -v mpirun >/dev/null || skip "mpirun is missing: the slabs need MPI ranks"
     grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
@@ -206,6 +206,7 @@
     done
     # the draw keyed by the global site: the CPU's numbers on every R
     [ "$(echo "$output" | grep -c '^momenta draw: largest |GPU - CPU| 0 (owned sites)$')" -eq 5 ]
+    echo "$output" | grep -q '^R=8 (1 timeslice a rank) refused: .*even number.*: ok$'
 }
 
 @test "GPU Wilson-clover Mhat and solves on t-slabs on the host, mpirun -np 1, 2, 4: the same bytes for every R, = CPU operator (double 1e-13), solves to 2e-10; lat-propagator --device gpu R = 1, 2 the same file" {

@@ -16,11 +16,11 @@
  * P_mu(x) is the full anti-Hermitian traceless 3 x 3 matrix (18 reals, the
  * host layout of momenta.h) in link slot mu of x.
  *
- *   hmc_gpu_field_create(f, u)    such a field for u's lattice (zeroed;
- *                                 exit 1, one line, if u is not SU(3) on one
- *                                 process)
+ *   hmc_gpu_field_create(f, u)    such a field for u's lattice or slab
+ *                                 (zeroed; exit 1, one line, if u is not
+ *                                 SU(3) or its slab has an odd lt)
  *   hmc_gpu_field_free(f)         free it (without CUDA: nothing to free)
- *   hmc_gpu_field_like(f, g)      such a field for g's lattice (zeroed)
+ *   hmc_gpu_field_like(f, g)      such a field for g's lattice and slab (zeroed)
  *   hmc_gpu_copy(dst, src)        dst <- src, device to device
  *   hmc_gpu_sync()                wait for the queued kernels (timings)
  *   hmc_gpu_links_upload/_download(f, u)          links to and from u

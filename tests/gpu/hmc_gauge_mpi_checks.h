@@ -105,8 +105,6 @@ static int hgm_main(const char *name, const char *out_path, int bits)
     const struct geometry *d = s.d;
     const int R = d ? d->size : 1;
     const double beta = 5.7, eps = 0.125, lambda = 0.1931833275037836;
-    FILE *out = NULL;
-    if (comm_is_root() && out_path && !(out = fopen(out_path, "wb"))) lat_die(1, name, "cannot write %s", out_path);
     struct field *u = &s.u;
     const size_t n = (size_t)u->lat.V * HGM_LR;
     const int64_t x0 = hmc_owned_begin(u), x1 = hmc_owned_end(u);
@@ -120,6 +118,8 @@ static int hgm_main(const char *name, const char *out_path, int bits)
     hmc_gpu_links_upload(&U, u);
     hmc_gpu_field_like(&P, &U);
     hmc_gpu_field_like(&F, &U);
+    FILE *out = NULL; /* opened once the device fields exist: a refused slab leaves no file */
+    if (comm_is_root() && out_path && !(out = fopen(out_path, "wb"))) lat_die(1, name, "cannot write %s", out_path);
 
     /* the momenta: the CPU's streams, bit for bit */
     hmc_momenta_draw(p, u, 7, 2);
