@@ -19,6 +19,8 @@
  * events (everything runs in order), the CUDA compiler's code.
  * gpu_observables_sums refuses (one line, exit 1): nothing here needs it.
  *
+ * With -DHGM_EMU_NO_MAIN: the emulated GPU layer without the checks (an
+ * emulated bench/hmc_gauge_slab_gpu links it).
  * Usage: hmc-gauge-slab-emulation OUT.  Prints the checks' lines and
  * "hmc-gauge-slab-emulation R=<R>: P passed, F failed" (rank 0); exit 1 if
  * any failed. */
@@ -138,6 +140,7 @@ extern "C" void gpu_observables_sums(const struct gpu_field *, double *)
     lat_die(1, "hmc-gauge-slab-emulation", "no observables here");
 }
 
+#ifndef HGM_EMU_NO_MAIN /* -DHGM_EMU_NO_MAIN: the emulated GPU layer alone (to link bench/hmc_gauge_slab_gpu.c) */
 #include "unit.h"
 #include "slabs.h"
 #include "hmc_gauge_mpi_checks.h"
@@ -149,3 +152,4 @@ int main(int argc, char **argv)
     if (argc != 2) lat_die(2, "hmc-gauge-slab-emulation", "usage: hmc-gauge-slab-emulation OUT");
     comm_exit(hgm_main("hmc-gauge-slab-emulation", argv[1], 1));
 }
+#endif
