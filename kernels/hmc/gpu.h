@@ -19,7 +19,9 @@
  *   hmc_gpu_field_create(f, u)    such a field for u's lattice or slab
  *                                 (zeroed; exit 1, one line, if u is not
  *                                 SU(3) or its slab has an odd lt)
- *   hmc_gpu_field_free(f)         free it (without CUDA: nothing to free)
+ *   hmc_gpu_field_free(f)         free it (without CUDA: nothing to free; a
+ *                                 slab's links field that was refreshed:
+ *                                 collective, its halo's peers unmapped)
  *   hmc_gpu_field_like(f, g)      such a field for g's lattice and slab (zeroed)
  *   hmc_gpu_copy(dst, src)        dst <- src, device to device
  *   hmc_gpu_sync()                wait for the queued kernels (timings)
