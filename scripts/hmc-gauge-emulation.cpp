@@ -3,7 +3,7 @@
  * builds and runs it; tests/emulation.bats in `make check`, any CUDA=).
  *
  * It compiles kernels/hmc/gpu_kernel.cuh with gpu/accessor.cuh,
- * gpu/reduce.cuh and gpu/observables.cuh whole with g++
+ * gpu/reduce.cuh whole with g++
  * (scripts/cuda-on-host.h), and links kernels/hmc/gpu.c and
  * kernels/gpu/field.c as the CUDA build compiles them (the device copies
  * memcpy here); the launchers of gpu_d.cu are replaced by the ones below,
@@ -45,7 +45,6 @@ extern "C" {
 namespace emu {
 #include "gpu/reduce.cuh"
 #include "gpu/accessor.cuh"
-#include "gpu/observables.cuh"
 #include "hmc/gpu_kernel.cuh"
 }
 using namespace emu;
@@ -58,10 +57,12 @@ typedef gauge_accessor<double, 3, LINK_FULL> hmc_links;
 #include "gpu-util-on-host.h"
 #endif
 
-/* a site kernel: the grid of gpu_d.cu, every thread in turn */
+/* a site kernel: the grid of gpu_d.cu (the field's launch range h0..h1),
+ * every thread in turn */
 template <class K> static void run_sites(const struct gpu_field *f, const K &kernel)
 {
-    unsigned nb = (unsigned)((2 * f->Vh + HMC_BS - 1) / HMC_BS);
+    int64_t n = (f->h1 > 0 ? f->h1 : f->Vh) - f->h0;
+    unsigned nb = (unsigned)((2 * n + HMC_BS - 1) / HMC_BS);
     blockDim.x = HMC_BS;
     for (unsigned b = 0; b < nb; b++)
         for (unsigned t = 0; t < HMC_BS; t++) {
@@ -71,11 +72,11 @@ template <class K> static void run_sites(const struct gpu_field *f, const K &ker
         }
 }
 
-/* a reduction kernel: HMC_GPU_RED_NB blocks of GPU_RED_BS fibers */
-template <class K> static void run_blocks(const K &kernel)
+/* a reduction kernel: nb blocks of GPU_RED_BS fibers */
+template <class K> static void run_blocks(unsigned nb, const K &kernel)
 {
     blockDim.x = GPU_RED_BS;
-    for (unsigned b = 0; b < HMC_GPU_RED_NB; b++) {
+    for (unsigned b = 0; b < nb; b++) {
         blockIdx.x = b;
         cuda_on_host_block(GPU_RED_BS, kernel);
     }
@@ -87,10 +88,10 @@ extern "C" void hmc_gpu_draw_d(const struct gpu_field *p, uint64_t seed, uint32_
     run_sites(p, [&] { k_hmc_draw<hmc_links>(g, (double *)p->links, seed, trajectory); });
 }
 
-extern "C" void hmc_gpu_kinetic_d(const struct gpu_field *p, double *partials)
+extern "C" void hmc_gpu_kinetic_d(const struct gpu_field *p, int t0, int nt, int nsub, double *partials)
 {
     kgeo g = make_geo(p);
-    run_blocks([&] { k_hmc_kinetic<hmc_links>(g, (const double *)p->links, partials); });
+    run_blocks((unsigned)(nt * nsub), [&] { k_hmc_kinetic<hmc_links>(g, t0, nsub, (const double *)p->links, partials); });
 }
 
 extern "C" void hmc_gpu_update_d(const struct gpu_field *u, const struct gpu_field *p, double eps)
@@ -111,10 +112,10 @@ extern "C" void hmc_gpu_add_d(const struct gpu_field *p, double eps, const struc
     run_sites(p, [&] { k_hmc_add<hmc_links>(g, (double *)p->links, eps, (const double *)f->links); });
 }
 
-extern "C" void hmc_gpu_plaquette_d(const struct gpu_field *u, double *partials)
+extern "C" void hmc_gpu_plaquette_d(const struct gpu_field *u, int t0, int nt, int nsub, double *partials)
 {
     kgeo g = make_geo(u);
-    run_blocks([&] { k_hmc_plaquette<hmc_links>(g, (const double *)u->links, partials); });
+    run_blocks((unsigned)(nt * nsub), [&] { k_hmc_plaquette<hmc_links>(g, t0, nsub, (const double *)u->links, partials); });
 }
 
 /* a device copy is a memcpy here; nothing is queued to wait for */

@@ -21,7 +21,8 @@
 # against the CPU HMC (scripts/hmc-gauge-emulation); the GPU Wilson-clover
 # operator and its solves on t-slabs of 1, 2, 4 MPI ranks, bit for bit
 # across R (scripts/dirac-slab-emulation); the GPU staggered operator and
-# its multi-shift solves likewise (scripts/staggered-slab-emulation).
+# its multi-shift solves likewise (scripts/staggered-slab-emulation); the
+# GPU HMC's gauge part on t-slabs (scripts/hmc-gauge-slab-emulation).
 # (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
 # against the CPU HMC (scripts/hmc-gauge-emulation); the staggered
 # monomial's device callbacks against its host callbacks
@@ -189,6 +190,23 @@
         echo "$output" | grep -q "^R=$r recon 18 double: K 0.00e+00 vs the CPU (bound 1e-13), the same bits$"
     done
     [ "$(echo "$output" | grep -c 'multi-shift CG sloppy .*: converged, ')" -eq 8 ]
+}
+
+@test "GPU HMC gauge part on t-slabs on the host, mpirun -np 1, 2, 4 (and 2, 4 through the host): momenta, T, S, two 2MN steps = CPU HMC on the slab, the same bytes for every R; an odd slab refused" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-gauge-slab-emulation compiles the device code with it"
+    command -v mpirun >/dev/null || skip "mpirun is missing: the slabs need MPI ranks"
+    grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
+    run "$BATS_TEST_DIRNAME/../scripts/hmc-gauge-slab-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^hmc-gauge-slab-emulation: [0-9]* passed, 0 failed$'
+    [ "$(echo "$output" | grep -c 'give the same bytes')" -eq 4 ]
+    for r in 1 2 4; do
+        echo "$output" | grep -q "^hmc-gauge-slab-emulation R=$r: 11 passed, 0 failed$"
+    done
+    # the draw keyed by the global site: the CPU's numbers on every R
+    [ "$(echo "$output" | grep -c '^momenta draw: largest |GPU - CPU| 0 (owned sites)$')" -eq 5 ]
+    echo "$output" | grep -q '^R=8 (1 timeslice a rank) refused: .*even number.*: ok$'
 }
 
 @test "GPU Wilson-clover Mhat and solves on t-slabs on the host, mpirun -np 1, 2, 4: the same bytes for every R, = CPU operator (double 1e-13), solves to 2e-10; lat-propagator --device gpu R = 1, 2 the same file" {

@@ -14,12 +14,16 @@ extern "C" {
 #include <cuda_runtime.h>
 #include "gpu/reduce.cuh"
 #include "gpu/accessor.cuh"
-#include "gpu/observables.cuh"
 #include "hmc/gpu_kernel.cuh"
 
 typedef gauge_accessor<double, 3, LINK_FULL> hmc_links;
 
-static unsigned site_blocks(const struct gpu_field *f) { return (unsigned)((2 * f->Vh + HMC_BS - 1) / HMC_BS); }
+/* the blocks of a site kernel over the field's launch range h0..h1 (0: Vh) */
+static unsigned site_blocks(const struct gpu_field *f)
+{
+    int64_t n = (f->h1 > 0 ? f->h1 : f->Vh) - f->h0;
+    return (unsigned)((2 * n + HMC_BS - 1) / HMC_BS);
+}
 
 extern "C" void hmc_gpu_draw_d(const struct gpu_field *p, uint64_t seed, uint32_t trajectory)
 {
@@ -27,9 +31,9 @@ extern "C" void hmc_gpu_draw_d(const struct gpu_field *p, uint64_t seed, uint32_
     gpu_check("HMC momenta kernel launch");
 }
 
-extern "C" void hmc_gpu_kinetic_d(const struct gpu_field *p, double *partials)
+extern "C" void hmc_gpu_kinetic_d(const struct gpu_field *p, int t0, int nt, int nsub, double *partials)
 {
-    k_hmc_kinetic<hmc_links><<<HMC_GPU_RED_NB, GPU_RED_BS>>>(make_geo(p), (const double *)p->links, partials);
+    k_hmc_kinetic<hmc_links><<<nt * nsub, GPU_RED_BS>>>(make_geo(p), t0, nsub, (const double *)p->links, partials);
     gpu_check("HMC kinetic energy kernel launch");
 }
 
@@ -51,9 +55,9 @@ extern "C" void hmc_gpu_add_d(const struct gpu_field *p, double eps, const struc
     gpu_check("HMC momentum update kernel launch");
 }
 
-extern "C" void hmc_gpu_plaquette_d(const struct gpu_field *u, double *partials)
+extern "C" void hmc_gpu_plaquette_d(const struct gpu_field *u, int t0, int nt, int nsub, double *partials)
 {
-    k_hmc_plaquette<hmc_links><<<HMC_GPU_RED_NB, GPU_RED_BS>>>(make_geo(u), (const double *)u->links, partials);
+    k_hmc_plaquette<hmc_links><<<nt * nsub, GPU_RED_BS>>>(make_geo(u), t0, nsub, (const double *)u->links, partials);
     gpu_check("HMC plaquette kernel launch");
 }
 

@@ -15,31 +15,37 @@
  *                                        (hb_staple_nu, nu = 0..3 in order,
  *                                        as gauge.c) -- c = -coeff beta / 3
  *   k_hmc_add<U>(g, p, eps, f)           P += eps F, element by element
- *   k_hmc_kinetic<U>(g, p, partials)     block b: sum over its threads of
- *                                        1/2 sum_mu |P_mu(x)|_F^2
- *   k_hmc_plaquette<U>(g, u, partials)   block b: sum of Re tr U_P over its
- *                                        threads' sites (obs_thread of
- *                                        gpu/observables.cuh: the formulas of
+ *   k_hmc_kinetic<U>(g, t0, nsub, p, partials)   block b: the sum over its
+ *                                        threads of 1/2 sum_mu |P_mu(x)|_F^2
+ *                                        over piece b % nsub of local
+ *                                        timeslice t0 + b / nsub
+ *   k_hmc_plaquette<U>(g, t0, nsub, u, partials)  the same for the sum of
+ *                                        Re tr U_P of the plaquettes at x
+ *                                        (obs_site_plaquettes of
  *                                        lattice/observables_site.h)
- * The site kernels: one thread per site j = block * blockDim + thread, j <
- * 2 Vh in (parity, half index) order, all four mu; each writes only its
- * own site's matrices (the force reads U, writes F: never the same field).
- * The sums: grid HMC_GPU_RED_NB x GPU_RED_BS (= OBS_NB x GPU_RED_BS),
- * thread j adds sites j, j + stride, ... in order, red_block_sum's fixed
- * tree; the host adds the blocks in order (gpu.c).
+ * The site kernels: one thread per site j = block * blockDim + thread of
+ * the launch range, the half indices [g.h0, g.h1) of both parities (a
+ * slab: its owned timeslices; else the whole lattice), j < 2 (h1 - h0) in
+ * (parity, half index) order, all four mu; each writes only its own site's
+ * matrices (the force reads U, writes F: never the same field).
+ * The sums, per timeslice (so that R ranks give one process's bits): a
+ * timeslice's 2 V3h sites in (parity, half index) order are cut into nsub
+ * pieces (hmc_gpu_pieces: set by V3h alone); thread i of a piece adds the
+ * sites i, i + nsub GPU_RED_BS, ... in order, red_block_sum's fixed tree
+ * adds the threads; the host adds the pieces and the timeslices in order
+ * (gpu.c).
  * Contract: included after gpu/accessor.cuh, gpu/reduce.cuh,
- * lattice/observables_site.h, gpu/observables.cuh, heatbath/link.h,
- * hmc/site.h and hmc/gpu.h; includes nothing. */
+ * lattice/observables_site.h, heatbath/link.h, hmc/site.h and hmc/gpu.h;
+ * includes nothing. */
 #define HMC_BS 128
-static_assert(HMC_GPU_RED_NB == OBS_NB, "the sums' grid is the observables grid (obs_thread's stride)");
 
 /* the site of thread j of a site kernel, or -1 past the end */
 __device__ __forceinline__ int hmc_thread_site(const kgeo &g, int *p, int *h, int x[4])
 {
-    int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (j >= 2 * g.Vh) return -1;
-    *p = j >= g.Vh;
-    *h = j - *p * g.Vh;
+    int j = (int)(blockIdx.x * blockDim.x + threadIdx.x), n = g.h1 - g.h0;
+    if (j >= 2 * n) return -1;
+    *p = j >= n;
+    *h = g.h0 + j - *p * n;
     return decode(g, *p, *h, x);
 }
 
@@ -123,13 +129,26 @@ __global__ void __launch_bounds__(HMC_BS) k_hmc_add(kgeo g, double *__restrict__
     }
 }
 
+/* site i of piece `piece` of local timeslice t's sites in (parity, half
+ * index) order, while inside the timeslice: its parity and half index */
+__device__ __forceinline__ bool hmc_slice_site(const kgeo &g, int t, int i, int *p, int *h)
+{
+    if (i >= 2 * g.V3h) return false;
+    *p = i >= g.V3h;
+    *h = t * g.V3h + i - *p * g.V3h;
+    return true;
+}
+
 template <class U>
-__global__ void __launch_bounds__(GPU_RED_BS) k_hmc_kinetic(kgeo g, const double *__restrict__ p, double *partials)
+__global__ void __launch_bounds__(GPU_RED_BS) k_hmc_kinetic(kgeo g, int t0, int nsub, const double *__restrict__ p,
+                                                             double *partials)
 {
     __shared__ double sh[1][GPU_RED_BS];
     double v[1] = {0};
-    for (int j = blockIdx.x * GPU_RED_BS + threadIdx.x; j < 2 * g.Vh; j += HMC_GPU_RED_NB * GPU_RED_BS) {
-        int par = j >= g.Vh, h = j - par * g.Vh;
+    const int t = t0 + (int)blockIdx.x / nsub;
+    int par, h;
+    for (int i = ((int)blockIdx.x % nsub) * GPU_RED_BS + (int)threadIdx.x; hmc_slice_site(g, t, i, &par, &h);
+         i += nsub * GPU_RED_BS) {
         for (int mu = 0; mu < 4; mu++) {
             lat_complex pm[9];
             U::load(U::at((double *)p, g, par, mu, h), pm);
@@ -140,11 +159,34 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_hmc_kinetic(kgeo g, const double
 }
 
 template <class U>
-__global__ void __launch_bounds__(GPU_RED_BS) k_hmc_plaquette(kgeo g, const double *__restrict__ u, double *partials)
+__global__ void __launch_bounds__(GPU_RED_BS) k_hmc_plaquette(kgeo g, int t0, int nsub, const double *__restrict__ u,
+                                                               double *partials)
 {
     __shared__ double sh[1][GPU_RED_BS];
-    double v[5] = {0, 0, 0, 0, 0}, m[2] = {0, 0};
-    obs_thread<U>(g, u, blockIdx.x * GPU_RED_BS + threadIdx.x, v, m);
-    double s[1] = {v[0] + v[1]}; /* spatial + temporal plaquettes */
-    red_block_sum<1>(sh, s, partials + blockIdx.x);
+    double v[1] = {0};
+    const int t = t0 + (int)blockIdx.x / nsub;
+    double *ul = (double *)u;
+    int par, h;
+    for (int i = ((int)blockIdx.x % nsub) * GPU_RED_BS + (int)threadIdx.x; hmc_slice_site(g, t, i, &par, &h);
+         i += nsub * GPU_RED_BS) {
+        int x[4];
+        int site = decode(g, par, h, x);
+        lat_complex l[4 * 9], nb[16 * 9]; /* nb + (4 mu + nu) 9: U_nu(x + mu) */
+        const lat_complex *up[4], *fw[4][4];
+        for (int mu = 0; mu < 4; mu++) {
+            U::load(U::at(ul, g, par, mu, h), l + mu * 9);
+            up[mu] = l + mu * 9;
+        }
+        for (int mu = 0; mu < 4; mu++) {
+            int hm = neighbour(g, site, x, mu, +1) >> 1; /* the other parity */
+            for (int nu = 0; nu < 4; nu++) {
+                fw[mu][nu] = nb + (4 * mu + nu) * 9;
+                if (nu != mu) U::load(U::at(ul, g, 1 - par, nu, hm), nb + (4 * mu + nu) * 9);
+            }
+        }
+        double ps, pt;
+        obs_site_plaquettes(3, up, fw, &ps, &pt);
+        v[0] += ps + pt; /* spatial + temporal plaquettes */
+    }
+    red_block_sum<1>(sh, v, partials + blockIdx.x);
 }

@@ -82,7 +82,7 @@ static inline uint64_t slabs_compare(const struct geometry *d, const char *what,
                                      size_t owned_bytes)
 {
     const size_t whole_bytes = owned_bytes * (size_t)(d ? d->size : 1);
-    char *whole = comm_is_root() ? malloc(whole_bytes) : NULL;
+    char *whole = comm_is_root() ? (char *)malloc(whole_bytes) : NULL; /* C++ too */
     uint64_t hash = 0;
     slabs_gather(d, own, whole, owned_bytes);
     if (comm_is_root()) {
