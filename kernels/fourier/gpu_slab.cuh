@@ -87,6 +87,9 @@ __global__ void k_slice(lat_real *field, lat_real *msg, int ncomp, long long n, 
     else field[f] = msg[i];
 }
 
+/* bytes rounded up to a multiple of 256 (cudaMalloc's alignment) */
+static size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
 /* a peer on a fresh allocation [send | receive A | receive B] of `bytes`
  * each, its one part to rank + dir; NULL (nothing allocated) when the
  * ranks cannot map each other's memory or LAT_GPU_HALO=host */
@@ -102,9 +105,11 @@ static struct gpu_peer *halo_peer_open(const struct fa_gpu_state *st, void **dev
 }
 
 /* a slab's message buffers: the transpose's pieces (device: send, then
- * receive, one allocation that the peers map; also the staging of the
- * link halo), pinned host staging for them and the halo slices, and the
- * peers (Landau only: Coulomb has no transpose) */
+ * receive regions A and B, one allocation that the peer maps; also the
+ * host path's staging of the link halo), pinned host staging for them and
+ * the halo slices, and the peers (Landau only: Coulomb has no transpose
+ * and no halo): the transpose's, and one per halo direction on an
+ * allocation of its own (a buffer is mapped once per neighbour) */
 static void slab_buffers_open(struct fa_gpu_state *st)
 {
     size_t xb = (size_t)st->ncomp * st->count * sizeof(fcx), hb = xb, v3 = (size_t)st->V3;
@@ -114,6 +119,7 @@ static void slab_buffers_open(struct fa_gpu_state *st)
         if (halo[i] > xb && i == 0) xb = halo[i];
         if (halo[i] > hb) hb = halo[i];
     }
+    xb = aligned(xb); /* the regions after the first stay aligned for fcx */
     st->xbytes = xb;
     st->xsend = gpu_alloc(3 * xb, "the transpose's messages");
     st->xrecv = (char *)st->xsend + xb;
@@ -122,8 +128,8 @@ static void slab_buffers_open(struct fa_gpu_state *st)
     for (int i = 0; i < st->R && i < GPU_PEER_MAXPARTS; i++) dirs[i] = i;
     if (st->nd == 4 && st->R <= GPU_PEER_MAXPARTS) st->peer = gpu_peer_open(st->dom, st->xsend, dirs, st->R);
     if (st->nd == 4) { /* Landau's halo slices (Coulomb reads none) */
-        st->hup_bytes = halo[0];
-        st->hdown_bytes = halo[1] > halo[2] ? halo[1] : halo[2];
+        st->hup_bytes = aligned(halo[0]);
+        st->hdown_bytes = aligned(halo[1] > halo[2] ? halo[1] : halo[2]);
         st->peer_up = halo_peer_open(st, &st->hup, st->hup_bytes, +1);
         st->peer_down = halo_peer_open(st, &st->hdown, st->hdown_bytes, -1);
     }
