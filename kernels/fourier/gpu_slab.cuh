@@ -41,9 +41,16 @@
  *     before the release) + 1 (sums) = 5; direction 2 (set, beta) + 1 = 3;
  *     curvature 8 + 8 (s's slice per component, down and up) + 1 = 17;
  *     step 1 (alpha) + 2 (G's slice) + 2 (U_t's slice) = 5: 31 in all.
+ *     (The host path, LAT_GPU_HALO=host: also 31, a download and an
+ *     upload per transpose in place of the wait and the gpu_sync.)
  *   after: gradient 1; precondition 2 (peer waits) + 1 = 3; direction 3;
  *     curvature 1 (peer wait) + 1 = 2; step 1 + 1 + 1 (peer waits) = 3:
- *     12 in all.
+ *     12 in all.  The host path: 17 (s's slice packed on the device: one
+ *     download and one upload, where there were 8 of each).
+ *   The 12 left are each needed: a peer round's wait (the data must have
+ *     landed before the unpack runs), the sums' downloads (the driver
+ *     decides on them), the uploads of set, beta and alpha (from the
+ *     host; set and beta could share one upload, the GPU is idle there).
  * The rank synchronisations are the same: 4 comm_sums (the sums the
  * driver needs on every rank), 2 transposes and 3 halo rounds, each a
  * one-byte "arrived" handshake with the neighbours (and the release's
@@ -90,24 +97,20 @@ __global__ void k_slice(lat_real *field, lat_real *msg, int ncomp, long long n, 
 /* bytes rounded up to a multiple of 256 (cudaMalloc's alignment) */
 static size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-/* a peer on a fresh allocation [send | receive A | receive B] of `bytes`
- * each, its one part to rank + dir; NULL (nothing allocated) when the
- * ranks cannot map each other's memory or LAT_GPU_HALO=host */
+/* a fresh allocation [send | receive A | receive B] of `bytes` each and
+ * its peer, one part to rank + dir; NULL when the ranks cannot map each
+ * other's memory or LAT_GPU_HALO=host (the host path then stages through
+ * the same allocation: send and receive A) */
 static struct gpu_peer *halo_peer_open(const struct fa_gpu_state *st, void **dev, size_t bytes, int dir)
 {
     *dev = gpu_alloc(3 * bytes, "a halo slice's messages");
-    struct gpu_peer *p = gpu_peer_open(st->dom, *dev, &dir, 1);
-    if (!p) {
-        gpu_free(*dev);
-        *dev = NULL;
-    }
-    return p;
+    return gpu_peer_open(st->dom, *dev, &dir, 1);
 }
 
 /* a slab's message buffers: the transpose's pieces (device: send, then
- * receive regions A and B, one allocation that the peer maps; also the
- * host path's staging of the link halo), pinned host staging for them and
- * the halo slices, and the peers (Landau only: Coulomb has no transpose
+ * receive regions A and B, one allocation that the peer maps), the halo
+ * slices' (device, one allocation per direction), pinned host staging for
+ * both, and the peers (Landau only: Coulomb has no transpose
  * and no halo): the transpose's, and one per halo direction on an
  * allocation of its own (a buffer is mapped once per neighbour) */
 static void slab_buffers_open(struct fa_gpu_state *st)
@@ -115,10 +118,8 @@ static void slab_buffers_open(struct fa_gpu_state *st)
     size_t xb = (size_t)st->ncomp * st->count * sizeof(fcx), hb = xb, v3 = (size_t)st->V3;
     size_t halo[3] = {v3 * st->f.ncomp * sizeof(store_t), v3 * st->ad * sizeof(lat_real),
                       v3 * st->nc * st->nc * sizeof(lat_complex)};
-    for (int i = 0; i < 3; i++) {
-        if (halo[i] > xb && i == 0) xb = halo[i];
+    for (int i = 0; i < 3; i++)
         if (halo[i] > hb) hb = halo[i];
-    }
     xb = aligned(xb); /* the regions after the first stay aligned for fcx */
     st->xbytes = xb;
     st->xsend = gpu_alloc(3 * xb, "the transpose's messages");
@@ -143,7 +144,7 @@ static void slab_buffers_close(struct fa_gpu_state *st)
     gpu_peer_close(st->peer_up);
     gpu_peer_close(st->peer_down);
     gpu_free(st->xsend);
-    if (st->hup) gpu_free(st->hup);
+    if (st->hup) gpu_free(st->hup); /* Landau only */
     if (st->hdown) gpu_free(st->hdown);
     fa_host_free(st->hsend);
     fa_host_free(st->hrecv);
@@ -277,9 +278,8 @@ static void refresh_tlinks(struct fa_gpu_state *st)
     fgeo g = geo_of(st);
     const struct gpu_field *f = &st->f;
     size_t bytes = (size_t)st->V3 * f->ncomp * sizeof(store_t);
-    store_t *l = (store_t *)f->links, *m = (store_t *)st->xsend;
+    store_t *l = (store_t *)f->links, *m = (store_t *)st->hup;
     unsigned nb = nblocks((long long)st->V3 * f->ncomp, 256);
-    if (st->peer_up) m = (store_t *)st->hup;
     fa_launch(dim3(nb), 256, k_tlinks, g, l, f->ncomp, f->vec, st->lt, m, 1);
     gpu_check("halo pack launch");
     if (st->peer_up) {
@@ -292,6 +292,7 @@ static void refresh_tlinks(struct fa_gpu_state *st)
     } else {
         gpu_download(st->hsend, m, bytes);
         halo_swap(st, bytes, 1);
+        m = (store_t *)((char *)st->hup + st->hup_bytes);
         gpu_upload(m, st->hrecv, bytes);
     }
     fa_launch(dim3(nb), 256, k_tlinks, g, l, f->ncomp, f->vec, 0, m, 0);
@@ -304,26 +305,28 @@ static void refresh_tlinks(struct fa_gpu_state *st)
 static void refresh_upper(struct fa_gpu_state *st, void *field, int ncomp, size_t item)
 {
     if (!st->dom || st->nd < 4) return;
-    size_t sl = (size_t)st->V3 * item;
-    if (st->peer_down) { /* items are whole numbers of lat_real (s: 1, G: 2 N^2) */
-        const long long n = (long long)(sl / sizeof(lat_real)), stride = (long long)(st->V * item / sizeof(lat_real));
-        lat_real *msg = (lat_real *)st->hdown;
-        const unsigned nb = nblocks((long long)ncomp * n, 256);
-        fa_launch(dim3(nb), 256, k_slice, (lat_real *)field, msg, ncomp, n, stride, n, 1); /* local slice 1 */
-        gpu_check("halo pack launch");
+    /* packed on the device into one message (items are whole numbers of
+     * lat_real: s 1, G 2 N^2), local slice 1 out, lt+1 in */
+    const size_t sl = (size_t)st->V3 * item, bytes = sl * ncomp;
+    const long long n = (long long)(sl / sizeof(lat_real)), stride = (long long)(st->V * item / sizeof(lat_real));
+    const unsigned nb = nblocks((long long)ncomp * n, 256);
+    lat_real *msg = (lat_real *)st->hdown;
+    fa_launch(dim3(nb), 256, k_slice, (lat_real *)field, msg, ncomp, n, stride, n, 1);
+    gpu_check("halo pack launch");
+    if (st->peer_down) {
         const size_t at = st->hdown_bytes * (1 + (st->downround & 1u)); /* receive region A or B */
-        gpu_peer_send(st->peer_down, 0, 0, at, sl * ncomp);
+        gpu_peer_send(st->peer_down, 0, 0, at, bytes);
         gpu_peer_wait(st->peer_down);
         gpu_peer_release(st->peer_down); /* the round before's region (the header says why it is read) */
         st->downround++;
         msg = (lat_real *)((char *)st->hdown + at);
-        fa_launch(dim3(nb), 256, k_slice, (lat_real *)field, msg, ncomp, n, stride, (st->lt + 1) * n, 0);
-        gpu_check("halo unpack launch");
-        return;
+    } else {
+        gpu_download(st->hsend, msg, bytes);
+        halo_swap(st, bytes, 0);
+        msg = (lat_real *)((char *)st->hdown + st->hdown_bytes);
+        gpu_upload(msg, st->hrecv, bytes);
     }
-    char *f = (char *)field, *hs = (char *)st->hsend, *hr = (char *)st->hrecv;
-    for (int a = 0; a < ncomp; a++) gpu_download(hs + a * sl, f + (size_t)a * st->V * item + sl, sl);
-    halo_swap(st, sl * ncomp, 0);
-    for (int a = 0; a < ncomp; a++) gpu_upload(f + (size_t)a * st->V * item + (size_t)(st->lt + 1) * sl, hr + a * sl, sl);
+    fa_launch(dim3(nb), 256, k_slice, (lat_real *)field, msg, ncomp, n, stride, (st->lt + 1) * n, 0);
+    gpu_check("halo unpack launch");
 }
 
