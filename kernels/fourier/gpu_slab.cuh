@@ -19,19 +19,21 @@
  * the other ranks' GPUs when every rank can map the others' memory
  * (st->peer, st->peer_up, st->peer_down: gpu/peer.h, ranks of one node),
  * else through pinned host memory (hsend, hrecv) with comm_isend/irecv
- * (OpenMPI here is not CUDA-aware); both pack and unpack on the device
- * (k_move, k_tlinks, k_slice) on the peer path and only move numbers, so
- * the path adds no rounding.  Nothing here depends on N.
+ * (OpenMPI here is not CUDA-aware); both paths pack and unpack on the
+ * device (k_move, k_tlinks, k_slice) and only move numbers, so the path
+ * adds no rounding.  Nothing here depends on N.
  *
  * Reuse of a receive region (the peer contract: a sender must not rewrite
  * it before the receiver has read it): every peer alternates two receive
  * regions, A and B, with the parity of its round, and releases right
  * after each round's gpu_peer_wait.  That wait has synchronised the copy
  * stream, which waited for an event recorded on the default stream after
- * this round's pack -- so the unpack of the round before, queued earlier
- * on the same stream, has run: the release says "the region of the round
- * before is read", and the next round, which writes that region, waits
- * for it.  So no round needs a gpu_sync of its own.
+ * this round's pack (every rank packs and sends in every round of a
+ * peer) -- so the unpack of the round before, queued earlier on the same
+ * stream, has run: the release says "the region of the round before is
+ * read", and the next round, which writes that region, waits for it.  So
+ * no round needs a gpu_sync of its own (the transpose had one: the host
+ * waited for the unpack before it could queue the t lines).
  *
  * Host-device synchronisations in one Landau CG iteration on a slab (SU(3),
  * ad = 8; peer path; each blocking cudaMemcpy, gpu_sync or event wait
@@ -51,10 +53,11 @@
  *     landed before the unpack runs), the sums' downloads (the driver
  *     decides on them), the uploads of set, beta and alpha (from the
  *     host; set and beta could share one upload, the GPU is idle there).
- * The rank synchronisations are the same: 4 comm_sums (the sums the
- * driver needs on every rank), 2 transposes and 3 halo rounds, each a
- * one-byte "arrived" handshake with the neighbours (and the release's
- * one-byte "free", which the next round waits for). */
+ * The rank synchronisations are as many as before: 4 comm_sums (the sums
+ * the driver needs on every rank), 2 transposes and 3 halo rounds (on the
+ * peer path each a one-byte "arrived" handshake with the neighbours and
+ * the release's one-byte "free", which the next round waits for; on the
+ * host path the messages themselves). */
 
 /* the transpose's pieces: entry i = (c * nt + t) * nk + k of a packed
  * message is buf[c * cnt + base + t * tstride + k]; to_packed: buffer to
