@@ -169,10 +169,14 @@
     [ "$status" -eq 0 ]
     echo "$output" | grep -q '^fourier-emulation: 9 passed, 0 failed$'
     # every case ran on every R and matched byte for byte
-    [ "$(echo "$output" | grep -c 'output and log identical: yes; after [0-9]* logged iterations')" -eq 7 ]
-    echo "$output" | grep -q '^4x4x4x8 landau --stall 2 --restarts 2: emulated GPU on R = 1,2,4, output and log identical: yes'
-    echo "$output" | grep -q '^4x4x4x8 coulomb --method cg: emulated GPU on R = 1,2,4'
-    echo "$output" | grep -q '^4x4x4x6 landau --method cg: emulated GPU on R = 1,3'
+    [ "$(echo "$output" | grep -c 'output and log identical: yes; after [0-9]* logged iterations')" -eq 9 ]
+    echo "$output" | grep -q '^4x4x4x8 landau --stall 2 --restarts 2: emulated GPU on R = 1,2,4 (peer), output and log identical: yes'
+    echo "$output" | grep -q '^4x4x4x8 coulomb --method cg: emulated GPU on R = 1,2,4 (peer)'
+    # Landau's transpose and halo slices both ways: device to device (peer) and staged through the host
+    for via in peer host; do
+        echo "$output" | grep -q "^4x4x4x8 landau --method cg: emulated GPU on R = 1,2,4 ($via), output and log identical: yes"
+        echo "$output" | grep -q "^4x4x4x6 landau --method cg: emulated GPU on R = 1,3 ($via), output and log identical: yes"
+    done
 }
 
 @test "GPU staggered K and multi-shift CG on t-slabs on the host, mpirun -np 1, 2, 4 (and 2 through the host): the same bytes for every R, = CPU slab operator (18 reals double: its bits), solves to 2e-10" {

@@ -17,7 +17,7 @@
  * tb .. tb+lt-1 only, the transforms follow fft/fft.h (3-D per owned
  * slice; Landau: the transpose to [kt][chunk] between the ranks, lines
  * along t, and back), the halo slices the stencils read are refreshed
- * through host memory, and each per-slice sum is the same RED_NB blocks
+ * device to device or through host memory (gpu_slab.cuh), and each per-slice sum is the same RED_NB blocks
  * over the same sites as on one rank, put in its global slot and summed
  * over the ranks exactly (comm_sum): R ranks give one rank's bits as long
  * as cuFFT's arithmetic per transform does not depend on the batch.

@@ -16,9 +16,10 @@
  * the buffer has fft/fft.h's layouts (stride `count` per component:
  * position space [t_own][V3], Landau's momentum space [kt][chunk]) and the
  * transpose between the slabs is packed on the device and exchanged
- * through pinned host memory (comm_isend/irecv: OpenMPI here is not
- * CUDA-aware).  Landau on a slab also refreshes, through host memory, the
- * halo copies its stencils read: U_t of local slice 0 (after every move),
+ * device to device into the other ranks' GPUs (gpu/peer.h), else through
+ * pinned host memory (comm_isend/irecv: OpenMPI here is not CUDA-aware).
+ * Landau on a slab also refreshes, the same two ways, the halo copies its
+ * stencils read: U_t of local slice 0 (after every move),
  * G and the direction s of local slice lt+1 (before the move, the
  * curvature).  Per-slice sums: one slot per global slice, combined with
  * comm_sum (exact), so the numbers and the bits do not depend on R. */
@@ -43,10 +44,21 @@ struct fa_gpu_state {
     const struct geometry *dom;
     int tb, lt, t0, R, rank, plan3_whole; /* plan3_whole: one exec covers every component */
     int64_t count, k3b, k3e;     /* per-component buffer stride; Landau: this rank's spatial momenta */
-    void *xsend, *xrecv;         /* device: the transpose's packed messages (count * ncomp each; one
-                                  * allocation, xrecv after xsend, which the peers map) */
+    void *xsend, *xrecv;         /* device: the transpose's packed messages (xbytes each; one
+                                  * allocation, which the peers map: send, receive region A
+                                  * (xrecv), receive region B (the peer path alternates) */
+    size_t xbytes;
     struct gpu_peer *peer;       /* the transpose device to device (gpu/peer.h), or NULL: through the host */
     void *hsend, *hrecv;         /* pinned host: the same, and the halo slices' staging */
+    /* Landau's halo slices device to device: up = U_t to the rank above,
+     * down = a first owned slice to the rank below; each its own
+     * allocation [send | receive A | receive B] of hup/hdown_bytes each and
+     * its own peer (NULL: through the host); rounds counted per peer (the
+     * receive region alternates with the parity) */
+    void *hup, *hdown;
+    size_t hup_bytes, hdown_bytes;
+    struct gpu_peer *peer_up, *peer_down;
+    unsigned xround, upround, downround;
 };
 
 #ifdef __cplusplus

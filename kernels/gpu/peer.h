@@ -25,8 +25,13 @@
  *       receive regions hold the round's parts, for kernels launched next.
  *       Nothing here waits for a receiver to have READ a region: a caller
  *       that sends into the same region again must know it has, either by
- *       gpu_peer_release (halo.cu, the Fourier transpose) or by other means
- *       (dirac/gpu.c: alternating regions).
+ *       gpu_peer_release (halo.cu) or by other means (dirac/gpu.c:
+ *       alternating regions), or both (fourier/gpu_slab.cuh: two receive
+ *       regions alternating by round, and a release right after each
+ *       round's wait, which frees the region of the round before -- the
+ *       one the next round writes -- since this rank's unpack of it was
+ *       queued before this round's pack, which the wait has seen run; no
+ *       gpu_sync per round).
  *   gpu_peer_release(p)  this rank has finished reading its receive regions
  *       (the caller has waited for the kernels that read them): tells the
  *       round's senders, whose next round waits for it.  Every rank calls it
