@@ -41,7 +41,7 @@
 #include "dirac/gpu_sweep.h"
 #include "gpu/field.h"
 #include "gpu/gpu.h"
-#include "gpu/peer.h"
+#include "dirac/gpu_faces.h"
 #include "gpu/spinor.h"
 #include "lattice/geometry.h"
 #include "base/comm.h"
@@ -60,21 +60,11 @@ struct dirac_gpu {
     void *clov_h[2][2];          /* the same in 16 bits (the half sweeps) */
     float *clov_hs[2][2];        /* and their factors q -> real, one per site */
     struct solver_vec *tmp[3];   /* the even intermediate per precision (made when first needed) */
-    /* a t-slab (NULL: one process): the faces, in slots of face_bytes --
-     * 0, 1: sent to the previous rank (fwd) and to the next (bwd); 2, 3:
-     * received from the next (fwd) and from the previous (bwd); through
-     * the peer, the received ones alternate between 2, 3 and 4, 5 from
-     * sweep to sweep, so that a neighbour never writes the slots that this
-     * rank's last boundary kernel may still read (that kernel ran before
-     * this rank's next pack, whose copy the neighbour waited for) */
+    /* a t-slab (NULL: one process) and its faces (dirac/gpu_faces.h;
+     * face_bytes 12 V3h doubles) */
     const struct geometry *dom;
     int tg0, ltg;
-    size_t face_bytes;           /* 12 V3h doubles: the largest face */
-    int no_halo;                 /* LAT_GPU_NO_HALO=1: skip the exchange (bench timing only) */
-    void *face_dev;              /* 6 slots */
-    unsigned char *face_host;    /* 4 slots (host staging) */
-    struct gpu_peer *peer;       /* NULL: staged through the host */
-    unsigned sweeps;             /* sweeps so far: which receive slots */
+    struct gpu_faces faces;
 };
 
 enum { FACE_TAG = 150 };
@@ -189,13 +179,7 @@ struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct fiel
         g->dom = d;
         g->tg0 = d->t0;
         g->ltg = d->global.L[3];
-        g->face_bytes = (size_t)(lat.V / 2 / d->lt) * 12 * sizeof(double);
-        g->face_dev = gpu_alloc(6 * g->face_bytes, "the Dirac operator's faces");
-        g->face_host = (unsigned char *)lat_malloc(4 * g->face_bytes);
-        const char *nh = getenv("LAT_GPU_NO_HALO");
-        g->no_halo = nh && !strcmp(nh, "1");
-        const int dirs[2] = {-1, +1}; /* part 0: the fwd face to the previous rank; 1: bwd to the next */
-        g->peer = gpu_peer_open(d, g->face_dev, dirs, 2);
+        gpu_faces_open(&g->faces, d, (size_t)(lat.V / 2 / d->lt) * 12 * sizeof(double), "the Dirac operator's faces");
     }
     g->nsites = own.lat.V / 2;
     gpu_field_create_recon(&g->links_d, &own, 'd', 0, recon);
@@ -225,9 +209,7 @@ void dirac_gpu_free(struct dirac_gpu *g)
             gpu_free(g->clov_hs[inv][par]);
         }
     for (int p = 0; p < 3; p++) dirac_gpu_vec_free(g->tmp[p]);
-    gpu_peer_close(g->peer); /* collective: before any rank frees its faces */
-    gpu_free(g->face_dev);
-    free(g->face_host);
+    gpu_faces_close(&g->faces); /* collective */
     free(g);
 }
 
@@ -341,6 +323,17 @@ void dirac_gpu_vec_download(double *host, const struct solver_vec *v)
  * launched, the host exchanges them with MPI, uploads the received ones
  * (queued behind the interior).  The launches are asynchronous on the
  * default stream. */
+struct sweep_call { /* the interior launch, for gpu_faces_exchange */
+    void (*run)(const struct dirac_gpu_sweep *);
+    struct dirac_gpu_sweep *w;
+};
+static void sweep_interior(void *arg)
+{
+    struct sweep_call *c = (struct sweep_call *)arg;
+    c->w->sites = DIRAC_SITES_INTERIOR;
+    c->run(c->w);
+}
+
 static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
 {
     void (*run)(const struct dirac_gpu_sweep *) = dbl ? dirac_gpu_sweep_d : dirac_gpu_sweep_s;
@@ -353,46 +346,13 @@ static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
         run(w);
         return;
     }
-    const size_t fb = g->face_bytes / (dbl ? 1 : 2); /* 12 V3h reals of the compute precision */
-    char *dev = (char *)g->face_dev;
-    unsigned char *host = g->face_host;
-    size_t fwd = 2 * fb, bwd = 3 * fb; /* the received faces' offsets in dev */
-    if (g->no_halo) { /* timing only: the faces stay as they are (wrong results) */
-        w->sites = DIRAC_SITES_INTERIOR;
-        run(w);
-    } else {
-        struct dirac_gpu_sweep pack = *w;
-        pack.face_out_fwd = dev;
-        pack.face_out_bwd = dev + fb;
-        run(&pack);
-        if (g->peer) {
-            /* slots 2, 3 or 4, 5, of the double face's size whatever the
-             * precision: a mixed solve's single sweep must not write what
-             * the double one before may still be reading */
-            fwd = (2 + 2 * (size_t)(g->sweeps++ & 1u)) * g->face_bytes;
-            bwd = fwd + g->face_bytes;
-            gpu_peer_send(g->peer, 0, 0, fwd, fb);
-            gpu_peer_send(g->peer, 1, fb, bwd, fb);
-            w->sites = DIRAC_SITES_INTERIOR;
-            run(w);
-            gpu_peer_wait(g->peer);
-        } else {
-            gpu_download(host, dev, 2 * fb);
-            w->sites = DIRAC_SITES_INTERIOR;
-            run(w);
-            const int R = g->dom->size, me = g->dom->rank;
-            const int prev = (me + R - 1) % R, next = (me + 1) % R;
-            struct comm_reqs r = {0};
-            comm_irecv(host + 2 * fb, fb, next, FACE_TAG, &r);
-            comm_irecv(host + 3 * fb, fb, prev, FACE_TAG + 1, &r);
-            comm_isend(host, fb, prev, FACE_TAG, &r);
-            comm_isend(host + fb, fb, next, FACE_TAG + 1, &r);
-            comm_waitall(&r);
-            gpu_upload(dev + 2 * fb, host + 2 * fb, 2 * fb);
-        }
-    }
-    w->face_fwd = dev + fwd;
-    w->face_bwd = dev + bwd;
+    const size_t fb = g->faces.face_bytes / (dbl ? 1 : 2); /* 12 V3h reals of the compute precision */
+    struct dirac_gpu_sweep pack = *w;
+    pack.face_out_fwd = g->faces.dev;
+    pack.face_out_bwd = g->faces.dev + fb;
+    if (!g->faces.no_halo) run(&pack);
+    struct sweep_call c = {run, w};
+    gpu_faces_exchange(&g->faces, fb, FACE_TAG, sweep_interior, &c, &w->face_fwd, &w->face_bwd);
     w->sites = DIRAC_SITES_BOUNDARY;
     run(w);
 }

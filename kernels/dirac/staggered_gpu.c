@@ -39,7 +39,7 @@ void staggered_gpu_solver_op_normal(struct solver_op *s, struct staggered_gpu *g
 #else
 
 #include "gpu/gpu.h"
-#include "gpu/peer.h"
+#include "dirac/gpu_faces.h"
 #include "gpu/spinor.h"
 #include "lattice/geometry.h"
 #include "base/comm.h"
@@ -104,15 +104,9 @@ struct staggered_gpu *staggered_gpu_create(const struct staggered_op *cpu, const
         g->dom = d;
         g->tg0 = d->t0;
         g->ltg = d->global.L[3];
-        g->face_bytes = (size_t)(own.lat.V / 2 / d->lt) * STAGGERED_GPU_SITE_REALS * sizeof(double);
-        g->face_dev = gpu_alloc(6 * g->face_bytes, "the staggered operator's faces");
-        gpu_memset(g->face_dev, 0, 6 * g->face_bytes);
-        g->face_host = malloc(4 * g->face_bytes);
-        if (!g->face_host) lat_die(1, "GPU staggered", "out of memory for the faces' host staging");
-        const char *nh = getenv("LAT_GPU_NO_HALO");
-        g->no_halo = nh && !strcmp(nh, "1");
-        const int dirs[2] = {-1, +1}; /* part 0: the fwd face to the previous rank; 1: bwd to the next */
-        g->peer = gpu_peer_open(d, g->face_dev, dirs, 2);
+        g->faces = (struct gpu_faces *)lat_calloc(1, sizeof *g->faces);
+        gpu_faces_open(g->faces, d, (size_t)(own.lat.V / 2 / d->lt) * STAGGERED_GPU_SITE_REALS * sizeof(double),
+                       "the staggered operator's faces");
     }
     g->lat = own.lat;
     g->vh = own.lat.V / 2;
@@ -150,9 +144,8 @@ void staggered_gpu_free(struct staggered_gpu *g)
     gpu_field_free(&g->links_s);
     for (int p = 0; p < 3; p++) gpu_free(g->tmp[p]);
     gpu_free(g->tmp_norm);
-    gpu_peer_close(g->peer); /* collective: before any rank frees its faces */
-    gpu_free(g->face_dev);
-    free(g->face_host);
+    if (g->faces) gpu_faces_close(g->faces); /* collective */
+    free(g->faces);
     free(g);
 }
 
@@ -183,6 +176,17 @@ static void sweep(struct staggered_gpu *g, enum solver_prec prec, int parity, in
  * how the host staging overlaps */
 enum { FACE_TAG = 160 };
 
+struct sg_call { /* the interior launch, for gpu_faces_exchange */
+    void (*run)(const struct staggered_gpu_sweep *);
+    struct staggered_gpu_sweep *w;
+};
+static void sg_interior(void *arg)
+{
+    struct sg_call *c = (struct sg_call *)arg;
+    c->w->sites = DIRAC_SITES_INTERIOR;
+    c->run(c->w);
+}
+
 void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w)
 {
     const int dbl = w->links->prec == 'd';
@@ -196,47 +200,13 @@ void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w)
         run(w);
         return;
     }
-    const size_t fb = g->face_bytes / (dbl ? 1 : 2); /* 3 V3h complex of the compute precision */
-    char *dev = (char *)g->face_dev;
-    unsigned char *host = g->face_host;
-    size_t fwd = 2 * fb, bwd = 3 * fb; /* the received faces' offsets in dev */
-    if (g->no_halo) { /* timing only: the faces stay as they are (wrong results) */
-        w->sites = DIRAC_SITES_INTERIOR;
-        run(w);
-        w->face_fwd = dev + fwd;
-        w->face_bwd = dev + bwd;
-        w->sites = DIRAC_SITES_BOUNDARY;
-        run(w);
-        return;
-    }
+    const size_t fb = g->faces->face_bytes / (dbl ? 1 : 2); /* 3 V3h complex of the compute precision */
     struct staggered_gpu_sweep pack = *w;
-    pack.face_out_fwd = dev;
-    pack.face_out_bwd = dev + fb;
-    run(&pack);
-    if (g->peer) {
-        fwd = (2 + 2 * (size_t)(g->sweeps++ & 1u)) * g->face_bytes;
-        bwd = fwd + g->face_bytes;
-        gpu_peer_send(g->peer, 0, 0, fwd, fb);
-        gpu_peer_send(g->peer, 1, fb, bwd, fb);
-        w->sites = DIRAC_SITES_INTERIOR;
-        run(w);
-        gpu_peer_wait(g->peer);
-    } else {
-        gpu_download(host, dev, 2 * fb);
-        w->sites = DIRAC_SITES_INTERIOR;
-        run(w);
-        const int R = g->dom->size, me = g->dom->rank;
-        const int prev = (me + R - 1) % R, next = (me + 1) % R;
-        struct comm_reqs r = {0};
-        comm_irecv(host + 2 * fb, fb, next, FACE_TAG, &r);
-        comm_irecv(host + 3 * fb, fb, prev, FACE_TAG + 1, &r);
-        comm_isend(host, fb, prev, FACE_TAG, &r);
-        comm_isend(host + fb, fb, next, FACE_TAG + 1, &r);
-        comm_waitall(&r);
-        gpu_upload(dev + 2 * fb, host + 2 * fb, 2 * fb);
-    }
-    w->face_fwd = dev + fwd;
-    w->face_bwd = dev + bwd;
+    pack.face_out_fwd = g->faces->dev;
+    pack.face_out_bwd = g->faces->dev + fb;
+    if (!g->faces->no_halo) run(&pack);
+    struct sg_call c = {run, w};
+    gpu_faces_exchange(g->faces, fb, FACE_TAG, sg_interior, &c, &w->face_fwd, &w->face_bwd);
     w->sites = DIRAC_SITES_BOUNDARY;
     run(w);
 }

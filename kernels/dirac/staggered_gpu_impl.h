@@ -76,20 +76,11 @@ struct staggered_gpu {
     struct gpu_field links_d, links_s;
     void *tmp[3]; /* an odd half field per precision (enum solver_prec) */
     float *tmp_norm;
-    /* a t-slab (dom NULL: one process): the faces in slots of face_bytes
-     * (3 V3h doubles) on the device -- 0, 1: sent to the previous rank
-     * (fwd) and to the next (bwd); 2, 3: received from the next (fwd) and
-     * the previous (bwd); through the peer the received ones alternate
-     * between slots 2, 3 and 4, 5 sweep by sweep (dirac/gpu.c's reason) --
-     * and 4 slots staged on the host */
+    /* a t-slab (dom NULL: one process) and its faces (dirac/gpu_faces.h,
+     * face_bytes 3 V3h doubles; made by staggered_gpu.c) */
     const struct geometry *dom;
     int tg0, ltg;
-    size_t face_bytes;
-    void *face_dev;
-    unsigned char *face_host;
-    struct gpu_peer *peer; /* NULL: staged through the host and MPI */
-    unsigned sweeps;
-    int no_halo; /* LAT_GPU_NO_HALO=1 at create: no exchange (bench timing only) */
+    struct gpu_faces *faces;
 };
 
 #ifdef __cplusplus

@@ -1,0 +1,98 @@
+/* dirac/gpu_faces.h -- private, host code of CUDA builds: the two faces of
+ * a t-slab sweep of the GPU Wilson-clover and staggered operators (gpu.c,
+ * staggered_gpu.c), one copy of their exchange.
+ *
+ *   gpu_faces_open(f, d, face_bytes, what)  collective: device slots of
+ *       face_bytes (the largest face, double), host staging, the peer copies
+ *       (gpu/peer.h; NULL: staged through the host and MPI), and
+ *       LAT_GPU_NO_HALO=1 (no exchange: bench timing only, wrong results).
+ *       Slots 0 and 1: this rank's faces for the previous rank (fwd) and
+ *       the next (bwd), written by the caller's pack launch at dev and
+ *       dev + fb (fb: a face in the compute precision).  Received: slots 2, 3
+ *       staged; through the peer 2, 3 or 4, 5, alternating from sweep to
+ *       sweep, so that a neighbour never writes the slots this rank's last
+ *       boundary launch may still read (that launch ran before this rank's
+ *       next pack, whose copy the neighbour waited for); slots of the double
+ *       face whatever the precision, so that a mixed solve's single sweep
+ *       cannot write what the double one before may still be reading.
+ *   gpu_faces_exchange(f, fb, tag, interior, arg, fwd, bwd)  after the pack
+ *       (queued on the default stream): send the two faces, call
+ *       interior(arg) (the interior launch, which runs while they travel),
+ *       receive; *fwd, *bwd: the received faces on the device (from the next
+ *       and from the previous rank) for the boundary launch.  tag: the MPI
+ *       tags tag, tag + 1 of the staged path.
+ *   gpu_faces_close(f)  collective (the peer unmapped before any rank frees
+ *       its slots). */
+#ifndef LAT_DIRAC_GPU_FACES_H
+#define LAT_DIRAC_GPU_FACES_H
+#include "gpu/field.h"
+#include "gpu/peer.h"
+#include "lattice/geometry.h"
+#include "base/comm.h"
+#include "base/log.h"
+#include <stdlib.h>
+#include <string.h>
+
+struct gpu_faces {
+    const struct geometry *dom;
+    size_t face_bytes;
+    char *dev;                /* 6 slots */
+    unsigned char *host;      /* 4 slots */
+    struct gpu_peer *peer;
+    unsigned sweeps;          /* which receive slots (peer) */
+    int no_halo;
+};
+
+static inline void gpu_faces_open(struct gpu_faces *f, const struct geometry *d, size_t face_bytes, const char *what)
+{
+    f->dom = d;
+    f->face_bytes = face_bytes;
+    f->dev = (char *)gpu_alloc(6 * face_bytes, what);
+    gpu_memset(f->dev, 0, 6 * face_bytes);
+    f->host = (unsigned char *)lat_malloc(4 * face_bytes);
+    f->sweeps = 0;
+    const char *nh = getenv("LAT_GPU_NO_HALO");
+    f->no_halo = nh && !strcmp(nh, "1");
+    const int dirs[2] = {-1, +1}; /* part 0: the fwd face to the previous rank; 1: bwd to the next */
+    f->peer = gpu_peer_open(d, f->dev, dirs, 2);
+}
+
+static inline void gpu_faces_close(struct gpu_faces *f)
+{
+    if (!f->dom) return;
+    gpu_peer_close(f->peer);
+    gpu_free(f->dev);
+    free(f->host);
+    f->dom = NULL;
+}
+
+static inline void gpu_faces_exchange(struct gpu_faces *f, size_t fb, int tag, void (*interior)(void *), void *arg,
+                               const void **fwd, const void **bwd)
+{
+    size_t rf = 2 * fb, rb = 3 * fb; /* the received faces' offsets in dev */
+    if (f->no_halo) {
+        interior(arg);
+    } else if (f->peer) {
+        rf = (2 + 2 * (size_t)(f->sweeps++ & 1u)) * f->face_bytes;
+        rb = rf + f->face_bytes;
+        gpu_peer_send(f->peer, 0, 0, rf, fb);
+        gpu_peer_send(f->peer, 1, fb, rb, fb);
+        interior(arg);
+        gpu_peer_wait(f->peer);
+    } else {
+        gpu_download(f->host, f->dev, 2 * fb); /* waits for the pack only */
+        interior(arg);
+        const int R = f->dom->size, me = f->dom->rank;
+        const int prev = (me + R - 1) % R, next = (me + 1) % R;
+        struct comm_reqs r = {0};
+        comm_irecv(f->host + 2 * fb, fb, next, tag, &r);
+        comm_irecv(f->host + 3 * fb, fb, prev, tag + 1, &r);
+        comm_isend(f->host, fb, prev, tag, &r);
+        comm_isend(f->host + fb, fb, next, tag + 1, &r);
+        comm_waitall(&r);
+        gpu_upload(f->dev + 2 * fb, f->host + 2 * fb, 2 * fb); /* queued behind the interior */
+    }
+    *fwd = f->dev + rf;
+    *bwd = f->dev + rb;
+}
+#endif
