@@ -71,19 +71,20 @@ static unsigned blocks(int64_t n, unsigned bs) { return (unsigned)((n + bs - 1) 
 /* the launchers of staggered_gpu_links.cu and staggered_monomial_gpu_d.cu,
  * every thread of the same grids in turn (no thread reads what another
  * writes) */
-template <typename S> static void links_copy(const struct gpu_field *dst, const struct gpu_field *src)
+template <typename S> static void links_copy(const struct gpu_field *dst, const struct gpu_field *src, int shift)
 {
-    const kgeo g = make_geo(src);
+    const kgeo gs = make_geo(src), gd = make_geo(dst);
     S *d = (S *)dst->links;
     const double *s = (const double *)src->links;
     sgl_with_recon<S>(dst->recon, [&](auto acc) {
-        cuda_on_host_grid(blocks(2 * src->Vh, SGL_BLOCK), SGL_BLOCK, [&] { k_sg_links_copy<hmc_links, decltype(acc)>(g, s, d); });
+        cuda_on_host_grid(blocks(2 * dst->Vh, SGL_BLOCK), SGL_BLOCK,
+                          [&] { k_sg_links_copy<hmc_links, decltype(acc)>(gs, gd, shift, s, d); });
     });
 }
-extern "C" void staggered_gpu_links_from_d(const struct gpu_field *dst, const struct gpu_field *src)
+extern "C" void staggered_gpu_links_from_d(const struct gpu_field *dst, const struct gpu_field *src, int shift)
 {
-    if (dst->prec == 'd') links_copy<double>(dst, src);
-    else links_copy<float>(dst, src);
+    if (dst->prec == 'd') links_copy<double>(dst, src, shift);
+    else links_copy<float>(dst, src, shift);
 }
 
 extern "C" void stag_mono_gpu_noise_d(const struct gpu_field *u, double *out, int full, uint64_t seed, uint32_t copy,

@@ -192,7 +192,10 @@
         echo "$output" | grep -q "^staggered-slab-emulation R=$r: [0-9]* passed, 0 failed$"
         # double, links in 18 reals: the CPU's bits exactly on every R
         echo "$output" | grep -q "^R=$r recon 18 double: K 0.00e+00 vs the CPU (bound 1e-13), the same bits$"
+        # the links refreshed on the device from a halo-sliced HMC field: the same
+        echo "$output" | grep -q "^R=$r recon 18 double (device links): K 0.00e+00 vs the CPU (bound 1e-13), the same bits$"
     done
+    [ "$(echo "$output" | grep -c '(device links): K ')" -eq 36 ]
     [ "$(echo "$output" | grep -c 'multi-shift CG sloppy .*: converged, ')" -eq 8 ]
 }
 

@@ -41,8 +41,10 @@
  *   staggered_gpu_set_links(g, u)   new links of the same lattice or slab
  *       (the HMC)
  *   staggered_gpu_set_links_device(g, u)   the same from a device field u
- *       (hmc/gpu.h's: SU(3), 'd', 18 reals, g's lattice, one process
- *       only; else exit 1, one line), converted on the device into the double and float storage
+ *       (hmc/gpu.h's: SU(3), 'd', 18 reals, g's lattice; on a slab the
+ *       HMC's slab field: g's slices with a halo slice on each side,
+ *       L[3] = lt + 2, site0 = (t0 - 1) V3; else exit 1, one line; the
+ *       halo slices are not read), converted on the device into the double and float storage
  *       (the bits gpu_field_upload stores from the same links), no host
  *       copy (staggered_gpu_fields.c, kernel staggered_gpu_links.cu)
  *   staggered_gpu_hop_d(g, parity, alpha, out, out_off, in, in_off, beta,

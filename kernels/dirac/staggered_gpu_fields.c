@@ -30,16 +30,21 @@ void staggered_gpu_hop_d(struct staggered_gpu *g, int parity, double alpha, doub
 
 void staggered_gpu_set_links_device(struct staggered_gpu *g, const struct gpu_field *u)
 {
-    if (g->dom)
-        lat_die(1, "staggered_gpu_set_links_device", "internal error: the device links of a t-slab are not supported yet");
-    int same = u->nc == 3 && u->prec == 'd' && u->recon == GPU_RECON_FULL && u->links && u->Vh == g->vh;
-    for (int mu = 0; mu < LAT_ND; mu++) same = same && u->L[mu] == g->lat.L[mu];
+    /* on a slab u holds a halo slice on each side (hmc/gpu.c's slab
+     * fields): local slice 0 is global t0 - 1, the operator's slice 0 is u's 1 */
+    const int shift = g->dom ? 1 : 0;
+    const int64_t v3 = (int64_t)g->lat.L[0] * g->lat.L[1] * g->lat.L[2];
+    int same = u->nc == 3 && u->prec == 'd' && u->recon == GPU_RECON_FULL && u->links &&
+               u->Vh == g->vh + shift * v3 && u->L[3] == g->lat.L[3] + 2 * shift &&
+               (!g->dom || u->site0 == (int64_t)(g->tg0 - 1) * v3);
+    for (int mu = 0; mu < 3; mu++) same = same && u->L[mu] == g->lat.L[mu];
     if (!same)
         lat_die(1, "staggered_gpu_set_links_device",
-                "the device links are not the operator's lattice in 18 doubles a link (SU(%d), '%c', %d reals)", u->nc,
-                u->prec, u->recon);
-    staggered_gpu_links_from_d(&g->links_d, u);
-    staggered_gpu_links_from_d(&g->links_s, u);
+                "the device links (%dx%dx%dx%d, first global site %lld, SU(%d), '%c', %d reals) are not the operator's %s in 18 doubles a link",
+                u->L[0], u->L[1], u->L[2], u->L[3], (long long)u->site0, u->nc, u->prec, u->recon,
+                g->dom ? "slab with a halo slice on each side" : "lattice");
+    staggered_gpu_links_from_d(&g->links_d, u, shift);
+    staggered_gpu_links_from_d(&g->links_s, u, shift);
 }
 
 void staggered_gpu_hop_d(struct staggered_gpu *g, int parity, double alpha, double *out, int64_t out_off, const double *in,

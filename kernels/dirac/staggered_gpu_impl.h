@@ -93,9 +93,11 @@ void staggered_gpu_sweep_s(const struct staggered_gpu_sweep *w);
  * faces sent, the interior, the boundary (staggered_gpu.c) */
 void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w);
 /* dst (the operator's links_d or links_s: 'd' or 's' storage, its recon)
- * = src (an HMC device field: 'd', 18 reals, the same lattice), device to
+ * = src (an HMC device field: 'd', 18 reals) from `shift` timeslices on:
+ * 0 on one process (the same lattice), 1 on a t-slab (src holds the halo
+ * slice first, then dst's lt slices, then the other halo slice), device to
  * device (staggered_gpu_links.cu; the emulation supplies its own) */
-void staggered_gpu_links_from_d(const struct gpu_field *dst, const struct gpu_field *src);
+void staggered_gpu_links_from_d(const struct gpu_field *dst, const struct gpu_field *src, int shift);
 #ifdef __cplusplus
 }
 #endif

@@ -18,18 +18,19 @@ using namespace sgl;
 
 typedef gauge_accessor<double, 3, LINK_FULL> sgl_src;
 
-template <typename S> static void launch(const struct gpu_field *dst, const struct gpu_field *src)
+template <typename S> static void launch(const struct gpu_field *dst, const struct gpu_field *src, int shift)
 {
-    const kgeo g = make_geo(src);
-    const unsigned nb = (unsigned)((2 * src->Vh + SGL_BLOCK - 1) / SGL_BLOCK);
+    const kgeo gs = make_geo(src), gd = make_geo(dst);
+    const unsigned nb = (unsigned)((2 * dst->Vh + SGL_BLOCK - 1) / SGL_BLOCK);
     S *d = (S *)dst->links;
     const double *s = (const double *)src->links;
-    sgl_with_recon<S>(dst->recon, [&](auto acc) { k_sg_links_copy<sgl_src, decltype(acc)><<<nb, SGL_BLOCK>>>(g, s, d); });
+    sgl_with_recon<S>(dst->recon,
+                      [&](auto acc) { k_sg_links_copy<sgl_src, decltype(acc)><<<nb, SGL_BLOCK>>>(gs, gd, shift, s, d); });
 }
 
-extern "C" void staggered_gpu_links_from_d(const struct gpu_field *dst, const struct gpu_field *src)
+extern "C" void staggered_gpu_links_from_d(const struct gpu_field *dst, const struct gpu_field *src, int shift)
 {
-    if (dst->prec == 'd') launch<double>(dst, src);
-    else launch<float>(dst, src);
+    if (dst->prec == 'd') launch<double>(dst, src, shift);
+    else launch<float>(dst, src, shift);
     gpu_check("staggered operator link refresh");
 }

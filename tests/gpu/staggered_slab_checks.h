@@ -25,6 +25,9 @@
  *         bounds (double 1e-13; single 1e-6, 8 reals 1e-5; half 1e-3);
  *         ssc_bits set (the emulation: no fused multiply-adds): double
  *         with 18 reals the CPU's bits exactly;
+ *         the same again with the operator made from other links and
+ *         given these through staggered_gpu_set_links_device from a
+ *         device field of the slab with its halo slices (the HMC's);
  *         the normal view's A and A^dag (double, 18 reals) against
  *         staggered_solver_op_normal's, 1e-13 (bits: exactly);
  *         solver_multishift_cg on the _normal view (the multi-shift CG of
@@ -55,6 +58,7 @@ extern "C" {
 #include "lattice/geometry.h"
 #include "dirac/staggered.h"
 #include "dirac/staggered_gpu.h"
+#include "gpu/field.h"
 #include "solvers/solvers.h"
 #ifdef __cplusplus
 }
@@ -112,12 +116,28 @@ static void ssc_random_half(const struct geometry *d, struct staggered_op *cpu, 
 
 static const char *ssc_recon(int r) { return r == GPU_RECON_FULL ? "18" : r == GPU_RECON_12 ? "12" : "8"; }
 
-static void ssc_operator(const struct geometry *d, struct staggered_op *cpu, const struct field *u, int recon)
+/* other NULL: the operator made from u (its links uploaded from the host);
+ * else made from the other links, then given u's through
+ * staggered_gpu_set_links_device from a device field of u's whole slab, halo
+ * slices included (hmc/gpu.c's layout: L[3] = lt + 2, first global site
+ * (t0 - 1) V3), so every check below is of the device link refresh */
+static void ssc_operator(const struct geometry *d, struct staggered_op *cpu, const struct field *u, int recon,
+                         const struct field *other)
 {
     char why[256];
-    struct staggered_gpu *g = staggered_gpu_create(cpu, u, recon, why, sizeof why);
+    struct staggered_gpu *g = staggered_gpu_create(cpu, other ? other : u, recon, why, sizeof why);
     CHECK(g != NULL, "staggered_gpu_create on the slab: %s", why);
     if (!g) return;
+    const char *via = other ? " (device links)" : "";
+    if (other) {
+        struct gpu_field dev;
+        gpu_field_create_recon(&dev, u, 'd', 0, GPU_RECON_FULL);
+        gpu_field_upload(&dev, u, NULL);
+        if (d) dev.site0 = (int64_t)(d->t0 - 1) * d->v3;
+        staggered_gpu_set_links_device(g, &dev);
+        gpu_sync("the device link refresh");
+        gpu_field_free(&dev);
+    }
     const int64_t vh = staggered_gpu_half_sites(g);
     const size_t n = staggered_half_reals(cpu);
     CHECK((size_t)vh * 6 == n, "slab vector of %lld sites, the CPU's half field has %zu reals", (long long)vh, n);
@@ -133,14 +153,14 @@ static void ssc_operator(const struct geometry *d, struct staggered_op *cpu, con
         staggered_mdagm_ee(cpu, ref, in);
         double nd;
         const double err = ssc_rel(out, ref, n, &nd);
-        CHECK(err < bound, "recon %s %s: K differs from the CPU's by %.3g (bound %g)", ssc_recon(recon), ssc_pname[p], err,
-              bound);
+        CHECK(err < bound, "recon %s %s%s: K differs from the CPU's by %.3g (bound %g)", ssc_recon(recon), ssc_pname[p], via,
+              err, bound);
         if (ssc_bits && p == SOLVER_DOUBLE && recon == GPU_RECON_FULL)
-            CHECK(nd == 0, "recon 18 double: %.0f reals not the CPU's bits", nd);
+            CHECK(nd == 0, "recon 18 double%s: %.0f reals not the CPU's bits", via, nd);
         ssc_record(d, out, n * sizeof(double));
         if (comm_is_root())
-            printf("R=%d recon %-2s %-6s: K %.2e vs the CPU (bound %g)%s\n", comm_size(), ssc_recon(recon), ssc_pname[p],
-                   err, bound, ssc_bits && p == SOLVER_DOUBLE && recon == GPU_RECON_FULL ? (nd == 0 ? ", the same bits" : ", NOT the same bits") : "");
+            printf("R=%d recon %-2s %-6s%s: K %.2e vs the CPU (bound %g)%s\n", comm_size(), ssc_recon(recon), ssc_pname[p],
+                   via, err, bound, ssc_bits && p == SOLVER_DOUBLE && recon == GPU_RECON_FULL ? (nd == 0 ? ", the same bits" : ", NOT the same bits") : "");
         sv_free(&vi);
         sv_free(&vo);
     }
@@ -256,7 +276,12 @@ static int ssc_main(int argc, char **argv, const char *name, const char *lattice
     struct staggered_op *cpu = staggered_create(&u, 1.0, why, sizeof why);
     if (!cpu) lat_die_all(1, name, "staggered_create: %s", why);
     const int recons[3] = {GPU_RECON_12, GPU_RECON_FULL, GPU_RECON_8};
-    for (int k = 0; k < 3; k++) ssc_operator(d, cpu, &u, recons[k]);
+    for (int k = 0; k < 3; k++) ssc_operator(d, cpu, &u, recons[k], NULL);
+    struct field other; /* the links the device refresh replaces */
+    geometry_field_alloc(&other, d, &glob, 3, 64);
+    field_set_random(&other, 13);
+    for (int k = 0; k < 3; k++) ssc_operator(d, cpu, &u, recons[k], &other);
+    field_free(&other);
     ssc_solves(d, cpu, &u);
     staggered_free(cpu);
     field_free(&u);
