@@ -273,6 +273,29 @@ static void transform(struct fa_gpu_state *st, int dir)
     }
 }
 
+/* one halo message of `bytes`, packed at the start of buf ([send |
+ * receive A | receive B], regions of `region` bytes), to the rank above
+ * (up) or below: device to device through peer (the receive regions
+ * alternating by *round, released right after the wait: the header says
+ * why that is safe), else staged through the host into region A; answers
+ * the received message's place in buf */
+static char *halo_message(struct fa_gpu_state *st, struct gpu_peer *peer, char *buf, size_t region, unsigned *round,
+                          size_t bytes, int up)
+{
+    if (peer) {
+        const size_t at = region * (1 + (*round & 1u));
+        gpu_peer_send(peer, 0, 0, at, bytes);
+        gpu_peer_wait(peer);
+        gpu_peer_release(peer);
+        ++*round;
+        return buf + at;
+    }
+    gpu_download(st->hsend, buf, bytes);
+    halo_swap(st, bytes, up);
+    gpu_upload(buf + region, st->hrecv, bytes);
+    return buf + region;
+}
+
 /* Landau on a slab: U_t of the last owned slice to the rank above (its
  * halo slice 0: the backward neighbours of its first slice) */
 static void refresh_tlinks(struct fa_gpu_state *st)
@@ -285,19 +308,7 @@ static void refresh_tlinks(struct fa_gpu_state *st)
     unsigned nb = nblocks((long long)st->V3 * f->ncomp, 256);
     fa_launch(dim3(nb), 256, k_tlinks, g, l, f->ncomp, f->vec, st->lt, m, 1);
     gpu_check("halo pack launch");
-    if (st->peer_up) {
-        const size_t at = st->hup_bytes * (1 + (st->upround & 1u)); /* receive region A or B */
-        gpu_peer_send(st->peer_up, 0, 0, at, bytes);
-        gpu_peer_wait(st->peer_up);
-        gpu_peer_release(st->peer_up); /* the round before's region (the header says why it is read) */
-        st->upround++;
-        m = (store_t *)((char *)st->hup + at);
-    } else {
-        gpu_download(st->hsend, m, bytes);
-        halo_swap(st, bytes, 1);
-        m = (store_t *)((char *)st->hup + st->hup_bytes);
-        gpu_upload(m, st->hrecv, bytes);
-    }
+    m = (store_t *)halo_message(st, st->peer_up, (char *)st->hup, st->hup_bytes, &st->upround, bytes, 1);
     fa_launch(dim3(nb), 256, k_tlinks, g, l, f->ncomp, f->vec, 0, m, 0);
     gpu_check("halo unpack launch");
 }
@@ -316,19 +327,7 @@ static void refresh_upper(struct fa_gpu_state *st, void *field, int ncomp, size_
     lat_real *msg = (lat_real *)st->hdown;
     fa_launch(dim3(nb), 256, k_slice, (lat_real *)field, msg, ncomp, n, stride, n, 1);
     gpu_check("halo pack launch");
-    if (st->peer_down) {
-        const size_t at = st->hdown_bytes * (1 + (st->downround & 1u)); /* receive region A or B */
-        gpu_peer_send(st->peer_down, 0, 0, at, bytes);
-        gpu_peer_wait(st->peer_down);
-        gpu_peer_release(st->peer_down); /* the round before's region (the header says why it is read) */
-        st->downround++;
-        msg = (lat_real *)((char *)st->hdown + at);
-    } else {
-        gpu_download(st->hsend, msg, bytes);
-        halo_swap(st, bytes, 0);
-        msg = (lat_real *)((char *)st->hdown + st->hdown_bytes);
-        gpu_upload(msg, st->hrecv, bytes);
-    }
+    msg = (lat_real *)halo_message(st, st->peer_down, (char *)st->hdown, st->hdown_bytes, &st->downround, bytes, 0);
     fa_launch(dim3(nb), 256, k_slice, (lat_real *)field, msg, ncomp, n, stride, (st->lt + 1) * n, 0);
     gpu_check("halo unpack launch");
 }
