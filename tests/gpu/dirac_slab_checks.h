@@ -50,6 +50,7 @@ extern "C" {
 #include "lattice/geometry.h"
 #include "dirac/dirac.h"
 #include "solvers/solvers.h"
+#include "slab_start.h"
 #ifdef __cplusplus
 }
 #endif
@@ -213,18 +214,10 @@ static void dsc_solves(const struct geometry *d, struct dirac_op *cpu, const str
 
 static int dsc_main(int argc, char **argv, const char *name, const char *lattice)
 {
-    comm_init(&argc, &argv);
     int L[4];
-    if (argc > 3 || sscanf(argc > 1 ? argv[1] : lattice, "%dx%dx%dx%d", &L[0], &L[1], &L[2], &L[3]) != 4)
-        lat_die(2, name, "usage: %s [LxxLyxLzxLt [OUT]]", name);
     struct lattice glob;
-    const char *lwhy;
-    if (lattice_init(&glob, L, &lwhy) != 0) lat_die(2, name, "%s", lwhy);
-    if (comm_is_root() && argc > 2 && !(dsc_out = fopen(argv[2], "wb"))) lat_die(1, name, "cannot write %s", argv[2]);
-    const struct geometry *d = geometry_for(&glob);
     struct field u;
-    geometry_field_alloc(&u, d, &glob, 3, 64);
-    field_set_random(&u, 11);
+    const struct geometry *d = slab_checks_start(&argc, &argv, name, lattice, L, &glob, &u, &dsc_out);
     struct dirac_params p;
     dirac_params_default(&p, 0.124, 1.769);
     p.phase[1][0] = cos(0.7);

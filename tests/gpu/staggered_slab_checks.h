@@ -66,6 +66,7 @@ extern "C" {
 #include "math/rng.h"
 #include "staggered_vecs.h"
 #include "unit.h"
+#include "slab_start.h"
 
 static FILE *ssc_out; /* rank 0, or NULL: no file */
 static int ssc_bits;  /* 1: the emulation, exact comparisons too */
@@ -260,18 +261,11 @@ static void ssc_solves(const struct geometry *d, struct staggered_op *cpu, const
 
 static int ssc_main(int argc, char **argv, const char *name, const char *lattice)
 {
-    comm_init(&argc, &argv);
     int L[4];
-    if (argc > 3 || sscanf(argc > 1 ? argv[1] : lattice, "%dx%dx%dx%d", &L[0], &L[1], &L[2], &L[3]) != 4)
-        lat_die(2, name, "usage: %s [LxxLyxLzxLt [OUT]]", name);
     struct lattice glob;
-    const char *lwhy;
-    if (lattice_init(&glob, L, &lwhy) != 0) lat_die(2, name, "%s", lwhy);
-    if (comm_is_root() && argc > 2 && !(ssc_out = fopen(argv[2], "wb"))) lat_die(1, name, "cannot write %s", argv[2]);
-    const struct geometry *d = geometry_for(&glob);
     struct field u;
-    geometry_field_alloc(&u, d, &glob, 3, 64);
-    field_set_random(&u, 11);
+    const struct geometry *d = slab_checks_start(&argc, &argv, name, lattice, L, &glob, &u, &ssc_out);
+    const char *lwhy;
     char why[256];
     struct staggered_op *cpu = staggered_create(&u, 1.0, why, sizeof why);
     if (!cpu) lat_die_all(1, name, "staggered_create: %s", why);
