@@ -17,6 +17,10 @@
  * operator's kernels (staggered-emulation.cpp's parts 'd' and 's'), the
  * gauge HMC's kernels (hmc-gauge-emulation.cpp's launchers) and the host
  * sides as the CUDA build compiles them.
+ * The script compiles this object with -DGPU_RED_BS=32 (reduction blocks
+ * of 32 threads instead of 256: an eighth of the fibers, the same
+ * per-timeslice slots; the time of an emulated reduction is in the fiber
+ * switches).
  * With -DHSS_EMU_NO_MAIN: only the vector kernels' layer (the emulated
  * lat-hmc --device gpu links it).
  * Usage: hmc-stag-slab-emulation OUT.  Prints the checks' lines and
