@@ -341,7 +341,7 @@ int main(int argc, char **argv)
         for (int mu = 0; mu < 4; mu++)
             if (L[mu] % 2) cli_usage_error("--lattice %s: staggered fermions need even extents (%d is odd)", lattice, L[mu]);
 
-    /* ---- the device: one process, a usable GPU (exit 1, nothing written) ---- */
+    /* ---- the device: a usable GPU per rank (exit 1, nothing written) ---- */
     if (on_gpu) {
         /* under mpirun one GPU per rank on the t-slabs: the GPU HMC and the
          * staggered operator need an even number of timeslices per rank */
