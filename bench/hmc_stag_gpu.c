@@ -150,9 +150,9 @@ int main(int argc, char **argv)
     gpu_memset(y, 0, vbytes);
     p.order = md.order;
     for (int i = 0; i < md.order; i++) p.a[i] = md.a[i], p.x[i] = x, p.y[i] = y;
-    stag_mono_gpu_force_d(&U, 1.0, &p, &F);
+    stag_mono_gpu_force_d(&U, U.L[3], 1.0, &p, &F);
     gpu_timer_start();
-    for (int r = 0; r < reps; r++) stag_mono_gpu_force_d(&U, 1.0, &p, &F);
+    for (int r = 0; r < reps; r++) stag_mono_gpu_force_d(&U, U.L[3], 1.0, &p, &F);
     const double tk = gpu_timer_stop() / reps;
     const double bytes = (double)lat.V * 4 * (96.0 * md.order + 432.0);
     printf("force kernel (%d poles): %.1f us per call, %.1f GB/s\n", md.order, 1e6 * tk, bytes / tk * 1e-9);

@@ -27,7 +27,7 @@
  * the force against a numerical derivative of action_gpu.
  * Prints "hmc-stag-emulation: N passed, M failed".
  * Built with -DHSC_EMU_KERNELS_ONLY it is only the emulated launchers
- * (staggered_gpu_links_from_d, stag_mono_gpu_{noise,lincomb,force}_d): the
+ * (staggered_gpu_links_from_d, stag_mono_gpu_{noise,lincomb,face_pack,force}_d): the
  * object other emulations link when they link the staggered monomial
  * (scripts/hmc-gpu-emulation; in a CUDA build tree the library's launchers
  * would need the CUDA runtime). */
@@ -90,9 +90,9 @@ extern "C" void staggered_gpu_links_from_d(const struct gpu_field *dst, const st
 extern "C" void stag_mono_gpu_noise_d(const struct gpu_field *u, double *out, int full, uint64_t seed, uint32_t copy,
                                       uint32_t trajectory)
 {
-    const kgeo g = make_geo(u);
-    const int n = (int)(full ? 2 * u->Vh : u->Vh);
-    cuda_on_host_grid(blocks(n, SMG_BLOCK), SMG_BLOCK, [&] { k_smg_noise(g, out, n, seed, copy, trajectory); });
+    const kgeo go = smg_vector_geo(make_geo(u));
+    const int n = full ? 2 * go.Vh : go.Vh;
+    cuda_on_host_grid(blocks(n, SMG_BLOCK), SMG_BLOCK, [&] { k_smg_noise(go, out, n, seed, copy, trajectory); });
 }
 
 extern "C" void stag_mono_gpu_lincomb_d(int64_t vh, double *out, double a0, const double *eta,
@@ -101,12 +101,18 @@ extern "C" void stag_mono_gpu_lincomb_d(int64_t vh, double *out, double a0, cons
     cuda_on_host_grid(blocks(vh, SMG_BLOCK), SMG_BLOCK, [&] { k_smg_lincomb((int)vh, out, a0, eta, *poles); });
 }
 
-extern "C" void stag_mono_gpu_force_d(const struct gpu_field *u, double coeff, const struct stag_mono_poles *poles,
+extern "C" void stag_mono_gpu_face_pack_d(const struct gpu_field *u, const struct stag_mono_poles *poles, double *face)
+{
+    const kgeo go = smg_vector_geo(make_geo(u));
+    cuda_on_host_grid(blocks(go.V3h, SMG_BLOCK), SMG_BLOCK, [&] { k_smg_face_pack(go, *poles, face); });
+}
+
+extern "C" void stag_mono_gpu_force_d(const struct gpu_field *u, int ltg, double coeff, const struct stag_mono_poles *poles,
                                       const struct gpu_field *out)
 {
-    const kgeo g = make_geo(u);
-    cuda_on_host_grid(blocks(2 * u->Vh, SMG_BLOCK), SMG_BLOCK, [&] {
-        k_smg_force<hmc_links>(g, (const double *)u->links, coeff, *poles, (double *)out->links);
+    const kgeo gl = make_geo(u), go = smg_vector_geo(gl);
+    cuda_on_host_grid(blocks(2 * go.Vh, SMG_BLOCK), SMG_BLOCK, [&] {
+        k_smg_force<hmc_links>(gl, go, ltg, (const double *)u->links, coeff, *poles, (double *)out->links);
     });
 }
 

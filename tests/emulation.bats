@@ -26,7 +26,8 @@
 # (scripts/hmc-gpu-emulation); the GPU HMC gauge kernels and trajectory
 # against the CPU HMC (scripts/hmc-gauge-emulation); the staggered
 # monomial's device callbacks against its host callbacks
-# (scripts/hmc-stag-emulation).
+# (scripts/hmc-stag-emulation), and on t-slabs with an emulated lat-hmc
+# --device gpu under mpirun (scripts/hmc-stag-slab-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -253,4 +254,23 @@
     done
     # the force against a numerical derivative of action_gpu (4^3x8)
     [ "$(echo "$output" | grep -c "^4x4x4x8 N_f = [24] .*: force vs numerical derivative of action_gpu")" -eq 2 ]
+}
+
+@test "staggered monomial's device path on t-slabs on the host, mpirun -np 1, 2, 4 (and 2 through the host): noise bit for bit, phi, S, force = CPU monomial on the slab, the same bytes for every R; emulated lat-hmc --nf 2 --device gpu on 1, 2, 4 ranks: the same file, = --device cpu; an odd slab refused" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-stag-slab-emulation compiles the device code with it"
+    command -v mpirun >/dev/null || skip "mpirun is missing: the slabs need MPI ranks"
+    grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
+    run "$BATS_TEST_DIRNAME/../scripts/hmc-stag-slab-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^hmc-stag-slab-emulation: [0-9]* passed, 0 failed$'
+    [ "$(echo "$output" | grep -c '^callbacks: R=1 and R=.* give the same bytes')" -eq 3 ]
+    for r in 1 2 4; do
+        echo "$output" | grep -q "^hmc-stag-slab-emulation R=$r: [0-9]* passed, 0 failed$"
+    done
+    [ "$(echo "$output" | grep -c '^noise on the slabs: even half bit-identical (0), all sites bit-identical (0)$')" -eq 4 ]
+    [ "$(echo "$output" | grep -c 'the same output file bytes: ok$')" -eq 3 ]
+    [ "$(echo "$output" | grep -c 'the same log (physics columns): ok$')" -eq 3 ]
+    echo "$output" | grep -q '^lat-hmc --device gpu (R=2) = --device cpu to dH 1e-9, links 1e-10: ok$'
+    echo "$output" | grep -q '^lat-hmc --device gpu, 4 ranks on 4^3x4 refused: .*even number.*: ok$'
 }

@@ -109,12 +109,12 @@ hmc_all_R() {
     [ ! -e o.lime ] && [ -z "$(ls -A | grep 'o\.lime\|h\.log')" ]
 }
 
-@test "lat-hmc --device gpu under mpirun: one line, exit 1, nothing written (the GPU solves run in one process)" {
+@test "lat-hmc --device gpu under mpirun with an odd number of timeslices per rank: one line, exit 1, nothing written" {
     cd "$BATS_TEST_TMPDIR"
-    run --separate-stderr mpi 2 "$BIN/lat-hmc" --device gpu --beta 5.6 --lattice 4 --nf 2 --mass 0.1 --log h.log -o h.lime
+    run --separate-stderr mpi 2 "$BIN/lat-hmc" --device gpu --beta 5.6 --lattice 4x4x4x2 --nf 2 --mass 0.1 --log h.log -o h.lime
     echo "$stderr"
     [ "$status" -eq 1 ]
     [ "$(printf '%s\n' "$stderr" | grep -c '^lat-hmc: ')" -eq 1 ]
-    printf '%s\n' "$stderr" | grep -q 'one process'
+    printf '%s\n' "$stderr" | grep -q 'even number of timeslices per rank (2 / 2 ranks = 1)'
     [ ! -e h.lime ] && [ ! -e h.log ]
 }

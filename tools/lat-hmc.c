@@ -37,22 +37,25 @@
  * number: output files, log lines and reports are the same bytes for any R
  * (and any thread count).  Rank 0 writes the log and the report.
  *
- * --device gpu (one process, SU(3)), two paths:
- *   - every monomial has device callbacks (hmc/monomial.h; today N_f = 0,
- *     the gauge action alone): the whole trajectory on one GPU
- *     (hmc_trajectory_gpu: momenta, refresh, energies, forces, link
- *     updates, the backup and restore of the links); the links are
+ * --device gpu (SU(3); one GPU, or under mpirun one GPU per rank on the
+ * t-slabs above with an even number of timeslices per rank), two paths:
+ *   - every monomial has device callbacks (hmc/monomial.h: the gauge
+ *     action and the staggered monomial, N_f >= 0): the whole trajectory
+ *     on the GPU (hmc_trajectory_gpu: momenta, refresh, energies, forces,
+ *     link updates, the backup and restore of the links); the links are
  *     uploaded once at the start and downloaded after every trajectory
  *     for what leaves it (plaquette and Polyakov loop of the log, the
- *     spectral-range check, the condensate, saved and final files);
- *   - otherwise (N_f > 0 until the staggered monomial sets its device
- *     callbacks; -v says which path): the staggered solves -- the
- *     pseudofermion heatbath, the actions, the MD multi-shift solves and
- *     the condensate's CG -- run on the GPU (hmc/staggered_gpu_solver.h:
- *     the links uploaded whenever they changed, b uploaded, the solutions
- *     downloaded); everything else (gauge force, momenta, link update, the
- *     fermion force from the solutions, the spectral range, the Metropolis
- *     step) on the CPU.
+ *     spectral-range check, the condensate through the GPU solver, saved
+ *     and final files).  On slabs the device fields are the slab fields of
+ *     hmc/gpu.h (halo slices refreshed device to device or through the
+ *     host, LAT_GPU_HALO=host), the staggered solves and sums use the
+ *     per-timeslice layout, the noise the global site: the output file and
+ *     the log's physics columns are the same bytes for every R (the
+ *     seconds and byte-count columns differ);
+ *   - otherwise (a monomial without device code; -v says which path):
+ *     the staggered solves on the GPU (hmc/staggered_gpu_solver.h: the
+ *     links uploaded whenever they changed, b uploaded, the solutions
+ *     downloaded); everything else on the CPU.
  * The same start and seed give dH and links within rounding of --device
  * cpu (the GPU's sums run in another order).
  *
@@ -282,7 +285,7 @@ int main(int argc, char **argv)
         {"output", 'o', CLI_STRING, &output, "FILE", "write the final configuration here (default standard output)", NULL, 0},
         {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds, and the split solver_seconds, transfer_seconds, force_seconds, update_seconds, measure_seconds, then condensate_error (the noise error of the condensate: s/sqrt(K), NaN with K < 2), and the trajectory's host-device copies: bytes_to_device, bytes_from_device, largest_copy (0 on the CPU)", NULL, 0},
         {"precision", 0, CLI_CHOICE, &precision, "P", "fermion solver precision (default double; nf 0: no solver)", "double|mixed", 0},
-        {"device", 0, CLI_CHOICE, &device, "DEV", "where the trajectory runs (default cpu; gpu: one GPU, one process: the whole trajectory when every monomial has device code (nf 0), else the staggered solves)", "cpu|gpu", 0},
+        {"device", 0, CLI_CHOICE, &device, "DEV", "where the trajectory runs (default cpu; gpu: the whole trajectory on one GPU, or on one GPU per MPI rank with an even number of timeslices per rank)", "cpu|gpu", 0},
         RUN_REPORT_OPTION(format),
         {0}};
     struct cli_info info = {"lat-hmc", "[OPTIONS]",
@@ -338,10 +341,13 @@ int main(int argc, char **argv)
         for (int mu = 0; mu < 4; mu++)
             if (L[mu] % 2) cli_usage_error("--lattice %s: staggered fermions need even extents (%d is odd)", lattice, L[mu]);
 
-    /* ---- the device: one process, a usable GPU (exit 1, nothing written) ---- */
+    /* ---- the device: a usable GPU per rank (exit 1, nothing written) ---- */
     if (on_gpu) {
-        if (comm_size() > 1)
-            lat_die_all(1, NULL, "--device gpu runs in one process (%d ranks here): use --device cpu under mpirun", comm_size());
+        /* under mpirun one GPU per rank on the t-slabs: the GPU HMC and the
+         * staggered operator need an even number of timeslices per rank */
+        if (comm_size() > 1 && lattice && L[3] % comm_size() == 0 && (L[3] / comm_size()) % 2)
+            lat_die_all(1, NULL, "--device gpu under mpirun needs an even number of timeslices per rank (%d / %d ranks = %d)",
+                        L[3], comm_size(), L[3] / comm_size());
         struct device_choice dc = device_opt_choose("gpu"); /* no usable GPU: one line, exit 1 */
         const struct device_caps caps = {nf > 0 ? "staggered solver" : "HMC", 1, 3, 3};
         device_opt_fits(&dc, &caps, 3);
@@ -370,6 +376,9 @@ int main(int argc, char **argv)
         comm_bcast(&first_traj, sizeof first_traj, 0); /* the counter of the random streams */
         if (first_traj < 0) first_traj = 0;
     }
+    if (on_gpu && r.x.dom && r.x.dom->lt % 2)
+        lat_die_all(1, start, "--device gpu under mpirun needs an even number of timeslices per rank (%d / %d ranks = %d)",
+                    lat.L[3], comm_size(), r.x.dom->lt);
     if (first_traj + ntraj >= (1LL << 32)) lat_die(2, NULL, "the trajectory counter would pass 2^32");
 
     /* ---- the fermions: spectral range, rationals, monomial ---- */

@@ -1,6 +1,8 @@
 /* dirac/gpu_faces.h -- private, host code of CUDA builds: the two faces of
  * a t-slab sweep of the GPU Wilson-clover and staggered operators (gpu.c,
- * staggered_gpu.c), one copy of their exchange.
+ * staggered_gpu.c), one copy of their exchange; also the staggered
+ * monomial's force face (hmc/staggered_monomial_gpu.c: only the fwd slot
+ * carries data there).
  *
  *   gpu_faces_open(f, d, face_bytes, what)  collective: device slots of
  *       face_bytes (the largest face, double), host staging, the peer copies

@@ -2,7 +2,9 @@
  * side; the host adds the blocks' partials in block order).
  *
  * Exported (templates, __device__):
- *   GPU_RED_BS           threads per block of every reduction kernel (256)
+ *   GPU_RED_BS           threads per block of every reduction kernel (256;
+ *       a host emulation may define it smaller first, for its own objects
+ *       only: fewer fibers per block, the same arithmetic per tree level)
  *   red_block_sum<K>(sh, v, out)  out[k] = sum over the block's threads of
  *       v[k], as a fixed tree in shared memory (sh: K x GPU_RED_BS doubles):
  *       step w = BS/2, BS/4, .., 1: a[t] += a[t + w].  Thread 0 writes out.
@@ -14,7 +16,9 @@
 #ifndef LAT_GPU_REDUCE_CUH
 #define LAT_GPU_REDUCE_CUH
 
+#ifndef GPU_RED_BS
 #define GPU_RED_BS 256
+#endif
 
 /* the two operations of the trees */
 struct red_add { __device__ __forceinline__ double operator()(double a, double b) const { return a + b; } };

@@ -29,7 +29,8 @@
  *       monomials' iterations(), 0 without) and timings.
  *
  * The same scheme on one GPU (hmc/gpu.h's device fields: links U, momenta
- * P; one process, SU(3)): the kicks call each monomial's force_gpu into P,
+ * P; SU(3); one process, or one GPU per rank on t-slabs, every call then
+ * collective): the kicks call each monomial's force_gpu into P,
  * the drifts hmc_gpu_link_update, the energies hmc_gpu_kinetic_energy and
  * action_gpu; steps, kicks and drifts are the host's code (one copy, a
  * device flag), so both paths make the same sequence of calls.

@@ -1,6 +1,7 @@
-/* hmc/staggered_gpu_solver.c -- the staggered solves on one GPU
- * (hmc/staggered_gpu_solver.h): upload, solver_multishift_cg / solver_cg
- * on the GPU operator's views with the GPU vector kernels, download.  Plain
+/* hmc/staggered_gpu_solver.c -- the staggered solves on one GPU, or one
+ * GPU per rank on t-slabs (hmc/staggered_gpu_solver.h): upload,
+ * solver_multishift_cg / solver_cg on the GPU operator's views with the GPU
+ * vector kernels (staggered_reduce_layout's per-timeslice sums), download.  Plain
  * C; without CUDA only create exists (it answers NULL). */
 #include "hmc/staggered_gpu_solver.h"
 #include "base/log.h"
@@ -73,8 +74,9 @@ double staggered_gpu_solver_take_transfer_seconds(struct staggered_gpu_solver *s
 struct staggered_gpu_solver {
     struct staggered_op *cpu; /* the mass and lattice the GPU operator is made from */
     struct staggered_gpu *g;
-    struct solver_blas *blas;
-    int64_t vh;               /* V/2 */
+    struct solver_blas *blas;      /* [even | odd] vectors (the multi-shift's normal view) */
+    struct solver_blas *blas_half; /* even half fields (CG on K) */
+    int64_t vh;               /* V/2 (a slab: of the owned sites) */
     size_t full_bytes;        /* a device vector of V sites ([even | odd]) */
     double *b;                /* device: [b_e | 0]; the odd half stays zero */
     double *x[RATIONAL_MAX_ORDER];
@@ -95,10 +97,6 @@ struct staggered_gpu_solver *staggered_gpu_solver_create(const struct field *u, 
         snprintf(why, len, "the GPU staggered solver is SU(3) only, not SU(%d)", u->nc);
         return NULL;
     }
-    if (u->dom) {
-        snprintf(why, len, "the GPU staggered solver runs in one process (the links here are an MPI slab)");
-        return NULL;
-    }
     struct staggered_op *cpu = staggered_create(u, mass, why, len);
     if (!cpu) return NULL;
     struct staggered_gpu *g = staggered_gpu_create(cpu, u, 0, why, len);
@@ -106,9 +104,16 @@ struct staggered_gpu_solver *staggered_gpu_solver_create(const struct field *u, 
         staggered_free(cpu);
         return NULL;
     }
-    struct solver_blas *blas = solver_blas_gpu_open();
-    if (!blas) {
+    /* one reduction slot per global timeslice (the CPU's layouts): the same
+     * bits for every R, one process included */
+    struct solver_reduce_layout normal, half;
+    staggered_reduce_layout(cpu, 1, &normal);
+    staggered_reduce_layout(cpu, 0, &half);
+    struct solver_blas *blas = solver_blas_gpu_open_layout(&normal), *blas_half = solver_blas_gpu_open_layout(&half);
+    if (!blas || !blas_half) {
         snprintf(why, len, "the solvers' GPU vector kernels are not usable here");
+        if (blas) solver_blas_gpu_close(blas);
+        if (blas_half) solver_blas_gpu_close(blas_half);
         staggered_gpu_free(g);
         staggered_free(cpu);
         return NULL;
@@ -117,6 +122,7 @@ struct staggered_gpu_solver *staggered_gpu_solver_create(const struct field *u, 
     s->cpu = cpu;
     s->g = g;
     s->blas = blas;
+    s->blas_half = blas_half;
     s->vh = staggered_gpu_half_sites(g);
     s->full_bytes = gpu_spinor_storage(2 * s->vh, SITE_REALS) * sizeof(double);
     s->b = (double *)gpu_alloc(s->full_bytes, "the staggered solver's right-hand side");
@@ -130,6 +136,7 @@ void staggered_gpu_solver_free(struct staggered_gpu_solver *s)
     for (int i = 0; i < s->nx; i++) gpu_free(s->x[i]);
     gpu_free(s->b);
     solver_blas_gpu_close(s->blas);
+    solver_blas_gpu_close(s->blas_half);
     staggered_gpu_free(s->g);
     staggered_free(s->cpu);
     free(s);
@@ -203,7 +210,7 @@ enum solver_status staggered_gpu_solver_cg(struct staggered_gpu_solver *s, const
     upload_even(s, s->x[0], x);
     struct solver_op so;
     staggered_gpu_solver_op_ee(&so, s->g);
-    enum solver_status st = solver_cg(&so, s->blas, s->b, s->x[0], par, res);
+    enum solver_status st = solver_cg(&so, s->blas_half, s->b, s->x[0], par, res);
     download_even(s, x, s->x[0]);
     return st;
 }

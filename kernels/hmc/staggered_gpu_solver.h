@@ -1,5 +1,6 @@
 /* hmc/staggered_gpu_solver.h -- the staggered monomial's and the
- * condensate's solves on one GPU (lat-hmc --device gpu; issue 16's GPU path,
+ * condensate's solves on one GPU, or under mpirun on one GPU per rank with
+ * the links' t-slabs (lat-hmc --device gpu; issue 16's GPU path,
  * issue 21): host even half fields in, host even half fields out, the
  * Krylov solvers of solvers/solvers.h run in between on the GPU staggered
  * operator (dirac/staggered_gpu.h) with the GPU vector kernels
@@ -17,9 +18,16 @@
  * call it whenever the links changed.
  *
  *   staggered_gpu_solver_create(u, mass, why, len)  for the double SU(3)
- *       links u of the whole lattice (one process) and the mass; NULL with a
- *       one-line reason in why[len] (no CUDA, no usable GPU, not SU(3), a
- *       slab, ...).  The links are uploaded.
+ *       links u of the whole lattice (one process) or of this rank's t-slab
+ *       (u->dom; collective, and so is every solve: the operator exchanges
+ *       its faces, the sums go over the ranks) and the mass; NULL with a
+ *       one-line reason in why[len] (no CUDA, no usable GPU, not SU(3), an
+ *       odd number of timeslices per rank, ...).  The links are uploaded.
+ *       Vectors on a slab: the owned even half fields (dirac/staggered.h's
+ *       slab order), host or device.  Dot products and norms: the GPU
+ *       vector kernels opened with staggered_reduce_layout (normal: the
+ *       multi-shift's [even | odd]; half: CG), one slot per global
+ *       timeslice, so every R (one process included) gives the same bits.
  *   staggered_gpu_solver_free(s)
  *   staggered_gpu_solver_mass(s)
  *   staggered_gpu_solver_set_links(s, u)  new links of the same lattice
@@ -35,7 +43,7 @@
  *       zero odd half, x[i] overwritten; nothing moves to the host (the
  *       HMC's device path, hmc/staggered_monomial_gpu.c)
  *   staggered_gpu_solver_operator(s), _blas(s)   the GPU operator and the
- *       solvers' GPU vector kernels s works with (the device path applies
+ *       solvers' GPU vector kernels of the normal view's vectors s works with (the device path applies
  *       the hops and takes its dot products with them)
  *   staggered_gpu_solver_take_transfer_seconds(s)  seconds spent moving
  *       links and vectors between host and device (wall clock, included in

@@ -9,6 +9,7 @@
 #include "dirac/staggered.h"
 #include "solvers/solvers.h"
 #include "lattice/field.h"
+#include "lattice/geometry.h"
 #include "math/algebra.h"
 #include "math/rng.h"
 #include "base/log.h"
@@ -313,8 +314,8 @@ int staggered_monomial_create(struct hmc_monomial *m, const struct staggered_mon
     }
     if (p->md && check_rational(p->md, -p->nf, pd, "md", why, len)) return -1;
     if (p->metropolis && check_rational(p->metropolis, -p->nf, pd, "metropolis", why, len)) return -1;
-    if (p->gpu && (u_shape->dom || staggered_gpu_solver_mass(p->gpu) != p->mass))
-        return bad(why, len, "the GPU solver backend runs in one process and must have the monomial's mass");
+    if (p->gpu && staggered_gpu_solver_mass(p->gpu) != p->mass)
+        return bad(why, len, "the GPU solver backend must have the monomial's mass");
     struct staggered_op *op = staggered_create(u_shape, p->mass, why, len);
     if (!op) return -1;
     struct stag_mono *c = (struct stag_mono *)calloc(1, sizeof *c);
@@ -324,6 +325,8 @@ int staggered_monomial_create(struct hmc_monomial *m, const struct staggered_mon
     struct solver_blas *blas = solver_blas_cpu_open(&normal), *blas_half = solver_blas_cpu_open(&half);
     if (!c || !blas || !blas_half) lat_die(1, WHO, "out of memory");
     c->p = *p;
+    c->dom = u_shape->dom;
+    c->ltg = u_shape->dom ? u_shape->dom->global.L[3] : u_shape->lat.L[3];
     c->blas_half = blas_half;
     c->exact = exact;
     c->op = op;

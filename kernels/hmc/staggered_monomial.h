@@ -91,7 +91,7 @@ struct staggered_monomial_params {
     int max_iter; int timescale;
     /* NULL: the solves run on the CPU.  Otherwise the solver backend of
      * lat-hmc --device gpu (hmc/staggered_gpu_solver.h, the caller's, made
-     * for the same mass; one process): every solve (heatbath, action, MD)
+     * for the same mass, on the same lattice or slab): every solve (heatbath, action, MD)
      * runs there, the links uploaded before a solve whenever they changed;
      * the host callbacks' formulas stay on the CPU, the device callbacks
      * (refresh_gpu, action_gpu, force_gpu) keep everything on the GPU */

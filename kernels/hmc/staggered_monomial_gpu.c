@@ -10,6 +10,23 @@
  * products (the GPU blas' deterministic cdot) and the force kernel on the
  * device: nothing but the action's value leaves the GPU.
  *
+ * On MPI t-slabs (the HMC's slab field, hmc/gpu.h; one GPU per rank): the
+ * operator and the solves run on the slab (staggered_gpu_solver.h), the
+ * vectors are the owned half fields, the noise is keyed by the global site
+ * (the CPU's streams), the heatbath sum and the hops work on the owned
+ * sites, the dot products go through the solver's per-timeslice layout
+ * (the same bits for every R), and the force runs on the owned links.
+ * Faces: only the force needs one of its own.  The t-term of a link on the
+ * last owned slice reads X_i (y odd) or Y_i (y even) at y + t, the first
+ * slice of the next rank; so before the force kernel every rank packs the
+ * X_i (even sites) and Y_i (odd sites) of its first slice for all poles
+ * (k_smg_face_pack) and sends them to the previous rank through
+ * dirac/gpu_faces.h (device to device over gpu/peer.h, or through the host
+ * with LAT_GPU_HALO=host; the backward slot of that exchange carries
+ * nothing used).  The backward neighbours are not needed: each link's
+ * force reads y and y + mu only.  The hops (Y_i = D_oe X_i, the exact
+ * mode's D_eo chi_o) exchange their own faces inside the operator.
+ *
  * Device state (made at the first call, freed by stag_mono_gpu_free): per
  * pseudofermion phi_k, a normal-view vector [phi_e | 0] (the odd half
  * stays zero, so it is the multi-shift right-hand side as it is); one noise
@@ -50,6 +67,7 @@ const double *stag_mono_gpu_phi(const struct stag_mono *c, int k)
 #else
 
 #include "dirac/staggered_gpu.h"
+#include "dirac/gpu_faces.h"
 #include "gpu/field.h"
 #include "gpu/spinor.h"
 
@@ -63,7 +81,11 @@ struct stag_mono_dev {
     double *noise;   /* eta_e (rational) or chi (exact) */
     double *x[RATIONAL_MAX_ORDER], *y[RATIONAL_MAX_ORDER];
     int npoles;      /* X_i, Y_i allocated */
+    struct gpu_faces *faces; /* a slab: the force's forward face (md poles x [X | Y] x V3h sites) */
+    int64_t v3h;     /* sites per parity and timeslice */
 };
+
+enum { FORCE_FACE_TAG = 170 }; /* the staged path's MPI tags 170, 171 */
 
 static double *vector(const struct stag_mono_dev *d, const char *what)
 {
@@ -88,6 +110,12 @@ static struct stag_mono_dev *prepare(struct stag_mono *c, const struct gpu_field
         for (; d->npoles < most; d->npoles++) {
             d->x[d->npoles] = vector(d, "the staggered multi-shift solutions");
             d->y[d->npoles] = vector(d, "the staggered force's hopped solutions");
+        }
+        if (c->dom) { /* collective: every rank makes its monomial's first device call together */
+            d->v3h = c->dom->v3 / 2;
+            d->faces = (struct gpu_faces *)lat_calloc(1, sizeof *d->faces);
+            gpu_faces_open(d->faces, c->dom, (size_t)(c->md.order > 0 ? c->md.order : 1) * 2 * (size_t)d->v3h * SITE_REALS * sizeof(double),
+                           "the staggered force's faces");
         }
         c->dev = d;
     }
@@ -119,10 +147,13 @@ static double dot(struct stag_mono *c, const double *a, const double *b)
     return blas->cdot(blas->ctx, &va, &vb).re;
 }
 
+static void no_interior(void *arg) { (void)arg; } /* the force launches after the exchange */
+
 static struct stag_mono_poles poles_of(const struct stag_mono_dev *d, const struct rational *r)
 {
     struct stag_mono_poles p;
     p.order = r->order;
+    p.face = NULL;
     for (int i = 0; i < r->order; i++) {
         p.a[i] = r->a[i];
         p.x[i] = d->x[i];
@@ -176,8 +207,16 @@ void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, str
     for (int k = 0; k < c->p.npf; k++) {
         solve(c, r, c->p.tol_md, c->p.mixed, d->phi[k], "molecular-dynamics");
         for (int i = 0; i < r->order; i++) staggered_gpu_hop_d(g, 1, 1.0, d->y[i], d->vh, d->x[i], 0, 0, NULL, 0);
-        const struct stag_mono_poles p = poles_of(d, r);
-        stag_mono_gpu_force_d(u, coeff, &p, out);
+        struct stag_mono_poles p = poles_of(d, r);
+        if (d->faces) {
+            /* the next rank's first slice (X_i even, Y_i odd): the t-term of the last owned slice */
+            const size_t fb = (size_t)r->order * 2 * (size_t)d->v3h * SITE_REALS * sizeof(double);
+            const void *fwd, *bwd;
+            stag_mono_gpu_face_pack_d(u, &p, (double *)d->faces->dev);
+            gpu_faces_exchange(d->faces, fb, FORCE_FACE_TAG, no_interior, NULL, &fwd, &bwd);
+            p.face = (const double *)fwd;
+        }
+        stag_mono_gpu_force_d(u, c->ltg, coeff, &p, out);
     }
 }
 
@@ -197,6 +236,8 @@ void stag_mono_gpu_free(struct stag_mono *c)
         gpu_free(d->x[i]);
         gpu_free(d->y[i]);
     }
+    if (d->faces) gpu_faces_close(d->faces); /* collective */
+    free(d->faces);
     free(d);
     c->dev = NULL;
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 struct gpu_field;
+struct geometry;
 
 struct stag_mono_dev; /* staggered_monomial_gpu.c */
 
@@ -39,6 +40,8 @@ struct stag_mono {
     int gpu_links_stale;         /* with p.gpu: the links changed since the last upload */
     double solve_md, solve_other; /* seconds (staggered_monomial_take_solve_seconds) */
     struct stag_mono_dev *dev;   /* the device path's fields (NULL until its first call) */
+    const struct geometry *dom;  /* the links' t-slab (NULL: one process) */
+    int ltg;                     /* global timeslices */
 };
 
 double stag_mono_now(void);
@@ -57,19 +60,28 @@ const double *stag_mono_gpu_phi(const struct stag_mono *c, int k);
  * computes): vectors in gpu/spinor.h's layout, 6 doubles a site; u the
  * HMC's links (hmc/gpu.h) giving the lattice.
  *   noise_d: out = the RNG_PSEUDOFERMION noise of the even half (full 0:
- *            V/2 sites) or of [even | odd] (full 1: V sites)
+ *            V/2 sites) or of [even | odd] (full 1: V sites), V the owned
+ *            sites of u (its slab's owned slices), keyed by the global site
  *   lincomb_d: out_e = a0 eta_e + sum_i a_i x_i (even sites)
- *   force_d: out += coeff G, G the force of the poles' X_i, Y_i */
+ *   face_pack_d: face = the first owned slice's X_i (even sites) and Y_i
+ *            (odd sites) of every pole, the forward face the previous
+ *            rank's force reads (order 2 x V3h sites x 6 doubles, plain)
+ *   force_d: out += coeff G, G the force of the poles' X_i, Y_i on the
+ *            owned links; ltg the global number of timeslices (the
+ *            antiperiodic sign); poles->face the next rank's face (a slab)
+ *            or NULL (one process: periodic in t) */
 struct stag_mono_poles {
     int order;
     double a[RATIONAL_MAX_ORDER];
     const double *x[RATIONAL_MAX_ORDER]; /* X_i: even sites 0..V/2-1 */
     const double *y[RATIONAL_MAX_ORDER]; /* Y_i = D_oe X_i: odd half index h at V/2 + h */
+    const double *face;                  /* force_d on a slab: the next rank's face_pack_d; else NULL */
 };
 void stag_mono_gpu_noise_d(const struct gpu_field *u, double *out, int full, uint64_t seed, uint32_t copy,
                            uint32_t trajectory);
 void stag_mono_gpu_lincomb_d(int64_t vh, double *out, double a0, const double *eta, const struct stag_mono_poles *poles);
-void stag_mono_gpu_force_d(const struct gpu_field *u, double coeff, const struct stag_mono_poles *poles,
+void stag_mono_gpu_face_pack_d(const struct gpu_field *u, const struct stag_mono_poles *poles, double *face);
+void stag_mono_gpu_force_d(const struct gpu_field *u, int ltg, double coeff, const struct stag_mono_poles *poles,
                            const struct gpu_field *out);
 
 #endif
