@@ -111,8 +111,8 @@ static void emu_layout(size_t ns, size_t sr, size_t chunk_sites, size_t first, s
     }
     const int has_pad = ns % GPU_SPINOR_LANES != 0;
     CHECK(nan_same && pad_nan == has_pad, "%sa = NaN: fused y = unfused y bits %d, padding NaN %d", tag, nan_same, pad_nan);
-    printf("%s%zu sites x %zu reals: a = NaN, fused y = unfused y bits (padding sites %s) %s\n", tag, ns, sr,
-           has_pad ? "NaN in both" : "none", nan_same ? "yes" : "NO");
+    printf("%s%zu sites x %zu reals: a = NaN (unfused padding sites NaN: %s), fused y = unfused y bits: %s\n", tag, ns, sr,
+           pad_nan ? "yes" : "no", nan_same ? "yes" : "NO");
     printf("%s%zu sites x %zu reals: axpy_norm2 and axpy_cdot one launch each (one precision), %s\n", tag, ns, sr,
            launches_ok ? "yes" : "NO");
     free(h);
