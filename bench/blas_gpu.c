@@ -19,7 +19,10 @@
  * 6 reals a site, on 12^3x4/2, 16^3x8/2 and 32^3x8/2 sites; sloppy double
  * and single): the unfused calls (2 x 12 + 4 launches) against the fused
  * kernels (4 launches), microseconds per iteration, both with the two
- * host waits of the reductions.  --tsv FILE: the rows as TSV.  Exits 0
+ * host waits of the reductions; each with the grid's reductions ("grid")
+ * and on a table with a reduction layout of one chunk per timeslice
+ * ("per-t": the staggered HMC's GPU solver's, whose axpy_norm2 and
+ * axpy_cdot run on the chunk grid).  --tsv FILE: the rows as TSV.  Exits 0
  * with a note when built without CUDA or no GPU is present. */
 #include "gpu/gpu.h"
 #include <stdio.h>
@@ -116,13 +119,16 @@ static double ms_timed(void *arg, int n)
 }
 
 /* the multi-shift table: 12^3x4/2, 16^3x8/2, 32^3x8/2 sites of 6 reals,
- * sloppy double and single, unfused and fused: microseconds per iteration */
+ * sloppy double and single, unfused and fused, with the grid's reductions
+ * (b) and with a reduction layout of one chunk per timeslice (a table
+ * opened per lattice: staggered_reduce_layout's for a half field, as the
+ * staggered HMC's GPU solver has it): microseconds per iteration */
 static void multishift_table(const struct solver_blas *b, double seconds, FILE *tsv)
 {
     static const int dims[3][2] = {{12, 4}, {16, 8}, {32, 8}};
     printf("\none multi-shift CG iteration's vector work, %d shifts, staggered (6 reals a site), x_i in double:\n", MS_SHIFTS);
-    printf("%-9s %7s %-6s %12s %12s %8s\n", "lattice", "sites", "sloppy", "unfused us", "fused us", "speedup");
-    if (tsv) fprintf(tsv, "\nlattice\tsites\tsloppy\tunfused_us_per_iter\tfused_us_per_iter\n");
+    printf("%-9s %7s %-6s %-8s %12s %12s %8s\n", "lattice", "sites", "sloppy", "sums", "unfused us", "fused us", "speedup");
+    if (tsv) fprintf(tsv, "\nlattice\tsites\tsloppy\tsums\tunfused_us_per_iter\tfused_us_per_iter\n");
     for (int d = 0; d < 3; d++) {
         int64_t L = dims[d][0], T = dims[d][1], ns = L * L * L * T / 2;
         size_t n = (size_t)ns * 6;
@@ -136,9 +142,15 @@ static void multishift_table(const struct solver_blas *b, double seconds, FILE *
             return;
         }
         gpu_spinor_upload(src->data, h, ns, 6);
-        for (int p = 0; p < 2; p++) {
+        const struct solver_reduce_layout lay = {(size_t)(L * L * L / 2) * 6, 0, (size_t)T, 1}; /* one chunk a timeslice */
+        struct solver_blas *bt = solver_blas_gpu_open_layout(&lay);
+        for (int pl = 0; pl < 4; pl++) {
+            const int p = pl / 2;
+            const struct solver_blas *b_run = pl % 2 ? bt : b;
+            const char *sums = pl % 2 ? "per-t" : "grid";
+            if (!b_run) continue;
             enum solver_prec sp = p ? SOLVER_SINGLE : SOLVER_DOUBLE;
-            struct ms_job j = {b, NULL, NULL, {NULL}, {NULL}, 0, 0};
+            struct ms_job j = {b_run, NULL, NULL, {NULL}, {NULL}, 0, 0};
             int ok = 1;
             j.r = b->alloc(b->ctx, n, 6, sp);
             j.q = b->alloc(b->ctx, n, 6, sp);
@@ -154,10 +166,11 @@ static void multishift_table(const struct solver_blas *b, double seconds, FILE *
                 b->copy(b->ctx, j.q, src);
                 for (int i = 0; i < MS_SHIFTS; i++) b->copy(b->ctx, j.p[i], src);
                 for (j.fused = 0; j.fused < 2; j.fused++) t[j.fused] = bench_median5(ms_timed, &j, 3, 10, seconds / 20, 10);
-                printf("%2dx%-6d %7lld %-6s %12.1f %12.1f %7.2fx\n", (int)L, (int)T, (long long)ns, p ? "single" : "double",
-                       t[0] * 1e6, t[1] * 1e6, t[0] / t[1]);
-                if (tsv) fprintf(tsv, "%dx%d\t%lld\t%s\t%.2f\t%.2f\n", (int)L, (int)T, (long long)ns, p ? "single" : "double",
-                                 t[0] * 1e6, t[1] * 1e6);
+                printf("%2dx%-6d %7lld %-6s %-8s %12.1f %12.1f %7.2fx\n", (int)L, (int)T, (long long)ns,
+                       p ? "single" : "double", sums, t[0] * 1e6, t[1] * 1e6, t[0] / t[1]);
+                if (tsv)
+                    fprintf(tsv, "%dx%d\t%lld\t%s\t%s\t%.2f\t%.2f\n", (int)L, (int)T, (long long)ns, p ? "single" : "double",
+                            sums, t[0] * 1e6, t[1] * 1e6);
             } else
                 printf("blas_gpu: %dx%d: out of device memory\n", (int)L, (int)T);
             if (j.sink == 12345.678) printf("(sink)\n");
@@ -165,6 +178,8 @@ static void multishift_table(const struct solver_blas *b, double seconds, FILE *
             b->free(b->ctx, j.q);
             for (int i = 0; i < MS_SHIFTS; i++) b->free(b->ctx, j.p[i]), b->free(b->ctx, j.x[i]);
         }
+        if (bt) solver_blas_gpu_close(bt);
+        else printf("blas_gpu: %dx%d: solver_blas_gpu_open_layout returned NULL\n", (int)L, (int)T);
         b->free(b->ctx, src);
         free(h);
         fflush(stdout);

@@ -28,6 +28,13 @@
  *     tests/gpu/blas_fused_checks.h) in every pair of precisions: the bits
  *     of the unfused GPU sequence (vectors and reductions), the CPU's bits
  *     for the vectors; 5 vectors on 77 x 24, BL_MULTI_MAX + 3 on 45 x 6;
+ *   - the same fused checks on tables with a reduction layout (the GPU's
+ *     and the CPU's on one layout; chunk sizes of 5 .. 2600 sites, one to
+ *     three pieces a chunk, a rank's run of chunks among the global slots,
+ *     parts = 2): the fused layout path against the unfused layout path,
+ *     bit for bit, and one launch per fused call; a = NaN, which makes
+ *     the unfused axpy write NaN into the padding sites no chunk holds,
+ *     gives the unfused y's bits too (the fused kernel's tail);
  *   - determinism (trivial here: it is the real GPU's check).
  * Prints one line per case and "blas-emulation: N passed, M failed". */
 #include <cstdio>
@@ -50,6 +57,69 @@ static unsigned long long emu_launches;
 #define BLAS_EMU_MARGIN 3
 #endif
 
+/* the fused kernels on tables with a reduction layout (the GPU's and the
+ * CPU's on the same one: chunks of chunk_sites sites, this "rank" holding
+ * chunks first .. of total per part, parts parts): bf_fused's checks (GPU
+ * fused = GPU unfused bits, vectors with padding and half norms, and sums;
+ * vectors the CPU's bits, sums within 1e-12 of the CPU layout's), and one
+ * launch per fused axpy reduction of one precision (two when x and y
+ * differ: the unfused calls) */
+static void emu_layout(size_t ns, size_t sr, size_t chunk_sites, size_t first, size_t total, size_t parts, int nvec)
+{
+    struct solver_reduce_layout l = {chunk_sites * sr, first, total, parts};
+    struct solver_blas *gpu = blas_gpu_make(&l), *cpu = solver_blas_cpu_open(&l);
+    if (!gpu || !cpu) lat_die(1, "blas-emulation", "out of memory");
+    char tag[160];
+    snprintf(tag, sizeof tag, "layout of %zu-site chunks (%d pieces), first %zu of %zu, %zu parts: ", chunk_sites,
+             bl_chunk_pieces((int64_t)chunk_sites), first, total, parts);
+    bf_tag = tag;
+    bf_fused(gpu, cpu, ns, sr, nvec);
+    bf_tag = "";
+    double *h = (double *)calloc(ns * sr, sizeof(double));
+    bc_random(h, ns, sr);
+    int launches_ok = 1;
+    for (int p = 0; p < 3; p++)
+        for (int q = 0; q < 3; q++) {
+            struct solver_vec *x = bc_vec(gpu, 1, h, ns, sr, (enum solver_prec)p), *y = bc_vec(gpu, 1, h, ns, sr, (enum solver_prec)q);
+            unsigned long long l0 = emu_launches;
+            gpu->axpy_norm2(gpu->ctx, 0.5, x, y);
+            unsigned long long l1 = emu_launches;
+            gpu->axpy_cdot(gpu->ctx, -0.25, x, y);
+            unsigned long long want = p == q ? 1 : 2;
+            launches_ok &= l1 - l0 == want && emu_launches - l1 == want;
+            gpu->free(gpu->ctx, x);
+            gpu->free(gpu->ctx, y);
+        }
+    CHECK(launches_ok, "%sa fused axpy reduction is not one launch (two for mixed precisions)", tag);
+    /* a = NaN (a breakdown's alpha): the unfused axpy turns the padding
+     * sites past the chunks into NaN (NaN * 0); the fused one must write
+     * them too (its tail), bit for bit */
+    int nan_same = 1, pad_nan = 0;
+    for (int p = 0; p < 3; p++) {
+        struct solver_vec *x = bc_vec(gpu, 1, h, ns, sr, (enum solver_prec)p), *yf = bc_vec(gpu, 1, h, ns, sr, (enum solver_prec)p);
+        struct solver_vec *yu = bc_vec(gpu, 1, h, ns, sr, (enum solver_prec)p);
+        gpu->axpy_norm2(gpu->ctx, NAN, x, yf);
+        gpu->axpy(gpu->ctx, NAN, x, yu);
+        nan_same &= bf_bits_equal(1, yf, yu);
+        if (p == SOLVER_DOUBLE) {
+            const size_t stored = gpu_spinor_storage((int64_t)ns, (int)sr);
+            pad_nan = isnan(((const double *)yu->data)[stored - 1]); /* the last padding site's last real */
+        }
+        gpu->free(gpu->ctx, x);
+        gpu->free(gpu->ctx, yf);
+        gpu->free(gpu->ctx, yu);
+    }
+    const int has_pad = ns % GPU_SPINOR_LANES != 0;
+    CHECK(nan_same && pad_nan == has_pad, "%sa = NaN: fused y = unfused y bits %d, padding NaN %d", tag, nan_same, pad_nan);
+    printf("%s%zu sites x %zu reals: a = NaN (unfused padding sites NaN: %s), fused y = unfused y bits: %s\n", tag, ns, sr,
+           pad_nan ? "yes" : "no", nan_same ? "yes" : "NO");
+    printf("%s%zu sites x %zu reals: axpy_norm2 and axpy_cdot one launch each (one precision), %s\n", tag, ns, sr,
+           launches_ok ? "yes" : "NO");
+    free(h);
+    blas_gpu_destroy(gpu);
+    solver_blas_cpu_close(cpu);
+}
+
 int main(int argc, char **argv)
 {
     bc_verbose = argc > 1 && !strcmp(argv[1], "-v");
@@ -62,6 +132,16 @@ int main(int argc, char **argv)
     int w1 = bc_solves(gpu, cpu, 77, 24, BLAS_EMU_MARGIN);
     int w2 = bc_solves(gpu, cpu, 45, 6, BLAS_EMU_MARGIN);
     bc_determinism(gpu, 45, 6);
+    /* with reduction layouts: several chunk sizes (one chunk, one piece
+     * per chunk, 2 and 3 pieces with stride steps), a rank's run of chunks
+     * inside the global slots, parts = 2 (staggered_reduce_layout's
+     * even/odd halves); every vector with padding sites past the chunks */
+    emu_layout(77, 24, 77, 0, 1, 1, 5);
+    emu_layout(77, 24, 7, 3, 20, 1, 5);
+    emu_layout(45, 6, 5, 0, 9, 1, 5);
+    emu_layout(90, 6, 9, 2, 8, 2, 5);
+    emu_layout(2200, 6, 1100, 1, 4, 2, 3);
+    emu_layout(2600, 6, 2600, 0, 1, 1, 3);
     printf("largest iteration difference GPU - CPU: %d (Wilson-sized), %d (staggered-sized); %llu kernel launches\n", w1, w2,
            emu_launches);
     blas_gpu_destroy(gpu);

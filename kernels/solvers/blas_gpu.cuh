@@ -14,9 +14,9 @@
  * Exported (host): blas_gpu_make(layout) the table (NULL: out of host
  * memory; layout NULL: one process, the fixed grid below),
  * blas_gpu_destroy(table); the table's fused kernels are
- * blas_gpu_fused.cuh's (included here, before the table); with a layout the
- * fused reductions are left out (NULL: the solvers make the unfused calls,
- * whose reductions go through the layout's per-chunk slots).
+ * blas_gpu_fused.cuh's (included here, before the table), all four with or
+ * without a layout (with one, axpy_norm2 / axpy_cdot run on the layout's
+ * chunk grid: the bits of axpy followed by the chunked reduction).
  *
  * Kernels.  A vector of n logical reals in site blocks of site_reals is
  * nsites = n / site_reals sites in gpu_spinor_storage(nsites, site_reals)
@@ -569,10 +569,8 @@ static struct solver_blas *blas_gpu_make(const struct solver_reduce_layout *layo
     t.norm2 = bl_norm2;
     t.multi_axpy = bl_multi_axpy;
     t.multi_caxpby = bl_multi_caxpby;
-    if (!c->layout.chunk_reals) { /* their sums use the grid: with a layout the unfused calls */
-        t.axpy_norm2 = bl_axpy_norm2;
-        t.axpy_cdot = bl_axpy_cdot;
-    }
+    t.axpy_norm2 = bl_axpy_norm2; /* with a layout too: their sums on the layout's chunk grid */
+    t.axpy_cdot = bl_axpy_cdot;
     c->blas = t;
     return &c->blas;
 }

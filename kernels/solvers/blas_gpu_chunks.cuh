@@ -5,11 +5,19 @@
  * it uses; not a header of its own).
  *   k_bl_red_chunk<X, Y, K>  the kernel: bl_chunk_pieces(chunk_sites)
  *       blocks per chunk, each a fixed stride of the chunk's sites;
- *   bl_reduce_chunks<K>(c, x, y, out)  the launch and the host's sums:
+ *   bl_chunk_prepare<K>(c, x)  the chunk grid of x (struct
+ *       bl_chunk_grid: chunks, pieces, blocks, slots), buffers grown;
+ *   bl_chunk_finish<K>(c, grid, out)  the host's sums after the launch:
  *       per chunk its blocks in order, the chunk sums in their global slots
  *       (blas_cpu.c's slot rule), comm_sum over ranks, the slots added in
- *       global order.  A chunk's sum depends on its contents and size
- *       alone, so R ranks give one process's bits. */
+ *       global order;
+ *   bl_reduce_chunks<K>(c, x, y, out)  prepare, k_bl_red_chunk, finish.
+ *   The fused axpy reductions with a layout (blas_gpu_fused.cuh's
+ *   k_bl_axpy_red_chunk) use the same grid, prepare and finish.
+ *   A chunk's sum depends on its contents and size alone, so R ranks give
+ *   one process's bits.  The chunks cover sites 0 .. nsites-1 exactly
+ *   (n is a multiple of chunk_reals); padding sites past nsites are never
+ *   summed (they are zero). */
 #ifndef LAT_SOLVERS_BLAS_GPU_CHUNKS_CUH
 #define LAT_SOLVERS_BLAS_GPU_CHUNKS_CUH
 
@@ -39,11 +47,18 @@ static int bl_chunk_pieces(int64_t chunk_sites)
     return n < 1 ? 1 : n > 32 ? 32 : (int)n;
 }
 
-/* with a layout: per chunk the pieces' partials added in order, the chunk
- * sums put into their global slots (blas_cpu.c's slot rule, parts
- * included), summed over ranks (comm_sum only adds zeros to a number) and
- * added in global order: R ranks give the bits of one process */
-template <int K> static void bl_reduce_chunks(struct bl_blas *c, const struct solver_vec *x, const struct solver_vec *y, double *out)
+/* a vector's chunk grid under the layout: its chunks, their sites and
+ * pieces, the blocks of a launch, the global slots */
+struct bl_chunk_grid {
+    int64_t chunk_sites;   /* sites per chunk */
+    size_t nchunk, per_part; /* this rank's chunks, per part */
+    int nsub, ncomp;       /* pieces (blocks) per chunk; stored reals per site */
+    size_t nb, nslot;      /* blocks of the launch; global slots */
+};
+
+/* the grid of x under c's layout (dies when x does not fit it), with the
+ * partials' and slots' buffers grown to it for K sums */
+template <int K> static bl_chunk_grid bl_chunk_prepare(struct bl_blas *c, const struct solver_vec *x)
 {
     const struct solver_reduce_layout *l = &c->layout;
     const size_t m = x->site_reals, parts = l->parts > 1 ? l->parts : 1;
@@ -52,10 +67,15 @@ template <int K> static void bl_reduce_chunks(struct bl_blas *c, const struct so
         lat_die(1, "solver_blas_gpu", "internal error: a vector of %zu reals (blocks of %zu) does not fit the reduction "
                 "layout (chunks of %zu reals, first %zu of %zu, %zu parts)", x->n, m, l->chunk_reals, l->first_chunk,
                 l->total_chunks, parts);
-    const int64_t chunk_sites = (int64_t)(l->chunk_reals / m);
-    const size_t nchunk = x->n / l->chunk_reals, per_part = nchunk / parts;
-    const int nsub = bl_chunk_pieces(chunk_sites), ncomp = gpu_spinor_ncomp((int)m);
-    const size_t nb = nchunk * (size_t)nsub, need = nb * K;
+    bl_chunk_grid g;
+    g.chunk_sites = (int64_t)(l->chunk_reals / m);
+    g.nchunk = x->n / l->chunk_reals;
+    g.per_part = g.nchunk / parts;
+    g.nsub = bl_chunk_pieces(g.chunk_sites);
+    g.ncomp = gpu_spinor_ncomp((int)m);
+    g.nb = g.nchunk * (size_t)g.nsub;
+    g.nslot = parts * l->total_chunks;
+    const size_t need = g.nb * K;
     if (need > c->chunk_cap) {
         gpu_free(c->chunk_dev);
         free(c->chunk_host);
@@ -65,13 +85,43 @@ template <int K> static void bl_reduce_chunks(struct bl_blas *c, const struct so
             lat_die(1, "solver_blas_gpu", "out of memory for %zu reduction partials", need);
         c->chunk_cap = need;
     }
-    const size_t nslot = parts * l->total_chunks;
-    if (nslot * K > c->slots_cap) {
+    if (g.nslot * K > c->slots_cap) {
         free(c->slots);
-        c->slots = (double *)malloc(nslot * K * sizeof(double));
-        if (!c->slots) lat_die(1, "solver_blas_gpu", "out of memory for %zu reduction slots", nslot);
-        c->slots_cap = nslot * K;
+        c->slots = (double *)malloc(g.nslot * K * sizeof(double));
+        if (!c->slots) lat_die(1, "solver_blas_gpu", "out of memory for %zu reduction slots", g.nslot);
+        c->slots_cap = g.nslot * K;
     }
+    return g;
+}
+
+/* the host's part after a launch of g.nb blocks wrote c->chunk_dev (the
+ * one copy of it: bl_reduce_chunks and the fused bl_axpy_reduce_chunks
+ * call it): per chunk the pieces' partials added in order, the chunk sums
+ * put into their global slots (blas_cpu.c's slot rule, parts included),
+ * summed over ranks (comm_sum only adds zeros to a number) and added in
+ * global order into out -- R ranks give the bits of one process */
+template <int K> static void bl_chunk_finish(struct bl_blas *c, const bl_chunk_grid &g, double *out)
+{
+    const struct solver_reduce_layout *l = &c->layout;
+    gpu_download(c->chunk_host, c->chunk_dev, g.nb * K * sizeof(double));
+    memset(c->slots, 0, g.nslot * K * sizeof(double));
+    for (size_t ci = 0; ci < g.nchunk; ci++) {
+        const size_t slot = (ci / g.per_part) * l->total_chunks + l->first_chunk + ci % g.per_part;
+        for (int k = 0; k < K; k++) {
+            double sum = 0;
+            for (int b = 0; b < g.nsub; b++) sum += c->chunk_host[(ci * (size_t)g.nsub + (size_t)b) * K + k];
+            c->slots[slot * K + k] = sum;
+        }
+    }
+    if (comm_size() > 1) comm_sum(c->slots, g.nslot * K);
+    for (size_t sl = 0; sl < g.nslot; sl++)
+        for (int k = 0; k < K; k++) out[k] += c->slots[sl * K + k];
+}
+
+/* with a layout: out[k] += the reduction of x (K = 1) or x with y (K = 2) */
+template <int K> static void bl_reduce_chunks(struct bl_blas *c, const struct solver_vec *x, const struct solver_vec *y, double *out)
+{
+    const bl_chunk_grid g = bl_chunk_prepare<K>(c, x);
     bl_with_store(x->prec, [&](auto xt) {
         bl_with_store(y->prec, [&](auto yt) {
             using X = BL_T(xt);
@@ -79,24 +129,12 @@ template <int K> static void bl_reduce_chunks(struct bl_blas *c, const struct so
             if constexpr (K == 1 && !std::is_same<X, BL_T(yt)>::value) {
                 return;
             } else {
-                blas_launch(k_bl_red_chunk<X, Y, K>, (unsigned)nb, true, (const X *)x->data, (const float *)x->norm,
-                            (const Y *)y->data, (const float *)y->norm, chunk_sites, nsub, ncomp, c->chunk_dev);
+                blas_launch(k_bl_red_chunk<X, Y, K>, (unsigned)g.nb, true, (const X *)x->data, (const float *)x->norm,
+                            (const Y *)y->data, (const float *)y->norm, g.chunk_sites, g.nsub, g.ncomp, c->chunk_dev);
             }
         });
     });
-    gpu_download(c->chunk_host, c->chunk_dev, need * sizeof(double));
-    memset(c->slots, 0, nslot * K * sizeof(double));
-    for (size_t ci = 0; ci < nchunk; ci++) {
-        const size_t slot = (ci / per_part) * l->total_chunks + l->first_chunk + ci % per_part;
-        for (int k = 0; k < K; k++) {
-            double sum = 0;
-            for (int b = 0; b < nsub; b++) sum += c->chunk_host[(ci * (size_t)nsub + (size_t)b) * K + k];
-            c->slots[slot * K + k] = sum;
-        }
-    }
-    if (comm_size() > 1) comm_sum(c->slots, nslot * K);
-    for (size_t sl = 0; sl < nslot; sl++)
-        for (int k = 0; k < K; k++) out[k] += c->slots[sl * K + k];
+    bl_chunk_finish<K>(c, g, out);
 }
 
 #endif

@@ -25,7 +25,13 @@
  *     precision: the rounded single, the quantised half with its new norm)
  *     and adding it as the unfused reduction does (bl_accumulate, the same
  *     stride order, reduce.cuh's block tree, bl_finish's block order).
- *     Each item is written and read by one thread only.
+ *     Each item is written and read by one thread only.  With a
+ *     reduction layout the same on the chunk grid of blas_gpu_chunks.cuh
+ *     (k_bl_axpy_red_chunk: each thread updates the sites k_bl_red_chunk
+ *     would have it sum, block 0 also the padding sites no chunk holds;
+ *     the host's sums bl_chunk_finish, shared with the unfused path): the
+ *     bits of axpy followed by the layout's reduction, so R ranks of a
+ *     t-slab layout still give one process's bits.
  * Fused kernels exist for the precision pairs the solvers use (compile
  * time: every pair is a kernel instantiation): multi_axpy into double y's,
  * multi_caxpby and the reductions with x and y of one precision; any other
@@ -169,6 +175,36 @@ static void bl_multi_caxpby(void *ctx, int n, const solver_complex *a, const str
 }
 
 /* ---- y += a x with the reduction of the new y: K = 1 |y|^2, K = 2 conj(x) y */
+
+/* site s's contribution after the update, the stored values read back as
+ * the unfused reduction reads them: |y|^2 of the new y (its new norm;
+ * norm2(y)'s bl_site_accumulate<Y, Y, 1>) or conj(x) y (cdot(x, y)'s
+ * bl_site_accumulate<X, Y, 2>) */
+template <class X, class Y, int K>
+static __device__ __forceinline__ void bl_axpy_accumulate(double *acc, const X *x, const float *xnorm, const Y *y,
+                                                          const float *ynorm, int64_t s, int ncomp)
+{
+    if constexpr (K == 1) bl_site_accumulate<Y, Y, 1>(acc, y, ynorm, y, ynorm, s, ncomp);
+    else bl_site_accumulate<X, Y, 2>(acc, x, xnorm, y, ynorm, s, ncomp);
+}
+
+/* y += a x on site s (padding reals included) with the unfused axpy's item
+ * code for the storage: neither operand half, the flat kernel's
+ * bl_flat_item on each of the site's groups (group = stored index / 4: the
+ * groups of sites 0 .. nsites_pad-1 are all the flat kernel's groups, each
+ * once); else k_bl_site's bl_site_item */
+template <class X, class Y>
+static __device__ __forceinline__ void bl_axpy_site(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t s, int ncomp,
+                                                    const bl_op_real &op)
+{
+    if constexpr (!bl_is_half<X>::value && !bl_is_half<Y>::value) {
+        (void)xnorm, (void)ynorm;
+        for (int c = 0; c < ncomp; c += GPU_SPINOR_GROUP)
+            bl_flat_item(x, y, gpu_spinor_index(ncomp, c, s) / GPU_SPINOR_GROUP, op);
+    } else {
+        bl_site_item(x, xnorm, y, ynorm, s, ncomp, op);
+    }
+}
 template <class X, class Y, int K>
 __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_axpy_red_flat(const X *x, Y *y, size_t ngroups, size_t stride, bl_op_real op, double *partial)
@@ -194,16 +230,63 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_axpy_red_site(const X *x, con
     for (int k = 0; k < K; k++) acc[k] = 0;
     for (int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x; s < nsites_pad; s += stride) {
         bl_site_item(x, xnorm, y, ynorm, s, ncomp, op);
-        if constexpr (K == 1) /* |y|^2 of the new y (its new norm) */
-            bl_site_accumulate<Y, Y, 1>(acc, (const Y *)y, ynorm, (const Y *)y, ynorm, s, ncomp);
-        else
-            bl_site_accumulate<X, Y, 2>(acc, x, xnorm, (const Y *)y, ynorm, s, ncomp);
+        bl_axpy_accumulate<X, Y, K>(acc, x, xnorm, y, ynorm, s, ncomp);
     }
     red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
 }
 
+/* With a reduction layout: the chunk grid of blas_gpu_chunks.cuh's
+ * k_bl_red_chunk (block b: piece b % nsub of chunk b / nsub; thread t the
+ * sites first + i, i = piece BS + t, stepping nsub BS), each thread first
+ * doing y += a x on exactly the site it then sums, with the unfused axpy's
+ * item code for the storage (bl_axpy_site), then reading back what it
+ * stored and adding it as k_bl_red_chunk does (bl_axpy_accumulate: the
+ * same bl_site_accumulate, the same site order, reduce.cuh's tree).  The
+ * chunks cover sites 0 .. nsites-1 once each (n is a multiple of
+ * chunk_reals); the padding sites nsites .. nsites_pad-1, which the unfused
+ * axpy also computes and no chunk holds, are done (not summed) by block 0:
+ * every stored real and half norm of y is written exactly once, as the
+ * unfused axpy writes it. */
+template <class X, class Y, int K>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_axpy_red_chunk(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t chunk_sites, int nsub, int ncomp,
+                        int64_t nsites, int64_t nsites_pad, bl_op_real op, double *partial)
+{
+    __shared__ double sh[K][GPU_RED_BS];
+    double acc[K];
+    for (int k = 0; k < K; k++) acc[k] = 0;
+    const int64_t first = (int64_t)(blockIdx.x / nsub) * chunk_sites;
+    const int64_t step = (int64_t)nsub * GPU_RED_BS;
+    for (int64_t i = (int64_t)(blockIdx.x % nsub) * GPU_RED_BS + threadIdx.x; i < chunk_sites; i += step) {
+        bl_axpy_site(x, xnorm, y, ynorm, first + i, ncomp, op);
+        bl_axpy_accumulate<X, Y, K>(acc, x, xnorm, y, ynorm, first + i, ncomp);
+    }
+    if (blockIdx.x == 0) /* the padding sites: updated as the unfused axpy does, never summed */
+        for (int64_t s = nsites + threadIdx.x; s < nsites_pad; s += GPU_RED_BS) bl_axpy_site(x, xnorm, y, ynorm, s, ncomp, op);
+    red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
+}
+
+/* with a layout: y += a x and out[k] += the reduction, one launch of
+ * k_bl_axpy_red_chunk on the chunk grid bl_reduce_chunks would take (its
+ * bl_chunk_prepare), the host's sums its bl_chunk_finish; x and y of one
+ * precision */
+template <int K>
+static void bl_axpy_reduce_chunks(struct bl_blas *c, const bl_op_real &op, const struct solver_vec *x, struct solver_vec *y,
+                                  double *out)
+{
+    const bl_chunk_grid g = bl_chunk_prepare<K>(c, y);
+    bl_with_store(y->prec, [&](auto yt) {
+        using Y = BL_T(yt);
+        blas_launch(k_bl_axpy_red_chunk<Y, Y, K>, (unsigned)g.nb, true, (const Y *)x->data, (const float *)x->norm,
+                    (Y *)y->data, y->norm, g.chunk_sites, g.nsub, g.ncomp, bl_nsites(y), bl_sites_pad(y), op,
+                    c->chunk_dev);
+    });
+    bl_chunk_finish<K>(c, g, out);
+}
+
 /* y += a x; out[0..K-1] = the reduction of the new y (K = 1) or of x with
- * it (K = 2), on the grid bl_reduce would take for it */
+ * it (K = 2), on the grid bl_reduce would take for it (with a layout:
+ * bl_axpy_reduce_chunks) */
 template <int K> static void bl_axpy_reduce(struct bl_blas *c, double a, const struct solver_vec *x, struct solver_vec *y, double *out)
 {
     bl_same_shape(x, y, K == 1 ? "solver_blas_gpu axpy_norm2" : "solver_blas_gpu axpy_cdot");
@@ -217,6 +300,10 @@ template <int K> static void bl_axpy_reduce(struct bl_blas *c, double a, const s
     }
     for (int k = 0; k < K; k++) out[k] = 0;
     if (y->n == 0) return;
+    if (c->layout.chunk_reals) {
+        bl_axpy_reduce_chunks<K>(c, op, x, y, out);
+        return;
+    }
     const int ncomp = gpu_spinor_ncomp((int)y->site_reals);
     unsigned nb = 0;
     bl_with_store(x->prec, [&](auto xt) {

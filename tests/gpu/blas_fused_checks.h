@@ -15,7 +15,9 @@
  *       multi_axpy and multi_caxpby take nvec vectors (more than the
  *       GPU's BL_MULTI_MAX: several launches); a multi_axpy over vectors of
  *       mixed precisions (the one-by-one path) too.
- * Counts with unit.h's CHECK and prints "NS sites x SR reals: K of 37 fused
+ * The tables may carry a reduction layout (the same on both: then the
+ * reductions are compared with the CPU's on that layout).  Counts with
+ * unit.h's CHECK and prints "<bf_tag>NS sites x SR reals: K of 37 fused
  * cases ... give the unfused bits". */
 #ifndef LAT_TEST_BLAS_FUSED_CHECKS_H
 #define LAT_TEST_BLAS_FUSED_CHECKS_H
@@ -95,6 +97,7 @@ static void bf_drop(const struct solver_blas *b, int nvec, struct solver_vec **x
 /* one kernel, one precision setting: GPU fused vs GPU unfused vs CPU fused
  * vs CPU unfused */
 static int bf_cases, bf_cases_same; /* of one bf_fused call: cases, cases with every bit check passed */
+static const char *bf_tag = "";     /* put before bf_fused's summary line (e.g. the tables' reduction layout) */
 
 static void bf_case(const struct solver_blas *gpu, const struct solver_blas *cpu, int k, int nvec, size_t ns, size_t sr,
                     const enum solver_prec *px, enum solver_prec py, double *const *hx, double *const *hy)
@@ -177,8 +180,8 @@ static void bf_fused(const struct solver_blas *gpu, const struct solver_blas *cp
     /* mixed x precisions in one multi_axpy: done vector by vector */
     for (int j = 0; j < nvec; j++) px[j] = (enum solver_prec)(j % 3);
     bf_case(gpu, cpu, BF_MULTI_AXPY, nvec, ns, sr, px, SOLVER_DOUBLE, hx, hy);
-    printf("%zu sites x %zu reals: %d of %d fused cases (4 kernels x 9 precision pairs + mixed; %d vectors) give the unfused bits\n",
-           ns, sr, bf_cases_same, bf_cases, nvec);
+    printf("%s%zu sites x %zu reals: %d of %d fused cases (4 kernels x 9 precision pairs + mixed; %d vectors) give the unfused bits\n",
+           bf_tag, ns, sr, bf_cases_same, bf_cases, nvec);
     for (int j = 0; j < nvec; j++) free(hx[j]), free(hy[j]);
     free(hx);
     free(hy);

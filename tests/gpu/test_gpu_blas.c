@@ -18,6 +18,10 @@
  *     unfused GPU calls they replace (vectors, padding, half norms and the
  *     reductions' values) and the CPU's vector bits; on 77 x 24 (5
  *     vectors), 45 x 6 (35: two multi launches) and 100003 x 24 (3);
+ *     the same on tables with a reduction layout (one chunk per global
+ *     timeslice in the solvers: here chunks of 7 .. 10001 sites, 1 .. 10
+ *     pieces, parts 1 and 2): the fused layout path = the unfused layout
+ *     path bit for bit, sums within 1e-12 of the CPU's on that layout;
  *   - determinism: two identical mixed-half CG solves (and their norm2,
  *     cdot) give the same bits;
  *   - solver_blas_gpu_open returns a table; alloc of an impossible size
@@ -35,6 +39,24 @@
 #include <string.h>
 
 #define ITER_MARGIN 3
+
+/* bf_fused on a GPU table and a CPU table with one reduction layout
+ * (chunks of chunk_sites sites, chunks first .. of total per part) */
+static void layout_fused(size_t ns, size_t sr, size_t chunk_sites, size_t first, size_t total, size_t parts, int nvec)
+{
+    struct solver_reduce_layout l = {chunk_sites * sr, first, total, parts};
+    struct solver_blas *g = solver_blas_gpu_open_layout(&l), *c = solver_blas_cpu_open(&l);
+    CHECK(g && c, "solver_blas_gpu_open_layout / solver_blas_cpu_open with a layout returned NULL");
+    if (g && c) {
+        char tag[160];
+        snprintf(tag, sizeof tag, "layout of %zu-site chunks, first %zu of %zu, %zu parts: ", chunk_sites, first, total, parts);
+        bf_tag = tag;
+        bf_fused(g, c, ns, sr, nvec);
+        bf_tag = "";
+    }
+    if (g) solver_blas_gpu_close(g);
+    if (c) solver_blas_cpu_close(c);
+}
 
 int main(int argc, char **argv)
 {
@@ -62,6 +84,13 @@ int main(int argc, char **argv)
     bf_fused(gpu, cpu, 77, 24, 5);
     bf_fused(gpu, cpu, 45, 6, 35);     /* more than BL_MULTI_MAX (32): two launches */
     bf_fused(gpu, cpu, 100003, 24, 3); /* more reduction threads than the grid: the stride loop */
+    /* the fused axpy reductions with a reduction layout (the GPU's and the
+     * CPU's tables on one layout): chunk grids of 1 to 10 pieces, a rank's
+     * run of chunks among the global slots, parts = 2, padding sites */
+    layout_fused(77, 24, 7, 3, 20, 1, 3);
+    layout_fused(90, 6, 9, 2, 8, 2, 3);
+    layout_fused(16384, 6, 2048, 0, 8, 1, 3);
+    layout_fused(100010, 24, 10001, 1, 6, 2, 3);
     int w1 = bc_solves(gpu, cpu, 77, 24, ITER_MARGIN);
     int w2 = bc_solves(gpu, cpu, 45, 6, ITER_MARGIN);
     bc_determinism(gpu, 45, 6);
