@@ -25,19 +25,39 @@
  * sites of piece b % nsub of chunk b / nsub -- thread t the sites t, t +
  * nsub BS, ... of the piece's stride -- so a chunk's partials depend on its
  * contents and size alone, never on where it lies in this rank's vector */
-template <class X, class Y, int K>
-__global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_chunk(const X *x, const float *xnorm, const Y *y, const float *ynorm,
-                                                             int64_t chunk_sites, int nsub, int ncomp, double *partial)
+/* the walk itself, once for the plain and the fused (blas_gpu_fused.cuh)
+ * chunk reductions: visit(acc, site) for this thread's sites of its chunk
+ * piece in that order, then the block's tree into partial[blockIdx.x] */
+template <int K, class VISIT>
+__device__ __forceinline__ void bl_chunk_walk(int64_t chunk_sites, int nsub, double *partial, const VISIT &visit)
 {
     __shared__ double sh[K][GPU_RED_BS];
     double acc[K];
     for (int k = 0; k < K; k++) acc[k] = 0;
     const int64_t first = (int64_t)(blockIdx.x / nsub) * chunk_sites;
     const int64_t step = (int64_t)nsub * GPU_RED_BS;
-    for (int64_t i = (int64_t)(blockIdx.x % nsub) * GPU_RED_BS + threadIdx.x; i < chunk_sites; i += step) {
-        bl_site_accumulate<X, Y, K>(acc, x, xnorm, y, ynorm, first + i, ncomp);
-    }
+    for (int64_t i = (int64_t)(blockIdx.x % nsub) * GPU_RED_BS + threadIdx.x; i < chunk_sites; i += step) visit(acc, first + i);
     red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
+}
+
+/* the plain reduction's site: add x, y of site s */
+template <class X, class Y, int K> struct bl_sum_site {
+    const X *x;
+    const float *xnorm;
+    const Y *y;
+    const float *ynorm;
+    int ncomp;
+    __device__ __forceinline__ void operator()(double *acc, int64_t s) const
+    {
+        bl_site_accumulate<X, Y, K>(acc, x, xnorm, y, ynorm, s, ncomp);
+    }
+};
+
+template <class X, class Y, int K>
+__global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_chunk(const X *x, const float *xnorm, const Y *y, const float *ynorm,
+                                                             int64_t chunk_sites, int nsub, int ncomp, double *partial)
+{
+    bl_chunk_walk<K>(chunk_sites, nsub, partial, bl_sum_site<X, Y, K>{x, xnorm, y, ynorm, ncomp});
 }
 
 /* the pieces (blocks) of a chunk of chunk_sites sites: fixed by its size */

@@ -247,23 +247,29 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_axpy_red_site(const X *x, con
  * axpy also computes and no chunk holds, are done (not summed) by block 0:
  * every stored real and half norm of y is written exactly once, as the
  * unfused axpy writes it. */
+template <class X, class Y, int K> struct bl_axpy_sum_site {
+    const X *x;
+    const float *xnorm;
+    Y *y;
+    float *ynorm;
+    int ncomp;
+    bl_op_real op;
+    __device__ __forceinline__ void operator()(double *acc, int64_t s) const
+    {
+        bl_axpy_site(x, xnorm, y, ynorm, s, ncomp, op);
+        bl_axpy_accumulate<X, Y, K>(acc, x, xnorm, y, ynorm, s, ncomp);
+    }
+};
+
 template <class X, class Y, int K>
 __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_axpy_red_chunk(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t chunk_sites, int nsub, int ncomp,
                         int64_t nsites, int64_t nsites_pad, bl_op_real op, double *partial)
 {
-    __shared__ double sh[K][GPU_RED_BS];
-    double acc[K];
-    for (int k = 0; k < K; k++) acc[k] = 0;
-    const int64_t first = (int64_t)(blockIdx.x / nsub) * chunk_sites;
-    const int64_t step = (int64_t)nsub * GPU_RED_BS;
-    for (int64_t i = (int64_t)(blockIdx.x % nsub) * GPU_RED_BS + threadIdx.x; i < chunk_sites; i += step) {
-        bl_axpy_site(x, xnorm, y, ynorm, first + i, ncomp, op);
-        bl_axpy_accumulate<X, Y, K>(acc, x, xnorm, y, ynorm, first + i, ncomp);
-    }
     if (blockIdx.x == 0) /* the padding sites: updated as the unfused axpy does, never summed */
         for (int64_t s = nsites + threadIdx.x; s < nsites_pad; s += GPU_RED_BS) bl_axpy_site(x, xnorm, y, ynorm, s, ncomp, op);
-    red_block_sum<K>(sh, acc, partial + (size_t)blockIdx.x * K);
+    /* blas_gpu_chunks.cuh's walk: the sites and order of k_bl_red_chunk */
+    bl_chunk_walk<K>(chunk_sites, nsub, partial, bl_axpy_sum_site<X, Y, K>{x, xnorm, y, ynorm, ncomp, op});
 }
 
 /* with a layout: y += a x and out[k] += the reduction, one launch of
