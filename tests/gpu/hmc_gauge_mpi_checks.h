@@ -63,21 +63,6 @@ static void hgm_sum(const char *what, double gpu, double cpu, double rel)
     if (comm_is_root()) printf("%s: GPU %.17g, CPU %.17g, |diff| %.3g\n", what, gpu, cpu, fabs(gpu - cpu));
 }
 
-static void hgm_write(FILE *out, const struct geometry *d, const char *what, const double *own, size_t owned_reals)
-{
-    const size_t whole = owned_reals * (size_t)(d ? d->size : 1);
-    double *w = comm_is_root() ? (double *)malloc(whole * sizeof(double)) : NULL;
-    slabs_gather(d, own, w, owned_reals * sizeof(double));
-    if (comm_is_root()) {
-        if (out) {
-            fprintf(out, "%s %zu reals\n", what, whole);
-            fwrite(w, sizeof(double), whole, out);
-        }
-        printf("%s: hash %016llx\n", what, (unsigned long long)slabs_fnv(w, whole * sizeof(double)));
-    }
-    free(w);
-}
-
 /* one kick on both sides: F = G, P += c F */
 static void hgm_kick(struct gpu_field *U, struct gpu_field *P, struct gpu_field *F, struct field *u, double *p, double *f,
                      double beta, double c)
@@ -154,8 +139,8 @@ static int hgm_main(const char *name, const char *out_path, int bits)
     if (comm_is_root()) printf("H before %.17g after %.17g, dH %.3g\n", T0 + S0, T1 + S1, (T1 + S1) - (T0 + S0));
 
     if (out) fprintf(out, "T0 %a S0 %a T1 %a S1 %a\n", T0, S0, T1, S1);
-    hgm_write(out, d, "links", ug.d + (size_t)x0 * HGM_LR, own);
-    hgm_write(out, d, "momenta", ph + (size_t)x0 * HGM_LR, own);
+    slabs_write(out, d, "links", ug.d + (size_t)x0 * HGM_LR, own);
+    slabs_write(out, d, "momenta", ph + (size_t)x0 * HGM_LR, own);
     if (out && fclose(out)) lat_die(1, name, "cannot write %s", out_path);
 
     hmc_gpu_field_free(&F);

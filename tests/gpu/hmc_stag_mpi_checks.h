@@ -58,21 +58,6 @@ static double hssm_rel(const double *a, const double *b, size_t n)
     return v[1] > 0 ? v[0] / v[1] : v[0];
 }
 
-static void hssm_write(FILE *out, const struct geometry *d, const char *what, const double *own, size_t owned_reals)
-{
-    const size_t whole = owned_reals * (size_t)(d ? d->size : 1);
-    double *w = comm_is_root() ? (double *)malloc(whole * sizeof(double)) : NULL;
-    slabs_gather(d, own, w, owned_reals * sizeof(double));
-    if (comm_is_root()) {
-        if (out) {
-            fprintf(out, "%s %zu reals\n", what, whole);
-            fwrite(w, sizeof(double), whole, out);
-        }
-        printf("%s: hash %016llx\n", what, (unsigned long long)slabs_fnv(w, whole * sizeof(double)));
-    }
-    free(w);
-}
-
 static void hssm_noise(struct field *u, struct gpu_field *U, int bits, FILE *out)
 {
     char why[256];
@@ -88,7 +73,7 @@ static void hssm_noise(struct field *u, struct gpu_field *U, int bits, FILE *out
     gpu_spinor_download(g, dev, vh, 6);
     const double re = hssm_rel(g, h, hr);
     double be = memcmp(g, h, hr * sizeof(double)) != 0;
-    hssm_write(out, u->dom, "noise even half", g, hr);
+    slabs_write(out, u->dom, "noise even half", g, hr);
     staggered_gaussian(op, -1, 11, 0, 4, full);
     staggered_full_to_half(op, 0, h, full);
     staggered_full_to_half(op, 1, h + hr, full);
@@ -96,8 +81,8 @@ static void hssm_noise(struct field *u, struct gpu_field *U, int bits, FILE *out
     gpu_spinor_download(g, dev, 2 * vh, 6);
     const double rf = hssm_rel(g, h, 2 * hr);
     double bf = memcmp(g, h, 2 * hr * sizeof(double)) != 0;
-    hssm_write(out, u->dom, "noise all sites, even half", g, hr); /* each half gathered: global order */
-    hssm_write(out, u->dom, "noise all sites, odd half", g + hr, hr);
+    slabs_write(out, u->dom, "noise all sites, even half", g, hr); /* each half gathered: global order */
+    slabs_write(out, u->dom, "noise all sites, odd half", g + hr, hr);
     comm_max(&be, 1);
     comm_max(&bf, 1);
     if (comm_is_root())
@@ -153,8 +138,8 @@ static void hssm_compare(struct field *u, struct gpu_field *U, const char *mode,
     CHECK(smax == sg && -smin == sg, "%s: S %.17g on this rank, max %.17g min %.17g over the ranks", mode, sg, smax, -smin);
     CHECK(df <= 1e-12, "%s: force differs by %.3g", mode, df);
     if (out) fprintf(out, "%s S %a\n", mode, sg);
-    hssm_write(out, u->dom, "phi", phi, hr);
-    hssm_write(out, u->dom, "force", fg + (size_t)x0 * HSSM_LR, own);
+    slabs_write(out, u->dom, "phi", phi, hr);
+    slabs_write(out, u->dom, "force", fg + (size_t)x0 * HSSM_LR, own);
     free(phi);
     free(fc);
     free(fg);

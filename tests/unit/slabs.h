@@ -12,6 +12,10 @@
  *   slabs_gather(d, own, whole, owned_bytes)  rank 0: the ranks' owned
  *       parts one after the other in whole (slab order = global order;
  *       every rank owns owned_bytes); the others send theirs;
+ *   slabs_write(out, d, what, own, owned_reals)  gathers the ranks' owned
+ *       doubles; rank 0 writes "WHAT N reals" and the N doubles to out
+ *       (NULL: not) and prints "WHAT: hash H" (the results files and lines
+ *       the GPU slab checks compare across R);
  *   slabs_compare(d, what, own, ref, owned_bytes)  gathers and, on rank 0,
  *       CHECKs the whole byte for byte against ref (one process's result;
  *       NULL: nothing to check, a collective's result); returns the
@@ -26,6 +30,7 @@
 #include "math/rng.h"
 #include "unit.h"
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +81,21 @@ static inline void slabs_gather(const struct geometry *d, const void *own, void 
     } else {
         comm_send(own, owned_bytes, 0, 71);
     }
+}
+
+static inline void slabs_write(FILE *out, const struct geometry *d, const char *what, const double *own, size_t owned_reals)
+{
+    const size_t whole = owned_reals * (size_t)(d ? d->size : 1);
+    double *w = comm_is_root() ? (double *)malloc(whole * sizeof(double)) : NULL; /* C++ too */
+    slabs_gather(d, own, w, owned_reals * sizeof(double));
+    if (comm_is_root()) {
+        if (out) {
+            fprintf(out, "%s %zu reals\n", what, whole);
+            fwrite(w, sizeof(double), whole, out);
+        }
+        printf("%s: hash %016llx\n", what, (unsigned long long)slabs_fnv(w, whole * sizeof(double)));
+    }
+    free(w);
 }
 
 static inline uint64_t slabs_compare(const struct geometry *d, const char *what, const void *own, const void *ref,
