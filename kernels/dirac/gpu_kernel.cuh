@@ -29,9 +29,12 @@
  *       launch(kernel, args, nthreads) (gpu_*.cu: a <<<...>>> launch; the
  *       emulation: every thread in turn).
  *
- * Half storage: solvers/half.h's format through its per-real steps (the one
- * copy of the formula: half_norm, half_encode_scale, half_quantise,
- * half_decode_scale; the quantisation in double, 24 multiplies a site): a
+ * Half storage: solvers/half.h's format through its per-real steps in float
+ * (the one copy of the formula: half_norm, half_encode_prescale_f,
+ * half_encode_scale_f, half_quantise_f, half_decode_scale_f: no double
+ * operation and no float <-> int conversion; the int16 -> float decode of
+ * every 16-bit load is dirac/half16_decode.h's, the bits of the
+ * conversion): a
  * zero site has norm 0, a site with a NaN or infinity norm NaN and q = 0.  Padding sites
  * (h >= V/2) are never written: they stay zero.  The half clover is a block
  * of the same format per site (72 int16; clover_step[h], the factor
@@ -109,11 +112,14 @@ __device__ __forceinline__ void load4(const float *p, lat_real *v)
     unpack(ld16_l1(p), t);
     for (int k = 0; k < 4; k++) v[k] = (lat_real)t[k];
 }
-/* 4 int16 as one 8-byte load; the caller scales by the norm */
+/* 4 int16 as one 8-byte load, decoded by dirac/half16_decode.h (the bits
+ * of (float)(short), without a conversion instruction); the caller scales
+ * by the norm */
 __device__ __forceinline__ void load4(const dirac_half_t *p, lat_real *v)
 {
-    const unsigned long long w = __ldg((const unsigned long long *)p);
-    for (int k = 0; k < 4; k++) v[k] = (lat_real)(short)(unsigned short)(w >> (16 * k));
+    float t[4];
+    half16_decode4(__ldg((const unsigned long long *)p), t);
+    for (int k = 0; k < 4; k++) v[k] = (lat_real)t[k];
 }
 
 template <typename SS>
@@ -123,7 +129,7 @@ __device__ __forceinline__ void spinor_load(const SS *base, const float *norm, i
 #pragma unroll
     for (int q = 0; q < 6; q++) load4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
     if constexpr (sizeof(SS) == 2) {
-        const lat_real s = (lat_real)half_decode_scale(__ldg(norm + h));
+        const lat_real s = (lat_real)half_decode_scale_f(__ldg(norm + h)); /* float: no double division */
 #pragma unroll
         for (int k = 0; k < 24; k++) v[k] *= s;
     }
@@ -142,10 +148,11 @@ __device__ __forceinline__ void store4(float *p, const lat_real *v)
     float t[4] = {(float)v[0], (float)v[1], (float)v[2], (float)v[3]};
     st16(p, t);
 }
-__device__ __forceinline__ void store4(dirac_half_t *p, const lat_real *v)
+/* 4 int16 (already quantised) as one 8-byte store */
+__device__ __forceinline__ void store4(dirac_half_t *p, const int16_t *q)
 {
     unsigned long long w = 0;
-    for (int k = 0; k < 4; k++) w |= (unsigned long long)(unsigned short)(short)v[k] << (16 * k);
+    for (int k = 0; k < 4; k++) w |= (unsigned long long)(uint16_t)q[k] << (16 * k);
     __stcg((unsigned long long *)p, w);
 }
 
@@ -158,23 +165,30 @@ __device__ __forceinline__ void spinor_store(SS *base, float *norm, int h, const
         v[2 * k] = psi[k].re;
         v[2 * k + 1] = psi[k].im;
     }
-    if constexpr (sizeof(SS) == 2) { /* quantise: solvers/half.h's format, its per-real steps */
-        double mx = 0;
+    if constexpr (sizeof(SS) == 2) {
+        /* quantise: solvers/half.h's format, its per-real steps in float
+         * (the sweep's arithmetic is float: no double op, no conversion) */
+        float mx = 0;
         int finite = 1;
 #pragma unroll
         for (int k = 0; k < 24; k++) {
-            const double a = fabs((double)v[k]);
+            const float a = fabsf((float)v[k]);
             if (!isfinite(a)) finite = 0;
             else mx = a > mx ? a : mx;
         }
         const float nf = half_norm(mx, finite); /* NaN: the solver sees the breakdown */
-        const double s = finite && nf > 0 ? half_encode_scale(nf) : 0;
+        const bool zero = !(finite && nf > 0);  /* q = 0: a zero or non-finite site */
+        const float pre = half_encode_prescale_f(nf), s = zero ? 0.0f : half_encode_scale_f(nf, pre);
+        int16_t q[24];
 #pragma unroll
-        for (int k = 0; k < 24; k++) v[k] = s > 0 ? (lat_real)half_quantise((double)v[k], s) : (lat_real)0;
+        for (int k = 0; k < 24; k++) q[k] = zero ? (int16_t)0 : half_quantise_f((float)v[k], pre, s);
         norm[h] = nf;
-    }
 #pragma unroll
-    for (int q = 0; q < 6; q++) store4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
+        for (int g = 0; g < 6; g++) store4(base + gpu_spinor_index(24, 4 * g, h), q + 4 * g);
+    } else {
+#pragma unroll
+        for (int q = 0; q < 6; q++) store4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
+    }
 }
 
 /* the packed clover block pair of site h (72 reals, ncomp 72).  16-bit

@@ -10,7 +10,8 @@
  * Layout: gpu_field's float one (gpu_index of gpu/field.h with vec 4 and
  * the float ncomp: 20, 12, 8 reals per link in groups of 4), each real an
  * int16: a lane reads a group as one 8-byte load (a warp: 256 contiguous
- * bytes).  The reals are decoded in lat_real with link16_decode_scale's
+ * bytes).  The int16 go to float through load4 (dirac/half16_decode.h:
+ * the conversion's bits, no conversion instruction), then to lat_real with link16_decode_scale's
  * constant factors; recon 8 then unpacks with su3_unpack8 and recon 12
  * rebuilds row 3 with su3_rebuild_row3, as gauge_accessor does for float.
  * The links are written only at dirac_gpu_create: every load goes through

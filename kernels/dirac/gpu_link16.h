@@ -30,6 +30,7 @@
 
 #include "solvers/half.h"
 #include "math/sun.h"
+#include "dirac/half16_decode.h" /* the kernels' int16 -> float (gpu_link16.cuh, gpu_kernel.cuh) */
 #include <stdint.h>
 
 #define LINK16_PHASE_NORM ((float)3.14159265358979323846) /* 3.14159274 > pi */
