@@ -19,31 +19,41 @@
  * operator products of the shared recursion live in the sloppy precision
  * (the operator's apply_f/apply_dag_f), the x_i accumulate in double.  The
  * recursion's residual keeps falling while the true one stalls near the
- * sloppy precision's rounding, so each shift stops at max(tol_i, floor)
- * (SLOPPY_FLOOR_*), and every shift is then refined to tol_i by solver_cg
- * in the same mixed precision (its own reliable updates, true residuals in
- * double).  Why not reliable updates inside the multi-shift recursion: the
- * shifted residuals are zeta_i r only as long as they stay collinear; a
- * true residual recomputed for the base shift breaks that for all others,
- * and restoring it would cost a double residual per shift per update --
- * the per-shift refinement (as QUDA's multi-shift solver does it) needs one
- * sloppy CG per shift from an already good start, and keeps the contract
- * (true residual of every shift in double) without a new invariant. */
+ * sloppy precision's rounding.  The base shift therefore gets reliable
+ * updates (true residual in double whenever |r| fell by delta, r restarted
+ * from it, directions kept, as in cg.c) and runs to its tolerance; the
+ * other shifts stop at tol_i (single) or max(tol_i, SLOPPY_FLOOR_HALF)
+ * (half), and every shift whose true residual misses tol_i is then refined
+ * by solver_cg in the same mixed precision (its own reliable updates).
+ * The other shifts cannot be kept true the same way: their residuals are
+ * zeta_i r only while collinear, and restoring that would cost a double
+ * residual per shift per update; the base's updates leave their gaps
+ * (measured) as they were. */
 #include "solvers/core.h"
 #include "base/log.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* where the sloppy recursion stops (relative residual): about a decade
- * above where its true residual stalls.  Measured on test_solvers' Wilson
- * and staggered cases (tol 1e-10, 1e-12): single-precision floors 1e-5,
- * 1e-6, 1e-7, 1e-8 cost 954, 838, 798, 824 single applications (staggered,
- * 1e-10), so the stall is near 1e-7; half stalls near its 2^-15 ~ 3e-5
- * resolution.  A floor too low only wastes sloppy iterations; the
- * refinement mends either way. */
-#define SLOPPY_FLOOR_SINGLE 1e-6
+/* where half's recursion stops the shifts other than the base (relative
+ * residual): about a decade above where a half recursion's true residual
+ * stalls (its 2^-15 ~ 3e-5 resolution); the refinement mends the rest.
+ * Single used a floor of 1e-6 until issue 21 (below). */
 #define SLOPPY_FLOOR_HALF 1e-4
+/* Issue 21: the floor stopped every shift at 1e-6 and the per-shift
+ * refinement CGs (each restarting its Krylov space) then cost more sloppy
+ * iterations than the shared recursion (bench/hmc_solve_counts, 8^3x8,
+ * am 0.0125, MD tol 1e-8: 1072 shared + 1136 refinement iterations per
+ * solve).  Now the base shift gets reliable updates in the recursion (its
+ * true residual recomputed in double whenever |r| fell by delta, r
+ * restarted from it, the directions kept), so its recursion runs to its
+ * own tolerance and it needs no refinement; the other shifts, whose true
+ * residuals stall near 1e-7..1e-5 (the rounding of the shared single r,
+ * scaled by their 1/zeta), are stopped at their tolerance too when the
+ * sloppy precision is single (running them on costs only their vector
+ * work, and every decade they gain is one their refinement does not
+ * redo: 1e-6, 1e-7 and tol as their stop cost 14742, 8736 and 6741
+ * refinement iterations per trajectory there); half keeps its floor. */
 
 /* A^dag A + sigma as a Hermitian operator for solver_cg, in double and
  * (when the operator has both single forms) in single */
@@ -151,7 +161,7 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
     }
     void *c = blas->ctx;
     const enum solver_prec sp = s->sloppy;
-    const double floor = sp == SOLVER_SINGLE ? SLOPPY_FLOOR_SINGLE : sp == SOLVER_HALF ? SLOPPY_FLOOR_HALF : 0;
+    const double floor = sp == SOLVER_HALF ? SLOPPY_FLOOR_HALF : 0;
     int nb = 0; /* the base: the smallest shift */
     for (int i = 1; i < nshift; i++)
         if (sigma[i] < sigma[nb]) nb = i;
@@ -175,13 +185,16 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
         zeta[i] = zeta_prev[i] = 1;
         active[i] = 1;
         double ti = tol ? tol[i] : par->tol;
-        stop[i] = ti > floor ? ti : floor;
+        stop[i] = ti > floor || sp == SOLVER_DOUBLE ? ti : floor;
         memset(&result[i], 0, sizeof result[i]);
         result[i].status = SOLVER_MAX_ITER;
     }
     struct solver_vec *w = solve_vec(s, sp), *q = solve_vec(s, sp);
     double rr = blas->norm2(c, r), alpha_prev = 1, beta_prev = 0;
-    int nactive = nshift, k;
+    int nactive = nshift, k, base_updates = 0;
+    const int reliable = sp != SOLVER_DOUBLE; /* the base's reliable updates */
+    double maxr = sqrt(rr); /* the largest |r| since the last one (QUDA's rule, as solve_reliable) */
+    if (reliable) stop[nb] = tol ? tol[nb] : par->tol; /* the base is kept true: no floor */
     for (k = 1; k <= par->max_iter && nactive > 0; k++) {
         sloppy_apply(s, 0, w, pv[nb]);
         sloppy_apply(s, 1, q, w);
@@ -210,7 +223,20 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
             na++;
         }
         blas_multi_axpy(blas, na, coef, (const struct solver_vec *const *)pa, xa); /* x_i += alpha_i p_i */
-        double rr_new = blas_axpy_norm2(blas, -alpha, q, r), beta = rr_new / rr; /* r -= alpha q, |r|^2 */
+        double rr_new = blas_axpy_norm2(blas, -alpha, q, r); /* r -= alpha q, |r|^2 */
+        if (reliable && active[nb]) {
+            double rn = sqrt(rr_new);
+            if (rn > maxr) maxr = rn;
+            if (rn < s->delta * maxr) { /* r = b - (A^dag A + sigma_base) x_base in double, then sloppy */
+                rn = shifted_residual(s, s->tmp, sigma[nb], &xv[nb], s->r); /* the negative of it */
+                blas->caxpby(c, (solver_complex){-1, 0}, s->r, (solver_complex){0, 0}, r);
+                rr_new = blas->norm2(c, r);
+                maxr = sqrt(rr_new);
+                base_updates++;
+                report(par, k, nb, 1, rn / s->bnorm);
+            }
+        }
+        const double beta = rr_new / rr;
         for (int i = 0, j = 0; i < nshift; i++) {
             if (!active[i]) continue;
             double ratio = zeta_next[i] / zeta[i];
@@ -244,7 +270,7 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
         if (active[i]) result[i].iterations = k - 1;
         double ti = tol ? tol[i] : par->tol;
         double rn = shifted_residual(s, wd, sigma[i], &xv[i], qd) / s->bnorm;
-        result[i].reliable_updates = 1;
+        result[i].reliable_updates = 1 + (i == nb ? base_updates : 0);
         result[i].residual = rn;
         report(par, result[i].iterations, i, 1, rn);
         /* a sloppy breakdown (rounding near the floor) is refined as well;

@@ -203,15 +203,16 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
  *     rounding in the recursion (rarely needed);
  *   single / half: r, the directions and the operator products of the
  *     shared recursion are sloppy (apply_f, apply_dag_f; x[i] accumulate
- *     in double), it stops each shift at max(tol[i], 1e-6 single / 1e-4
- *     half) where the true residual of a sloppy recursion stalls, and every
- *     shift is then refined in mixed precision (one double residual per
- *     reliable update): the double operator runs a few times per decade
- *     per shift instead of twice per iteration.  A sloppy breakdown is
- *     refined too.  Reliable updates inside the shared recursion are not
- *     used: a recomputed base residual is no longer collinear with the
- *     other shifts' residuals.
- * History: the shared iterations (shift i's lines), the true residual per
+ *     in double); the base (smallest) shift gets reliable updates in the
+ *     recursion (true residual in double when |r| fell by delta, r
+ *     restarted from it) and runs to its tolerance; the other shifts stop
+ *     at tol[i] (single) or max(tol[i], 1e-4) (half), and every shift whose
+ *     true residual misses tol[i] is then refined in mixed precision (one
+ *     double residual per reliable update).  A sloppy breakdown is refined
+ *     too.  The other shifts get no reliable updates in the recursion: a
+ *     recomputed residual is no longer collinear with theirs.
+ * History: the shared iterations (shift i's lines; the base's reliable
+ * updates as reliable = 1 lines of the base among them), the true residual per
  * shift (reliable = 1), then a refinement's lines with that shift's index,
  * iterations counted on.  result[i] per shift: iterations = the shared
  * iterations while shift i was active plus its refinement's; residual =

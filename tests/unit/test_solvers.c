@@ -595,6 +595,23 @@ static void ms_hist_cb(void *ctx, const struct solver_step *s)
     h->last_reliable[s->shift] = s->reliable;
 }
 
+/* the base shift's lines: its reliable updates while no other shift has
+ * reported a true residual (the recursion), then its lines after that */
+struct base_hist {
+    int base, over, during, after_reliable, after_iterations;
+};
+static void base_hist_cb(void *ctx, const struct solver_step *s)
+{
+    struct base_hist *h = ctx;
+    if (s->shift != h->base) {
+        if (s->reliable) h->over = 1;
+        return;
+    }
+    if (!h->over) h->during += s->reliable;
+    else if (s->reliable) h->after_reliable++;
+    else h->after_iterations++;
+}
+
 /* x[i] for every shift from a zero start; the counts of this solve */
 static enum solver_status ms_solve(const struct solver_op *op, const double *b, int ns, const double *sigma,
                                    double **x, double tol, enum solver_prec sloppy, struct solver_result *res)
@@ -684,6 +701,26 @@ static void test_multishift_mixed(const struct solver_op *op, const char *name, 
         CHECK(st == SOLVER_MAX_ITER && rh[0].status == SOLVER_MAX_ITER && rh[0].iterations == 5,
               "%s mixed multi-shift with 5 iterations: %s, shift 0 %d iterations", name, solver_status_name(st),
               rh[0].iterations);
+    }
+    /* issue 21: the base (smallest) shift is kept true by reliable updates
+     * in the shared recursion and is not refined.  The shifts in reverse
+     * order, the base last: once the first other shift's final true
+     * residual is reported (the recursion is over), the base has exactly
+     * one more line, its final true residual, and no refinement lines */
+    {
+        double rsig[NSMAX], *xr[NSMAX];
+        for (int i = 0; i < ns; i++) rsig[i] = sigma[ns - 1 - i], xr[i] = xm[i];
+        struct base_hist h = {ns - 1, 0, 0, 0, 0};
+        struct solver_params p = {1e-10, 20000, SOLVER_SINGLE, 0, base_hist_cb, &h};
+        struct solver_result rh[NSMAX];
+        enum solver_status st = solver_multishift_cg(op, BL, b, ns, rsig, NULL, xr, &p, rh);
+        CHECK(st == SOLVER_CONVERGED && h.during > 0 && h.after_reliable == 1 && h.after_iterations == 0 &&
+                  rh[ns - 1].reliable_updates == h.during + 1 && rh[ns - 1].residual <= 1e-10,
+              "%s mixed multi-shift: the base shift had %d reliable updates in the recursion, then %d true residuals and "
+              "%d refinement iterations (1 and 0 expected), reported %d, residual %g",
+              name, h.during, h.after_reliable, h.after_iterations, rh[ns - 1].reliable_updates, rh[ns - 1].residual);
+        printf("%s mixed multi-shift: the base shift reached 1e-10 in the recursion with %d reliable updates, "
+               "no refinement\n", name, h.during);
     }
     /* the same bits for 1 and 2 threads (mixed single, 1e-12) */
     struct solver_result r1[NSMAX], r2[NSMAX];
