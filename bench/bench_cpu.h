@@ -11,15 +11,11 @@
 #ifndef LAT_BENCH_CPU_H
 #define LAT_BENCH_CPU_H
 
+#include "base/clock.h"
 #include <stdlib.h>
 #include <time.h>
 
-static inline double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
+static inline double bench_now(void) { return lat_clock(); }
 
 static inline double bench_time(void (*apply)(void *ctx), void *ctx, double *cpu)
 {

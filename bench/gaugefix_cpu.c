@@ -11,18 +11,11 @@
  * comparison one line of Landau annealing (heatbath sweeps at T = 1, double,
  * one thread). */
 #include "lattice/field.h"
+#include "base/clock.h"
 #include "gaugefix/backend.h"
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
@@ -47,9 +40,9 @@ int main(int argc, char **argv)
             const struct gf_backend *b = &gf_backend_cpu;
             struct gf_state *st = b->create(&u, NULL, precs[k]);
             b->sweep(st, &p, 1, 0, 0, NULL); /* warm-up */
-            double t0 = now();
+            double t0 = lat_clock();
             for (int s = 0; s < sweeps; s++) b->sweep(st, &p, 1, 0, (uint32_t)s + 1, NULL);
-            double dt = now() - t0;
+            double dt = lat_clock() - t0;
             b->destroy(st);
             double rate = (double)lat.V * sweeps / dt;
             double bytes = 8.0 * 2 * 12 * (precs[k] == 'd' ? 8 : 4);
@@ -60,9 +53,9 @@ int main(int argc, char **argv)
     omp_set_num_threads(1);
     struct gf_params hb = {GAUGE_LANDAU, GF_ANNEAL, 1, 0, 1.0};
     struct gf_state *st = gf_backend_cpu.create(&u, NULL, 'd');
-    double t0 = now();
+    double t0 = lat_clock();
     for (int s = 0; s < sweeps; s++) gf_backend_cpu.sweep(st, &hb, 1, 0, (uint32_t)s, NULL);
-    double rate = (double)lat.V * sweeps / (now() - t0);
+    double rate = (double)lat.V * sweeps / (lat_clock() - t0);
     gf_backend_cpu.destroy(st);
     printf("# Landau annealing heatbath (T = 1), double, 1 thread: %.4g site updates/s\n", rate);
     field_free(&u);

@@ -23,6 +23,7 @@
  *      loaded and stored, 432 bytes).
  * Exits 0 with a note when built without CUDA or no GPU is present. */
 #include "gpu/gpu.h"
+#include "base/clock.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,14 +44,6 @@ int main(void)
 #include "../tests/gpu/gpu_fields.h"
 #include <math.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static double rel(const double *a, const double *b, size_t n)
 {
@@ -123,7 +116,7 @@ int main(int argc, char **argv)
             double t = 0;
             m.iterations(m.ctx);
             for (int r = 0; r <= reps; r++) {
-                const double t0 = now();
+                const double t0 = lat_clock();
                 if (path == 0) {
                     if (k == 0) m.refresh_gpu(m.ctx, &U, 3, (uint32_t)r);
                     else if (k == 1) m.action_gpu(m.ctx, &U);
@@ -134,7 +127,7 @@ int main(int argc, char **argv)
                     else if (k == 1) m.action(m.ctx, &u);
                     else m.force(m.ctx, &u, 1.0, fh);
                 }
-                if (r > 0) t += now() - t0;
+                if (r > 0) t += lat_clock() - t0;
                 else m.iterations(m.ctx); /* the warm-up's */
             }
             printf("%-7s %s path: %.4f s per call, %ld solver iterations per call\n", names[k],

@@ -70,6 +70,7 @@
  * Exit 0, 1 data/runtime error, 2 usage error; every check before any
  * work.  See lat-hmc(1). */
 #include "base/cli.h"
+#include "base/clock.h"
 #include "base/comm.h"
 #include "base/lat.h"
 #include "base/log.h"
@@ -89,7 +90,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct run {
     struct dist x;
@@ -206,13 +206,6 @@ static void fermions_check_range(struct fermions *f, const struct field *u, long
 struct split {
     double solver, transfer, force, update, measure;
 };
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* the integrator's force and update seconds, the monomial's solves taken
  * out of its force time */
@@ -430,9 +423,9 @@ int main(int argc, char **argv)
     if (whole_gpu) {
         lat_debug("--device gpu: every monomial has device code: the whole trajectory runs on the GPU");
         hmc_gpu_field_create(&links_gpu, r.x.u);
-        double tu = now();
+        double tu = lat_clock();
         hmc_gpu_links_upload(&links_gpu, r.x.u);
-        first_upload = now() - tu;
+        first_upload = lat_clock() - tu;
     }
 
     FILE *log = NULL;
@@ -464,16 +457,16 @@ int main(int argc, char **argv)
         if (whole_gpu) {
             hmc_trajectory_gpu(&par, mono, nmono, &links_gpu, (uint32_t)k, &res, &tm);
             gpu_transfer_take(&moved);
-            double td = now();
+            double td = lat_clock();
             hmc_gpu_links_download(&links_gpu, r.x.u); /* for the measurements and files below */
-            transfer = now() - td + (i == 0 ? first_upload : 0);
+            transfer = lat_clock() - td + (i == 0 ? first_upload : 0);
         } else {
             hmc_trajectory(&par, mono, nmono, r.x.u, (uint32_t)k, &res, &tm);
             gpu_transfer_take(&moved);
         }
         struct split sp = split_of(&tm, nmono, nf > 0 ? &fer : NULL);
         sp.transfer += transfer;
-        double cond = NAN, cerr = NAN, tmeas = now();
+        double cond = NAN, cerr = NAN, tmeas = lat_clock();
         if (nf > 0) {
             fermions_check_range(&fer, r.x.u, k);
             if (nnoise > 0) {
@@ -482,7 +475,7 @@ int main(int argc, char **argv)
                 st.ncond++;
             }
         }
-        sp.measure = now() - tmeas;
+        sp.measure = lat_clock() - tmeas;
         if (fer.sp.gpu) staggered_gpu_solver_take_transfer_seconds(fer.sp.gpu); /* the condensate's: in measure */
         total.solver += sp.solver;
         total.transfer += sp.transfer;

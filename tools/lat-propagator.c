@@ -32,6 +32,7 @@
  * GPU per rank (node-local rank mod the GPUs it sees), each rank's slab on
  * its GPU (dirac/gpu.h: even timeslices per rank), the same bytes again. */
 #include "base/cli.h"
+#include "base/clock.h"
 #include "base/comm.h"
 #include "base/lat.h"
 #include "base/log.h"
@@ -48,7 +49,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* "p,p,p,a": periodic or antiperiodic per direction x,y,z,t */
 static void parse_bc(const char *s, struct dirac_params *p)
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
     double *res = lat_calloc((size_t)ncol, sizeof(double)), *iters_d = lat_calloc((size_t)ncol, sizeof(double));
     int converged = 1, total = 0;
     double solver_seconds = 0;
-    double t0 = prop_clock();
+    double t0 = lat_clock();
     int show = cli_show_progress();
     for (int k = 0; k < ncol; k++) {
         prop_source_field_slab(&prop.src, lat, x.nc, k / x.nc, k % x.nc, t_first, nt, b);
@@ -199,12 +199,12 @@ int main(int argc, char **argv)
         if (!r.converged) converged = 0;
         if (show)
             fprintf(stderr, "\r%s: solve %d/%d (spin %d colour %d): %d iterations, residual %.2e, %.1f s   ",
-                    lat_progname, k + 1, ncol, k / x.nc, k % x.nc, r.iterations, r.true_residual, prop_clock() - t0);
+                    lat_progname, k + 1, ncol, k / x.nc, k % x.nc, r.iterations, r.true_residual, lat_clock() - t0);
         lat_debug("spin %d colour %d: %d iterations, true residual %.3e%s", k / x.nc, k % x.nc, r.iterations,
                   r.true_residual, r.converged ? "" : " (not converged)");
     }
     if (show) fprintf(stderr, "\n");
-    double seconds = prop_clock() - t0;
+    double seconds = lat_clock() - t0;
     free(b);
     free(slab);
     prop_device_close(dev);

@@ -9,4 +9,5 @@
 #include "base/comm.h"
 #include "base/output.h"
 #include "base/report.h"
+#include "base/clock.h"
 #endif

@@ -3,24 +3,17 @@
  * Exports fa_open, fa_close, fa_iterate.  It prints nothing: measurements
  * go to the observer (gaugefix/driver.h). */
 #include "fourier/fourier.h"
+#include "base/clock.h"
 #include "base/comm.h"
 #include "base/log.h"
 #include "lattice/halo.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* the largest step a line search may ask for: 8x the one (1/p^2_max) that
  * would remove a free field's modes at once */
 #define ALPHA_MAX 0.5
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 struct fa_state *fa_open(const struct fa_backend *be, const struct field *u, const double *transform, char prec,
                          enum gauge_kind g, double **time_g)
@@ -112,7 +105,7 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
         L.g[k].active = 1;
     }
     comm_barrier();
-    const double t0 = now();
+    const double t0 = lat_clock();
     const uint64_t halo0 = halo_bytes_sent();
     *restarts = 0;
     long it = 0;
@@ -174,7 +167,7 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
         }
         int last = converged || it >= o->max_iter || (stalled && *restarts >= o->restarts);
         if (r->obs.measured && (r->obs.history || it % check == 0 || last)) {
-            struct gf_sample smp = {it, o->max_iter, L.q.F, L.q.theta, 0, 0, L.coulomb ? left : -1, now() - t0,
+            struct gf_sample smp = {it, o->max_iter, L.q.F, L.q.theta, 0, 0, L.coulomb ? left : -1, lat_clock() - t0,
                                     it, (double)(o->max_iter - it), o->theta, converged, (double)r->glob.V};
             r->obs.measured(r->obs.ctx, &smp);
         }
@@ -272,7 +265,7 @@ void fa_iterate(const struct fa_run *r, const struct fa_opts *o, struct gf_resul
     if (r->obs.done) r->obs.done(r->obs.ctx);
     res->iterations = res->sweeps = it;
     res->converged = converged;
-    res->seconds = now() - t0;
+    res->seconds = lat_clock() - t0;
     double hb = (double)(halo_bytes_sent() - halo0);
     comm_sum(&hb, 1);
     res->halo_bytes = hb;

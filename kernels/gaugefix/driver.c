@@ -5,6 +5,7 @@
  * gf_anneal, gf_anneal_temperature, gf_result_free: see driver.h for the
  * contracts. */
 #include "gaugefix/driver.h"
+#include "base/clock.h"
 #include "base/comm.h"
 #include "lattice/geometry.h"
 #include "lattice/gauge_transform.h"
@@ -12,14 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static void report(const struct gf_run *r, const struct gf_sample *smp)
 {
@@ -125,7 +118,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
     unsigned char *active = coulomb ? lat_malloc((size_t)nt) : NULL;
     long *iter_t = coulomb ? lat_malloc((size_t)nt * sizeof(long)) : NULL;
     comm_barrier(); /* timings start when every rank is ready */
-    double t0 = now();
+    double t0 = lat_clock();
     const uint64_t halo0 = halo_bytes_sent();
 
     struct gauge_quality q;
@@ -169,7 +162,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
             smp.F = q.F;
             smp.theta = q.theta;
             smp.slices_left = coulomb ? left : -1;
-            smp.seconds = now() - t0;
+            smp.seconds = lat_clock() - t0;
             smp.sweeps_left = (double)(o->max_iter - it);
             smp.converged = converged;
             report(r, &smp);
@@ -180,7 +173,7 @@ void gf_relax(const struct gf_run *r, const struct gf_relax_opts *o, struct gf_r
     res->iterations = it;
     res->sweeps = it;
     res->converged = micro ? -1 : converged;
-    res->seconds = now() - t0;
+    res->seconds = lat_clock() - t0;
     res->halo_bytes = halo_since(halo0);
     take_result(res, &q);
     res->iter_t = iter_t;
@@ -204,7 +197,7 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
     struct gf_params hb = {r->gauge, GF_ANNEAL, 1, 0, 0};
     struct gf_params mc = {r->gauge, GF_MICRO, 2, 0, 0};
     comm_barrier(); /* timings start when every rank is ready */
-    double t0 = now();
+    double t0 = lat_clock();
     const uint64_t halo0 = halo_bytes_sent();
     long sweeps = 0;
     struct gauge_quality q = {0};
@@ -235,7 +228,7 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
             smp.F = q.F;
             smp.theta = q.theta;
             smp.temperature = hb.temperature;
-            smp.seconds = now() - t0;
+            smp.seconds = lat_clock() - t0;
             smp.sweeps = sweeps;
             smp.sweeps_left = (double)(o->steps - k - 1) * (1 + o->micro);
             report(r, &smp);
@@ -248,7 +241,7 @@ void gf_anneal(const struct gf_run *r, const struct gf_anneal_opts *o, struct gf
     res->iterations = o->steps;
     res->sweeps = sweeps;
     res->converged = -1;
-    res->seconds = now() - t0;
+    res->seconds = lat_clock() - t0;
     res->halo_bytes = halo_since(halo0);
     take_result(res, &q);
 }

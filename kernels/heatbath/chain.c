@@ -2,16 +2,9 @@
  * measurements for the observer, a saved configuration every K sweeps; the
  * contract is in chain.h. */
 #include "heatbath/chain.h"
+#include "base/clock.h"
 #include "lattice/geometry.h"
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 double hb_chain_run(const struct hb_chain *c, struct field *u)
 {
@@ -26,7 +19,7 @@ double hb_chain_run(const struct hb_chain *c, struct field *u)
     smp.have_polyakov = history;
     smp.link_updates = 4.0 * (double)whole->V * (1 + c->nor);
     struct hb_state *s = be->create(u, c->precision);
-    double t0 = now();
+    double t0 = lat_clock();
     if (history) {
         be->measure(s, &smp.pl, &smp.poly_re, &smp.poly_im);
         if (c->obs.measured) c->obs.measured(c->obs.ctx, &smp);
@@ -36,7 +29,7 @@ double hb_chain_run(const struct hb_chain *c, struct field *u)
         for (int o = 0; o < c->nor; o++) be->overrelax(s);
         long long done = k + 1, after_therm = done - c->first_sweep - c->therm;
         smp.sweep = done;
-        smp.seconds = now() - t0; /* the sweeps' time, before measuring */
+        smp.seconds = lat_clock() - t0; /* the sweeps' time, before measuring */
         if (measure_each) {
             be->measure(s, &smp.pl, history ? &smp.poly_re : NULL, history ? &smp.poly_im : NULL);
             if (c->obs.measured) c->obs.measured(c->obs.ctx, &smp);
@@ -47,7 +40,7 @@ double hb_chain_run(const struct hb_chain *c, struct field *u)
         }
     }
     if (c->obs.done) c->obs.done(c->obs.ctx);
-    double elapsed = now() - t0;
+    double elapsed = lat_clock() - t0;
     be->download(s, u);
     be->destroy(s);
     return elapsed;

@@ -4,6 +4,7 @@
  * vector kernels (staggered_reduce_layout's per-timeslice sums), download.  Plain
  * C; without CUDA only create exists (it answers NULL). */
 #include "hmc/staggered_gpu_solver.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,6 @@ double staggered_gpu_solver_take_transfer_seconds(struct staggered_gpu_solver *s
 #include "gpu/spinor.h"
 #include "rational/rational.h" /* RATIONAL_MAX_ORDER: the most shifts */
 #include "lattice/field.h"
-#include <time.h>
 
 #define SITE_REALS 6 /* an SU(3) staggered site: 3 complex numbers */
 
@@ -83,13 +83,6 @@ struct staggered_gpu_solver {
     int nx;                   /* device solution vectors allocated */
     double transfer;          /* seconds */
 };
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 struct staggered_gpu_solver *staggered_gpu_solver_create(const struct field *u, double mass, char *why, size_t len)
 {
@@ -146,9 +139,9 @@ double staggered_gpu_solver_mass(const struct staggered_gpu_solver *s) { return 
 
 void staggered_gpu_solver_set_links(struct staggered_gpu_solver *s, const struct field *u)
 {
-    const double t0 = now();
+    const double t0 = lat_clock();
     staggered_gpu_set_links(s->g, u);
-    s->transfer += now() - t0;
+    s->transfer += lat_clock() - t0;
 }
 
 static void need_x(struct staggered_gpu_solver *s, int k)
@@ -166,15 +159,15 @@ static void need_x(struct staggered_gpu_solver *s, int k)
  * the padding sites of the last block, odd sites of b that are zero) */
 static void upload_even(struct staggered_gpu_solver *s, double *dev, const double *host)
 {
-    const double t0 = now();
+    const double t0 = lat_clock();
     gpu_spinor_upload(dev, host, s->vh, SITE_REALS);
-    s->transfer += now() - t0;
+    s->transfer += lat_clock() - t0;
 }
 static void download_even(struct staggered_gpu_solver *s, double *host, const double *dev)
 {
-    const double t0 = now();
+    const double t0 = lat_clock();
     gpu_spinor_download(host, dev, s->vh, SITE_REALS);
-    s->transfer += now() - t0;
+    s->transfer += lat_clock() - t0;
 }
 
 enum solver_status staggered_gpu_solver_multishift(struct staggered_gpu_solver *s, const double *b, int nshift,

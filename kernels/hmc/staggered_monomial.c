@@ -3,6 +3,7 @@
  * parameter checks, refresh (exact and rational heatbath), action, force
  * from the multi-shift solutions, and the noise generators. */
 #include "hmc/staggered_monomial.h"
+#include "base/clock.h"
 #include "hmc/staggered_monomial_impl.h"
 #include "hmc/staggered_monomial_site.h"
 #include "hmc/staggered_gpu_solver.h"
@@ -17,20 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char WHO[] = "staggered monomial";
 
 /* below this many sites a loop runs on one thread */
 #define MONO_OMP_MIN 1024
 
-double stag_mono_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-#define now stag_mono_now
 
 /* the links of every solve and hop that follows; the GPU copy is refreshed
  * before the next solve (an exact-mode refresh solves nothing) */
@@ -88,7 +81,7 @@ void stag_mono_account(struct stag_mono *c, const struct rational *r, const stru
     for (int i = 0; i < r->order; i++) most = res[i].iterations > most ? res[i].iterations : most;
     c->iters += most;
     for (int i = 0; i < r->order; i++) check_solve(res[i].status, &res[i], tol, what);
-    const double dt = now() - t0;
+    const double dt = lat_clock() - t0;
     if (r == &c->md) c->solve_md += dt;
     else c->solve_other += dt;
 }
@@ -103,7 +96,7 @@ static void solve_shifts(struct stag_mono *c, const struct rational *r, double t
     struct solver_params par = {.tol = tol, .max_iter = c->p.max_iter, .sloppy = sloppy ? SOLVER_SINGLE : SOLVER_DOUBLE};
     struct solver_result res[RATIONAL_MAX_ORDER];
     if (r->order == 0) return;
-    const double t0 = now();
+    const double t0 = lat_clock();
     if (c->p.gpu) {
         /* the same solve on the GPU (hmc/staggered_gpu_solver.h) */
         if (c->gpu_links_stale) staggered_gpu_solver_set_links(c->p.gpu, c->links);

@@ -37,6 +37,7 @@
  * (staggered_monomial_create sets them only with a GPU solver, which a
  * build without CUDA cannot make). */
 #include "hmc/staggered_monomial_impl.h"
+#include "base/clock.h"
 #include "hmc/staggered_gpu_solver.h"
 #include "base/log.h"
 #include <stdlib.h>
@@ -132,7 +133,7 @@ static void solve(struct stag_mono *c, const struct rational *r, double tol, int
     if (r->order == 0) return;
     struct solver_params par = {.tol = tol, .max_iter = c->p.max_iter, .sloppy = sloppy ? SOLVER_SINGLE : SOLVER_DOUBLE};
     struct solver_result res[RATIONAL_MAX_ORDER];
-    const double t0 = stag_mono_now();
+    const double t0 = lat_clock();
     staggered_gpu_solver_multishift_device(c->p.gpu, b, r->order, r->b, c->dev->x, &par, res);
     stag_mono_account(c, r, res, tol, what, t0);
 }

@@ -3,7 +3,6 @@
  * callbacks (staggered_monomial_gpu.c).
  *
  *   struct stag_mono          the monomial's context (hmc_monomial.ctx)
- *   stag_mono_now()           CLOCK_MONOTONIC seconds
  *   stag_mono_account(c, r, res, tol, what, t0)   after a multi-shift solve
  *       of rational r: the iterations (the most of any pole) into c->iters,
  *       every pole converged (else lat_die, one line), the seconds since t0
@@ -44,7 +43,6 @@ struct stag_mono {
     int ltg;                     /* global timeslices */
 };
 
-double stag_mono_now(void);
 void stag_mono_account(struct stag_mono *c, const struct rational *r, const struct solver_result *res, double tol,
                        const char *what, double t0);
 void stag_mono_refresh_gpu(void *ctx, const struct gpu_field *u, uint64_t seed, uint32_t trajectory);

@@ -7,6 +7,7 @@
  * per global timeslice (dirac_reduce_layout): the same bits for any rank
  * count. */
 #include "shared/prop_solve.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "solvers/solvers.h"
 #ifdef LAT_HAVE_CUDA
@@ -18,14 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double prop_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* |v|^2 over all ranks of a full (half 0) or half field */
 static double norm2(struct dirac_op *op, int half, const double *v, size_t n)
@@ -159,7 +152,7 @@ void prop_solve(struct dirac_op *op, struct prop_device *dev, const struct prop_
     struct solver_result res;
     memset(sol, 0, (o->eo ? nh : nf) * sizeof(double));
     enum solver_status st;
-    const double t0 = prop_clock();
+    const double t0 = lat_clock();
     if (dev) {
 #ifdef LAT_HAVE_CUDA
         st = solve_on_device(dev, o->bicgstab, &sp, bh, xh, nh, dirac_site_reals(op), &res);
@@ -174,7 +167,7 @@ void prop_solve(struct dirac_op *op, struct prop_device *dev, const struct prop_
         st = o->bicgstab ? solver_bicgstab(&A, blas, rhs, sol, &sp, &res) : solver_cgne(&A, blas, rhs, sol, &sp, &res);
         solver_blas_cpu_close(blas);
     }
-    r->solver_seconds = prop_clock() - t0;
+    r->solver_seconds = lat_clock() - t0;
     int iters = res.iterations, ok = st == SOLVER_CONVERGED;
     if (o->eo) {
         dirac_eo_reconstruct(op, x, xh, b);

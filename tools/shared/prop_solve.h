@@ -19,7 +19,6 @@
  *   max_iter and true_residual <= tol; r.solver_seconds: the Krylov
  *   solve alone (on the GPU with its two copies over the bus), without
  *   the host's preparation, reconstruction and true residual.
- *   prop_clock()   seconds on a monotonic clock (differences only)
  *   prop_device_open(op, u, recon, why, len)   the GPU copy of op
  *       (kernels/dirac/gpu.h: links of u with recon reals, 18, 12 or 8;
  *       SU(3), one process) and the GPU vector kernels: NULL with one line
@@ -51,8 +50,6 @@ struct prop_solve_result {
     int converged;
     double solver_seconds;
 };
-
-double prop_clock(void);
 
 int prop_solve_check(struct prop_solve_opts *o);
 
