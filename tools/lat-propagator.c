@@ -186,6 +186,7 @@ int main(int argc, char **argv)
     double t0 = lat_clock();
     int show = cli_show_progress();
     for (int k = 0; k < ncol; k++) {
+        const double tk = lat_clock();
         prop_source_field_slab(&prop.src, lat, x.nc, k / x.nc, k % x.nc, t_first, nt, b);
         if (comm_is_root()) prop.col[k] = lat_calloc(prop_column_reals(&prop), sizeof(double));
         struct prop_solve_result r;
@@ -200,8 +201,8 @@ int main(int argc, char **argv)
         if (show)
             fprintf(stderr, "\r%s: solve %d/%d (spin %d colour %d): %d iterations, residual %.2e, %.1f s   ",
                     lat_progname, k + 1, ncol, k / x.nc, k % x.nc, r.iterations, r.true_residual, lat_clock() - t0);
-        lat_debug("spin %d colour %d: %d iterations, true residual %.3e%s", k / x.nc, k % x.nc, r.iterations,
-                  r.true_residual, r.converged ? "" : " (not converged)");
+        lat_debug("spin %d colour %d: %d iterations, true residual %.3e, %.3f s (solver %.3f s)%s", k / x.nc, k % x.nc,
+                  r.iterations, r.true_residual, lat_clock() - tk, r.solver_seconds, r.converged ? "" : " (not converged)");
     }
     if (show) fprintf(stderr, "\n");
     double seconds = lat_clock() - t0;
