@@ -13,9 +13,9 @@
  * Reported: microseconds per call, G sites/s, and GB/s counting the bytes
  * the kernel must move -- every STORED real (padding included: what the
  * layout makes it read) of each operand read, of y written, plus the half
- * norms (4 bytes a site) -- and that as a percentage of the device-to-
- * device copy bandwidth (bench_gpu.h), the yardstick of a memory-bound
- * kernel.  Then one multi-shift CG iteration's vector work (12 shifts,
+ * norms (4 bytes a site; bench/gpu_bytes.h's bytes_vec_stored) -- and
+ * that as a percentage of the device-to-device copy bandwidth
+ * (bench_gpu.h), the yardstick of a memory-bound kernel.  Then one multi-shift CG iteration's vector work (12 shifts,
  * 6 reals a site, on 12^3x4/2, 16^3x8/2 and 32^3x8/2 sites; sloppy double
  * and single): the unfused calls (2 x 12 + 4 launches) against the fused
  * kernels (4 launches), microseconds per iteration, both with the two
@@ -41,6 +41,7 @@ int main(void)
 #include "gpu/field.h"
 #include "gpu/spinor.h"
 #include "bench_gpu.h"
+#include "gpu_bytes.h"
 
 enum { K_AXPY, K_XPAY, K_CAXPBY, K_NORM2, K_CDOT, K_TOHALF, K_FROMHALF, K_N };
 static const char *kname[K_N] = {"axpy", "xpay", "caxpby", "norm2", "cdot", "copy d->h", "copy h->s"};
@@ -207,7 +208,7 @@ int main(int argc, char **argv)
     for (int li = 0; li < o.nsizes; li++) {
         int64_t L = o.sizes[li], ns = L * L * L * L / 2;
         for (int sr = 24; sr >= 6; sr -= 18) {
-            size_t n = (size_t)ns * (size_t)sr, stored = gpu_spinor_storage(ns, sr);
+            size_t n = (size_t)ns * (size_t)sr;
             double *h = malloc(n * sizeof *h);
             for (size_t k = 0; k < n; k++) h[k] = (double)((k * 2654435761u) % 1000) / 500.0 - 1;
             struct job j = {b, NULL, NULL, NULL, NULL, NULL, 0, 0};
@@ -224,15 +225,16 @@ int main(int argc, char **argv)
                 j.y = b->alloc(b->ctx, n, (size_t)sr, (enum solver_prec)p);
                 b->copy(b->ctx, j.x, j.xd);
                 b->copy(b->ctx, j.y, j.xd);
-                double es = p == 0 ? 8 : p == 1 ? 4 : 2, nb = p == 2 ? 4.0 * (double)gpu_spinor_nblk(ns) * 32 : 0;
+                const double pass = bytes_vec_stored(ns, sr, (enum solver_prec)p); /* one operand */
                 for (int k = 0; k < K_N; k++) {
                     if ((k == K_TOHALF || k == K_FROMHALF) && p != 0) continue; /* once per size */
                     j.kernel = k;
                     double t = bench_median5(timed, &j, 3, 10, o.seconds / 20, 10);
                     double bytes;
-                    if (k == K_TOHALF) bytes = stored * (8.0 + 2) + 4.0 * gpu_spinor_nblk(ns) * 32;
-                    else if (k == K_FROMHALF) bytes = stored * (2.0 + 4) + 4.0 * gpu_spinor_nblk(ns) * 32;
-                    else bytes = (kread[k] + kwrite[k]) * (stored * es + nb);
+                    if (k == K_TOHALF) bytes = bytes_vec_stored(ns, sr, SOLVER_DOUBLE) + bytes_vec_stored(ns, sr, SOLVER_HALF);
+                    else if (k == K_FROMHALF)
+                        bytes = bytes_vec_stored(ns, sr, SOLVER_HALF) + bytes_vec_stored(ns, sr, SOLVER_SINGLE);
+                    else bytes = (kread[k] + kwrite[k]) * pass;
                     const char *pn = k == K_TOHALF || k == K_FROMHALF ? "-" : pname[p];
                     printf("%4d %5d %-6s %-10s %10.1f %9.3f %8.0f %6.1f%%\n", (int)L, sr, pn, kname[k], t * 1e6,
                            ns / t * 1e-9, bytes / t * 1e-9, 100 * bytes / t / bw);

@@ -17,13 +17,26 @@
  * drift of the links only).
  *
  *   build/bench/hmc_solve_counts [--mass M] [--beta B] [--md-steps N]
- *       [--tol-md R] [--precision double|mixed] [--therm T] [LXxLYxLZxLT]
+ *       [--tol-md R] [--precision double|mixed] [--therm T]
+ *       [--bytes-lattice LXxLYxLZxLT] [LXxLYxLZxLT]
  *       defaults: 0.0125, 5.6, 10, 1e-8, mixed, 5 quenched trajectories, 8x8x8x8
  * Model constants (microseconds): --k-double 92 --k-single 46
  * --vec-double 2.9 --vec-single 1.5 (one pass over one vector of the
  * 32^3x8 normal view, from bench/blas_gpu's 193 us for 12 shifts)
  * --launch 4 --sync 15; the counts are scaled to 32^3x8 only through these
- * per-call costs (the iteration counts are the lattice's own). */
+ * per-call costs (the iteration counts are the lattice's own).
+ *
+ * Bytes (issue 21 item 2): the counted calls priced with bench/gpu_bytes.h's
+ * formulas, the ones bench/staggered_gpu and bench/blas_gpu report with,
+ * for the vectors of --bytes-lattice (default the run's lattice; the
+ * counts stay this lattice's): an operator half application (A or A^dag of
+ * the normal view, links in 12 reals as lat-hmc --device gpu has them) 8
+ * links + 11 colour vectors per even site the seed's way (neighbours
+ * counted as loaded from memory; "layout" with the vectors' padding), a
+ * vector call one pass over every stored real of each operand read and
+ * of each vector written (gpu/spinor.h's storage: 8 reals a site).  Also
+ * lat-hmc's cg_iterations (per solve the most iterations of any shift,
+ * refinement included), to scale by a GPU run's count. */
 #include "base/cli.h"
 #include "dirac/staggered.h"
 #include "hmc/gauge.h"
@@ -32,6 +45,7 @@
 #include "rational/rational.h"
 #include "solvers/solvers.h"
 #include "lattice/field.h"
+#include "gpu_bytes.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +58,14 @@ struct counts {
     long vec_passes_d, vec_passes_f; /* vectors read or written, by precision */
     long shared, refine_iters, true_residuals;
     long allocs; /* work vectors allocated (a cudaMalloc and a cudaFree each with the GPU kernels) */
+    long most_iters; /* lat-hmc's cg_iterations: the most iterations of any shift */
+    double vec_bytes_d, vec_bytes_f; /* GPU bytes of the vector calls (--bytes-lattice), by operand precision */
 };
 static struct counts C;
+
+/* the GPU byte model (gpu_bytes.h) on the vectors of the --bytes-lattice */
+#define HMC_GPU_RECON 12 /* staggered_gpu_solver_create's links (recon 0 = 12 reals) */
+static double BYTES_SCALE = 1; /* sites of --bytes-lattice over the run's */
 
 struct counted_op {
     const struct solver_op *in;
@@ -58,8 +78,10 @@ static void c_apply_dag_f(void *c, float *o, const float *i) { C.op_half_f++; ((
 static const struct solver_blas *IB; /* the CPU kernels being counted */
 static void pass(const struct solver_vec *v, int rw)
 {
-    if (v->prec == SOLVER_DOUBLE) C.vec_passes_d += rw;
-    else C.vec_passes_f += rw;
+    const int64_t sites = (int64_t)((double)(v->n / v->site_reals) * BYTES_SCALE + 0.5);
+    const double bytes = rw * bytes_vec_stored(sites, (int)v->site_reals, v->prec);
+    if (v->prec == SOLVER_DOUBLE) C.vec_passes_d += rw, C.vec_bytes_d += bytes;
+    else C.vec_passes_f += rw, C.vec_bytes_f += bytes;
 }
 static struct solver_vec *b_alloc(void *c, size_t n, size_t sr, enum solver_prec p) { (void)c; C.allocs++; return IB->alloc(IB->ctx, n, sr, p); }
 static void b_free(void *c, struct solver_vec *v) { (void)c; IB->free(IB->ctx, v); }
@@ -121,11 +143,46 @@ static void print_counts(const char *what, const struct counts *c, double per, c
            per * c->true_residuals, kd, kf, per * c->calls, per * c->reductions, us * 1e-6);
 }
 
+/* the GPU bytes of the counted calls (gpu_bytes.h) per solve type and per
+ * trajectory: the operator's half applications (8 links + 11 vectors per
+ * even site the seed's way, and with the layout's padding), the vector
+ * calls by operand precision; and lat-hmc's cg_iterations */
+static void print_bytes(const char *const *what, const struct counts *c, const double *per, const int *LB, int64_t vh)
+{
+    double half_b[2][2]; /* [double, single][seed, layout]: one half application */
+    for (int p = 0; p < 2; p++)
+        for (int l = 0; l < 2; l++)
+            half_b[p][l] = bytes_stag_site(HMC_GPU_RECON, p ? SOLVER_SINGLE : SOLVER_DOUBLE, STAG_NORMAL_VECTORS, l) / 2 * (double)vh;
+    printf("# GPU bytes on %dx%dx%dx%d (bench/gpu_bytes.h; counts of the run's lattice): K-equivalent of the normal view "
+           "(A + A^dag) %.0f B double, %.0f B single per even site (%.0f, %.0f with the padding; the _ee K %.0f, %.0f), "
+           "%d-real links; one vector pass %.0f B double, %.0f B single\n",
+           LB[0], LB[1], LB[2], LB[3], 2 * half_b[0][0] / (double)vh, 2 * half_b[1][0] / (double)vh,
+           2 * half_b[0][1] / (double)vh, 2 * half_b[1][1] / (double)vh,
+           bytes_stag_site(HMC_GPU_RECON, SOLVER_DOUBLE, STAG_K_VECTORS, 0), bytes_stag_site(HMC_GPU_RECON, SOLVER_SINGLE, STAG_K_VECTORS, 0),
+           HMC_GPU_RECON, bytes_vec_stored(2 * vh, 6, SOLVER_DOUBLE), bytes_vec_stored(2 * vh, 6, SOLVER_SINGLE));
+    printf("%-22s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "GB (per trajectory)", "cg_iters", "op_double", "op_single",
+           "vec_double", "vec_single", "operator", "vectors", "total", "op_layout");
+    double t[8] = {0};
+    for (int k = 0; k <= 3; k++) {
+        double r[8];
+        if (k < 3) {
+            const double opd = c[k].op_half_d * half_b[0][0], opf = c[k].op_half_f * half_b[1][0];
+            const double row[8] = {(double)c[k].most_iters, opd, opf, c[k].vec_bytes_d, c[k].vec_bytes_f, opd + opf,
+                                   c[k].vec_bytes_d + c[k].vec_bytes_f,
+                                   c[k].op_half_d * half_b[0][1] + c[k].op_half_f * half_b[1][1]};
+            for (int j = 0; j < 8; j++) t[j] += r[j] = row[j] * per[k];
+        } else memcpy(r, t, sizeof r);
+        printf("%-22s %9.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", k < 3 ? what[k] : "trajectory", r[0],
+               r[1] * 1e-9, r[2] * 1e-9, r[3] * 1e-9, r[4] * 1e-9, r[5] * 1e-9, r[6] * 1e-9, (r[5] + r[6]) * 1e-9,
+               r[7] * 1e-9);
+    }
+}
+
 int main(int argc, char **argv)
 {
     double mass = 0.0125, beta = 5.6, tol_md = 1e-8;
     int md_steps = 10, therm = 5, mixed = 1;
-    int L[4] = {8, 8, 8, 8};
+    int L[4] = {8, 8, 8, 8}, LB[4] = {0, 0, 0, 0};
     struct model m = {92, 46, 2.9, 1.5, 4, 15};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -136,6 +193,11 @@ int main(int argc, char **argv)
         OPT("--k-single", "%lf", &m.kf) OPT("--vec-double", "%lf", &m.vd) OPT("--vec-single", "%lf", &m.vf)
         OPT("--launch", "%lf", &m.launch) OPT("--sync", "%lf", &m.sync)
 #undef OPT
+        if (strcmp(a, "--bytes-lattice") == 0 && v) {
+            if (cli_parse_extents(v, LB)) goto usage;
+            i++;
+            continue;
+        }
         if (strcmp(a, "--precision") == 0 && v) {
             if (strcmp(v, "mixed") != 0 && strcmp(v, "double") != 0) goto usage;
             mixed = strcmp(v, "mixed") == 0, i++;
@@ -149,6 +211,10 @@ int main(int argc, char **argv)
     struct lattice lat;
     const char *why0 = NULL;
     if (lattice_init(&lat, L, &why0)) { fprintf(stderr, "hmc_solve_counts: %s\n", why0); return 2; }
+    if (!LB[0]) memcpy(LB, L, sizeof LB);
+    struct lattice blat;
+    if (lattice_init(&blat, LB, &why0)) { fprintf(stderr, "hmc_solve_counts: --bytes-lattice: %s\n", why0); return 2; }
+    BYTES_SCALE = (double)blat.V / (double)lat.V;
     struct field u;
     field_alloc(&u, &lat, 3, 64);
     field_set_random(&u, 1);
@@ -189,7 +255,9 @@ int main(int argc, char **argv)
     printf("%-22s %7s %8s %6s %8s %8s %8s %8s %9s\n", "solve (per trajectory)", "shared", "refine", "double", "K_double", "K_single", "calls", "waits", "model_s");
     struct { const char *what; const struct rational *r; double tol; int sloppy; double per; } kind[3] = {
         {"heatbath x1", &hb, 1e-12, 0, 1}, {"action x2", &met, 1e-12, 0, 2}, {"MD force", &md, tol_md, mixed, 2.0 * md_steps + 1}};
-    struct counts total;
+    const char *kind_names[3] = {kind[0].what, kind[1].what, kind[2].what};
+    const double pers[3] = {kind[0].per, kind[1].per, kind[2].per};
+    struct counts total, per_kind[3];
     memset(&total, 0, sizeof total);
     double ktot_d = 0, ktot_f = 0, tot_us = 0, allocs = 0;
     for (int k = 0; k < 3; k++) {
@@ -215,6 +283,8 @@ int main(int argc, char **argv)
                 phi[j] = s;
             }
         C.shared = h.shared;
+        for (int i = 0; i < kind[k].r->order; i++) C.most_iters = res[i].iterations > C.most_iters ? res[i].iterations : C.most_iters;
+        per_kind[k] = C;
         /* every iteration, shared or refining, is one K; the rest of the K are true residuals */
         C.refine_iters = (C.op_half_d + C.op_half_f) / 2 - C.shared - C.true_residuals;
         print_counts(kind[k].what, &C, kind[k].per, &m);
@@ -228,6 +298,7 @@ int main(int argc, char **argv)
     printf("trajectory: K_double %.0f K_single %.0f K-equivalents (single = 1/2) %.0f; work vectors allocated %.0f; "
            "model %.3f s on 32^3x8 (a prediction from the constants, not a measurement; allocations not in it)\n",
            ktot_d, ktot_f, ktot_d + 0.5 * ktot_f, allocs, tot_us * 1e-6);
+    print_bytes(kind_names, per_kind, pers, LB, blat.V / 2);
     for (int i = 0; i < RATIONAL_MAX_ORDER; i++) free(xs[i]);
     free(b);
     free(phi);

@@ -32,7 +32,8 @@
  *     (float for single and half, double for double) + 8 neighbour vectors
  *     and 1 output vector of 6 reals, plus the m^2 x input of the second
  *     sweep: 16 R link reals + 19 vectors per site (a half vector is 6
- *     int16 + its 4-byte norm).  double/12: 16*12*8 + 19*48 = 2448 B;
+ *     int16 + its 4-byte norm; bench/gpu_bytes.h's bytes_stag_site).
+ *     double/12: 16*12*8 + 19*48 = 2448 B;
  *     single/12: 1224 B; half/12: 768 + 19*16 = 1072 B.  The device reads
  *     more than that (gpu/spinor.h pads a site to 8 reals: the column
  *     "layout B" counts the padding) and less (the L2 cache serves a
@@ -57,11 +58,9 @@ int main(void)
 #include "base/comm.h"
 #include "base/log.h"
 #include "lattice/geometry.h"
+#include "gpu_bytes.h"
 
 #define K_FLOP 1152.0
-
-/* bytes per even site: link reals R of size ls, 19 vectors of vb bytes */
-static double site_bytes(int recon, double ls, double vb) { return 16.0 * recon * ls + 19.0 * vb; }
 
 /* K timed on a slab: reps applications after 5, the slowest rank's time */
 static double slab_time(struct staggered_gpu *g, enum solver_prec p, const double *x, int64_t vh, int reps)
@@ -170,8 +169,9 @@ int main(int argc, char **argv)
             gpu_timer_start();
             for (int k = 0; k < reps; k++) staggered_gpu_ee_apply(g, (enum solver_prec)p, &out, &in);
             const double t = gpu_timer_stop() / reps;
-            const double ls = p == 0 ? 8 : 4, vb = p == 0 ? 48 : p == 1 ? 24 : 16, vpad = p == 0 ? 64 : p == 1 ? 32 : 20;
-            const double bytes = site_bytes(recons[r], ls, vb), padded = site_bytes(recons[r], ls, vpad);
+            const enum solver_prec sp = (enum solver_prec)p;
+            const double bytes = bytes_stag_site(recons[r], sp, STAG_K_VECTORS, 0),
+                         padded = bytes_stag_site(recons[r], sp, STAG_K_VECTORS, 1);
             const double rate = (double)vh / t;
             printf("  %-7s %5d %10.2f %9.3f %9.1f %8.0f %9.0f %8.1f %7.1f\n", pn[p], recons[r], t * 1e6, rate * 1e-9,
                    rate * K_FLOP * 1e-9, bytes, padded, rate * bytes * 1e-9, 100 * rate * bytes / bw);
