@@ -276,12 +276,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "hmc_solve_counts: %s shift %d: true residual %g > %g\n", kind[k].what, i, res[i].residual, kind[k].tol);
                 return 1;
             }
-        if (k == 0) /* phi = r(K) eta on the even half (the monomial's refresh) */
-            for (size_t j = 0; j < hr_; j++) {
-                double s = hb.a0 * b[j];
-                for (int i = 0; i < hb.order; i++) s += hb.a[i] * xs[i][j];
-                phi[j] = s;
-            }
+        if (k == 0) rational_combine(&hb, hr_, b, xs, phi); /* phi = r(K) eta on the even half (the monomial's refresh) */
         C.shared = h.shared;
         for (int i = 0; i < kind[k].r->order; i++) C.most_iters = res[i].iterations > C.most_iters ? res[i].iterations : C.most_iters;
         per_kind[k] = C;

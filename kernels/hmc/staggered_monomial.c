@@ -160,11 +160,7 @@ static void mono_refresh(void *ctx, const struct field *u, uint64_t seed, uint32
             double **x = alloc_halves(c->hb.order, hr);
             staggered_gaussian(c->op, 0, seed, (uint32_t)k, trajectory, eta);
             solve_shifts(c, &c->hb, c->p.tol_metropolis, 0, eta, x, "pseudofermion heatbath");
-            for (size_t i = 0; i < hr; i++) {
-                double s = c->hb.a0 * eta[i];
-                for (int j = 0; j < c->hb.order; j++) s += c->hb.a[j] * x[j][i];
-                c->phi[k][i] = s;
-            }
+            rational_combine(&c->hb, hr, eta, x, c->phi[k]);
             free_halves(x, c->hb.order);
             free(eta);
         }

@@ -70,9 +70,7 @@ __global__ void __launch_bounds__(SMG_BLOCK) k_smg_lincomb(int vh, double *__res
     if (s >= vh) return;
     for (int c = 0; c < 6; c++) {
         const size_t k = gpu_spinor_index(SMG_NCOMP, c, s);
-        double v = a0 * eta[k];
-        for (int i = 0; i < poles.order; i++) v += poles.a[i] * poles.x[i][k];
-        out[k] = v;
+        out[k] = rational_term_sum(a0, poles.a, poles.order, eta[k], poles.x, k); /* rational.h's sum, the CPU's */
     }
 }
 

@@ -12,9 +12,17 @@
  * Exported (the data here; the Remez algorithm that fills it, with MPFR,
  * is remez.c, declared below its own comment):
  *   struct rational     the coefficients, the range and the error
- *   rational_eval       r(x) in double */
+ *   rational_eval       r(x) in double
+ *   rational_term_sum(a0, a, order, b_k, x, k)   a0 b_k + sum_i a[i] x[i][k],
+ *                       the terms added in i order: one real of r(A) b from
+ *                       a multi-shift solve's x[i] = (A + b[i])^-1 b, for C
+ *                       and CUDA (the GPU monomial's k_smg_lincomb)
+ *   rational_combine(r, n, b, x, out)   out[k] = that sum for k < n */
 #ifndef LAT_RATIONAL_H
 #define LAT_RATIONAL_H
+
+#include "base/lat.h"
+#include <stddef.h>
 
 #define RATIONAL_MAX_ORDER 64
 
@@ -33,6 +41,17 @@ static inline double rational_eval(const struct rational *r, double x)
     double s = r->a0;
     for (int i = 0; i < r->order; i++) s += r->a[i] / (x + r->b[i]);
     return s;
+}
+
+LAT_HD double rational_term_sum(double a0, const double *a, int order, double b_k, const double *const *x, size_t k)
+{
+    double s = a0 * b_k;
+    for (int i = 0; i < order; i++) s += a[i] * x[i][k];
+    return s;
+}
+static inline void rational_combine(const struct rational *r, size_t n, const double *b, double *const *x, double *out)
+{
+    for (size_t k = 0; k < n; k++) out[k] = rational_term_sum(r->a0, r->a, r->order, b[k], (const double *const *)x, k);
 }
 
 /* remez.c (MPFR) -- the Remez algorithm that fills struct rational.
