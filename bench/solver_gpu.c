@@ -44,6 +44,10 @@
  * wrapped and the unwrapped ms per iteration (their difference is what the
  * synchronisation and the clock reads cost), and the true residuals of
  * both solves (the same kernels in the same order: the same bits).
+ * Two checks per solve, printed PASS/FAIL (exit 1 if any fails): the
+ * wrapped solve took the unwrapped one's iterations and residual bits, and
+ * the operator rows hold 2 calls an iteration (CGNE: + the first A^dag r)
+ * plus one double Mhat per true residual -- no call lost or counted twice.
  * --tsv FILE: every row as TSV, written whole at the end (never partial).
  * --cpu: the same wrappers over the CPU operator and kernels (no device:
  * no synchronisation, no byte rates) -- the bookkeeping check of
@@ -306,7 +310,7 @@ static void tsv_row(FILE *f, const char *solver, enum solver_prec sp, const char
     else fprintf(f, "-\t-\n");
 }
 
-static void profile(const struct system *s, int bicgstab, enum solver_prec sp, int iters, FILE *tsv)
+static void profile(const struct system *s, int bicgstab, enum solver_prec sp, int iters, FILE *tsv, int *failed)
 {
     const char *solver = bicgstab ? "bicgstab" : "cgne";
     const struct solver_params par = {.tol = SOLVE_TOL, .max_iter = iters, .sloppy = sp, .delta = 0};
@@ -345,6 +349,18 @@ static void profile(const struct system *s, int bicgstab, enum solver_prec sp, i
     printf("ms per iteration: callbacks %.4f + outside them (host) %.4f = wrapped %.4f; unwrapped %.4f "
            "(synchronisation and clock: %+.4f)\n",
            sum / n * 1e3, (tw - sum) / n * 1e3, tw / n * 1e3, tu / nu * 1e3, (tw / n - tu / nu) * 1e3);
+    /* the bookkeeping: the wrapped solve is the unwrapped one (same bits),
+     * and every operator application is one row's call: 2 a step (CGNE:
+     * and the first A^dag r) plus one double Mhat per true residual */
+    long opcalls = 0;
+    for (int i = 0; i < p.nb; i++) opcalls += p.b[i].kind <= K_VEC_DAG ? p.b[i].calls : 0;
+    const long want = 2L * rw.iterations + !bicgstab + rw.reliable_updates;
+    const int same = rw.residual == ru.residual && rw.iterations == ru.iterations, counted = opcalls == want;
+    printf("check: %s wrapped solve = unwrapped solve (iterations, true residual bits); %s operator calls %ld = 2 x %d "
+           "iterations%s + %d true residuals\n",
+           same ? "PASS" : "FAIL", counted ? "PASS" : "FAIL", opcalls, rw.iterations, bicgstab ? "" : " + 1",
+           rw.reliable_updates);
+    *failed += !same + !counted;
     tsv_row(tsv, solver, sp, "(callbacks)", "-", 1, &rw, sum, n, 100 * sum / tw, 0, 0);
     tsv_row(tsv, solver, sp, "(outside)", "-", 1, &rw, tw - sum, n, 100 * (tw - sum) / tw, 0, 0);
     tsv_row(tsv, solver, sp, "(wrapped)", "-", 1, &rw, tw, n, 100, 0, 0);
@@ -519,8 +535,9 @@ int main(int argc, char **argv)
            "%d iterations per solve (tol %g)\n",
            PROG, dev, o.L[0], o.L[1], o.L[2], o.L[3], nh / sr, o.kappa, o.csw, o.links, o.cpu ? " (GPU only)" : "",
            HB_SWEEPS, HB_BETA, hb->name, pl.all, o.iters, SOLVE_TOL);
+    int failed = 0;
     for (int i = 0; i < o.nsolvers; i++)
-        for (int q = 0; q < o.nprecs; q++) profile(&s, o.solvers[i], o.precs[q], o.iters, tsv);
+        for (int q = 0; q < o.nprecs; q++) profile(&s, o.solvers[i], o.precs[q], o.iters, tsv, &failed);
     if (tsv) out_commit(tsv);
     blas->free(blas->ctx, s.b);
     blas->free(blas->ctx, s.x);
@@ -534,5 +551,6 @@ int main(int argc, char **argv)
     dirac_free(cpu);
     free(host_b);
     field_free(&u);
-    return 0;
+    if (failed) fprintf(stderr, PROG ": %d bookkeeping checks failed\n", failed);
+    return failed ? 1 : 0;
 }

@@ -97,6 +97,8 @@ is() { [ "$1" = "$2" ] || { echo "$3: $1, expected $2"; return 1; }; }
     grep -q 'the same bits' "$T/p.out"
     ! grep -q DIFFERENT "$T/p.out"
     [ "$(grep -c '^ms per iteration: callbacks' "$T/p.out")" -eq 6 ]
+    # the program's own checks (it exits 1 on a FAIL: setup_file would fail)
+    [ "$(grep -c '^check: PASS .*; PASS ' "$T/p.out")" -eq 6 ]
 }
 
 @test "solver_gpu: bad options exit 2 with one line and leave no TSV" {
