@@ -48,11 +48,22 @@
  * wrapped solve took the unwrapped one's iterations and residual bits, and
  * the operator rows hold 2 calls an iteration (CGNE: + the first A^dag r)
  * plus one double Mhat per true residual -- no call lost or counted twice.
- * --tsv FILE: every row as TSV, written whole at the end (never partial).
+ * The solve's own work vectors are allocated and freed by every solve
+ * (solve_vec, through blas->alloc/free: cudaMalloc, cudaFree) as in
+ * lat-propagator; they are the alloc/free rows.  Not timed: the upload of
+ * b and the download of x, the CPU's even-odd preparation.
+ * --tsv FILE: every row as TSV, written whole at the end (never partial):
+ * solver, sloppy, operation, precision, calls, iterations,
+ * reliable_updates, true_residual (%.17g), seconds, calls_per_iter,
+ * us_per_call, ms_per_iter, share_pct, GB_per_s, pct_copy ("-" without a
+ * rate); then per solve the rows "(callbacks)", "(outside)", "(wrapped)"
+ * and "(unwrapped)" (calls 1: the whole solve; the unwrapped row has the
+ * unwrapped solve's iterations, residual and seconds).
  * --cpu: the same wrappers over the CPU operator and kernels (no device:
  * no synchronisation, no byte rates) -- the bookkeeping check of
- * tests/solver-profile.bats.  Without CUDA or a GPU (and no --cpu): one
- * note, exit 0.  Bad options: one line, exit 2. */
+ * tests/solver-profile.bats (the GPU path with emulated kernels:
+ * scripts/solver-profile-emulation).  Without CUDA or a GPU (and no
+ * --cpu): one note, exit 0.  Bad options: one line, exit 2. */
 #include "base/cli.h"
 #include "base/clock.h"
 #include "base/comm.h"
