@@ -27,7 +27,8 @@
 # against the CPU HMC (scripts/hmc-gauge-emulation); the staggered
 # monomial's device callbacks against its host callbacks
 # (scripts/hmc-stag-emulation), and on t-slabs with an emulated lat-hmc
-# --device gpu under mpirun (scripts/hmc-stag-slab-emulation).
+# --device gpu under mpirun (scripts/hmc-stag-slab-emulation); bench/solver_gpu's
+# GPU path with the emulated kernels (scripts/solver-profile-emulation).
 
 @test "GPU link storage (12 and 8 reals) on the host: upload layout, accessor load/store, download, halo k_pack" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/link8-emulation compiles the device code with it"
@@ -279,4 +280,13 @@
     [ "$(echo "$output" | grep -c 'the same log (physics columns): ok$')" -eq 3 ]
     echo "$output" | grep -q '^lat-hmc --device gpu (R=2) = --device cpu to dH 1e-9, links 1e-10: ok$'
     echo "$output" | grep -q '^lat-hmc --device gpu, 4 ranks on 4^3x4 refused: .*even number.*: ok$'
+}
+
+@test "bench/solver_gpu's GPU path on the host: wrapped callbacks, device syncs, every Mhat and true residual in its row" {
+    command -v g++ >/dev/null || skip "g++ is missing: scripts/solver-profile-emulation compiles the device code with it"
+    grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
+    run "$BATS_TEST_DIRNAME/../scripts/solver-profile-emulation"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -q '^solver-profile-emulation: 9 passed, 0 failed$'
 }
