@@ -3,10 +3,10 @@
  * (written once over struct solver_op); this file only prepares the
  * system, picks the solver and precision, and checks the answer in double
  * with the full operator (with a device all of it on the GPU:
- * dirac/gpu.h's prepare, reconstruct and residual).  Over MPI ranks the fields are this rank's slabs
- * (dirac.h) and every norm, here and in the solvers, is a sum with one slot
- * per global timeslice (dirac_reduce_layout): the same bits for any rank
- * count. */
+ * dirac/gpu.h's prepare, reconstruct and residual).  Over MPI ranks the
+ * fields are this rank's slabs (dirac.h) and every norm, here and in the
+ * solvers, is a sum with one slot per global timeslice
+ * (dirac_reduce_layout): the same bits for any rank count. */
 #include "shared/prop_solve.h"
 #include "base/clock.h"
 #include "base/log.h"
