@@ -63,8 +63,9 @@
  *   dirac_gpu_vec_new gives), double links and clover, and the CPU's
  *   steps in the CPU's order (the clover term alone: dirac_cpu_clover;
  *   a hop with the local term: the sweeps of Mhat), so prepare and
- *   reconstruct give dirac.c's bits where the device rounds as the host
- *   (the emulation; a GPU's fused multiply-adds differ in the last bits);
+ *   reconstruct give dirac.c's bits with links in 18 reals where the
+ *   device rounds as the host (the emulation; 12 and 8 reals rebuild the
+ *   links, and a GPU's fused multiply-adds differ, in the last bits);
  *   the residual agrees with the CPU's to rounding (another summation
  *   order).  The clover-only step runs on each rank's sites alone; the
  *   hops are collective on a slab, as Mhat's sweeps (the operator's even
