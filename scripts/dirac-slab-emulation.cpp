@@ -23,7 +23,9 @@
  * tests/gpu/test_gpu_dirac_mpi.c): Mhat, Mhat^dag in every storage and link
  * compression against the CPU operator on the slab (double 1e-13), CGNE
  * and BiCGstab (double, single and half sloppy) to a true residual of
- * 2e-10, every result gathered into OUT, whose bytes must not depend on R.
+ * 2e-10, the even-odd system's ends (dirac_gpu_eo_prepare, _reconstruct:
+ * dirac.c's bits; _residual_norm2: the CPU's norms to 1e-13), every
+ * result gathered into OUT, whose bytes must not depend on R.
  * Prints one line per case and "dirac-slab-emulation R=N: P passed, F
  * failed" (rank 0); exit 1 if any failed. */
 #ifdef SLAB_SWEEP

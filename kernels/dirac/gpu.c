@@ -3,6 +3,7 @@
  * device copies of the links (gpu_field, double and float, recon 18/12/8,
  * no boundary phases) and of the clover term, the two sweeps of Mhat per
  * application (launched by dirac/gpu_d.cu or gpu_s.cu, dirac/gpu_sweep.h),
+ * the even-odd system's ends in double (prepare, reconstruct, residual),
  * the solver adapter, device vectors for tests and the benchmark, and the
  * flop/byte counts, and on a t-slab the face buffers and their exchange
  * between the sweeps' pack, interior and boundary launches: device to
@@ -400,6 +401,125 @@ void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, co
     sweep(g, &w, dbl);
 }
 
+/* ---- the even-odd system's ends in double (dirac.c's arithmetic) ------------
+ * Each step is one of dirac.c's site loops as a sweep of the same
+ * arithmetic: the clover term alone (clover_only: dirac_cpu_clover), or a
+ * hop with the local term added (clover NULL: DIRAC_LOCAL_ONE; A:
+ * DIRAC_LOCAL_CLOVER).  A step the CPU does in registers between a hop and
+ * A^-1 (the reconstruction's post_inv) goes through a double vector here:
+ * storing a double is exact, so the bits are the same. */
+static void check_double(const struct dirac_gpu *g, const struct solver_vec *v, const char *what)
+{
+    check_vec(v, what);
+    if (v->prec != SOLVER_DOUBLE || v->n != (size_t)g->nsites * SITE_REALS)
+        lat_die(1, "GPU Dirac", "internal error: %s is not a double half field of %lld sites", what, (long long)g->nsites);
+}
+
+static struct dirac_gpu_sweep double_sweep(const struct dirac_gpu *g)
+{
+    struct dirac_gpu_sweep w = {.links = &g->links_d, .spinor_prec = SOLVER_DOUBLE, .sign = +1};
+    memcpy(w.phase, g->phase, sizeof w.phase);
+    return w;
+}
+
+/* out = A_pp^-1 in (inv 1) or A_pp in (inv 0) on the sites of parity p; a
+ * copy without clover.  Site-local: no faces on a slab. */
+static void clover_step(struct dirac_gpu *g, int inv, int par, struct solver_vec *out, const struct solver_vec *in)
+{
+    struct dirac_gpu_sweep w = double_sweep(g);
+    w.clover = g->clover ? g->clov_d[inv][par] : NULL;
+    w.loc = in->data;
+    w.out = out->data;
+    w.parity = par;
+    w.clover_only = 1;
+    w.tg0 = g->tg0;
+    w.ltg = g->ltg;
+    w.sites = DIRAC_SITES_ALL;
+    dirac_gpu_sweep_d(&w);
+}
+
+/* out_p = loc_p + alpha D_{p,1-p} in (C 0) or A_pp loc_p + alpha D in (C 1):
+ * a sweep of parity p (collective on a slab) */
+static void hop_step(struct dirac_gpu *g, int par, int with_clover, double alpha, struct solver_vec *out,
+                     const struct solver_vec *in, const struct solver_vec *loc)
+{
+    struct dirac_gpu_sweep w = double_sweep(g);
+    w.clover = with_clover && g->clover ? g->clov_d[0][par] : NULL;
+    w.in = in->data;
+    w.loc = loc->data;
+    w.out = out->data;
+    w.parity = par;
+    w.alpha = alpha;
+    sweep(g, &w, 1);
+}
+
+static struct solver_vec *even_scratch(struct dirac_gpu *g)
+{
+    if (!g->tmp[SOLVER_DOUBLE]) g->tmp[SOLVER_DOUBLE] = dirac_gpu_vec_new(g, SOLVER_DOUBLE);
+    return g->tmp[SOLVER_DOUBLE];
+}
+
+/* dirac_eo_prepare: t_e = A_ee^-1 b_e, bhat_o = b_o + kappa D_oe t_e */
+void dirac_gpu_eo_prepare(struct dirac_gpu *g, struct solver_vec *bhat_o, const struct solver_vec *b_e,
+                          const struct solver_vec *b_o)
+{
+    check_double(g, bhat_o, "the prepared source");
+    check_double(g, b_e, "the source's even half");
+    check_double(g, b_o, "the source's odd half");
+    const struct solver_vec *te = b_e;
+    if (g->clover) {
+        struct solver_vec *t = even_scratch(g);
+        clover_step(g, 1, 0, t, b_e);
+        te = t;
+    }
+    hop_step(g, 1, 0, g->kappa, bhat_o, te, b_o);
+}
+
+/* dirac_eo_reconstruct: x_e = A_ee^-1 (b_e + kappa D_eo x_o) */
+void dirac_gpu_eo_reconstruct(struct dirac_gpu *g, struct solver_vec *x_e, const struct solver_vec *x_o,
+                              const struct solver_vec *b_e)
+{
+    check_double(g, x_e, "the solution's even half");
+    check_double(g, x_o, "the solution's odd half");
+    check_double(g, b_e, "the source's even half");
+    if (!g->clover) {
+        hop_step(g, 0, 0, g->kappa, x_e, x_o, b_e);
+        return;
+    }
+    struct solver_vec *t = even_scratch(g);
+    hop_step(g, 0, 0, g->kappa, t, x_o, b_e);
+    clover_step(g, 1, 0, x_e, t);
+}
+
+/* |b - M x|^2 and |b|^2: per parity (M x)_p = A_pp x_p - kappa D x_{1-p}
+ * (dirac_apply's site arithmetic) into the scratch vector, then
+ * |(M x)_p - b_p|^2 and |b_p|^2 by the caller's vector kernels; the even
+ * part plus the odd part */
+void dirac_gpu_residual_norm2(struct dirac_gpu *g, struct solver_blas *blas, const struct solver_vec *x_e,
+                              const struct solver_vec *x_o, const struct solver_vec *b_e, const struct solver_vec *b_o,
+                              double *r2, double *b2)
+{
+    const struct solver_vec *x[2] = {x_e, x_o}, *b[2] = {b_e, b_o};
+    for (int p = 0; p < 2; p++) {
+        check_double(g, x[p], "the solution");
+        check_double(g, b[p], "the source");
+    }
+    struct solver_vec *t = even_scratch(g);
+    double r[2], n[2];
+    for (int p = 0; p < 2; p++) {
+        hop_step(g, p, 1, -g->kappa, t, x[1 - p], x[p]);
+        if (blas->axpy_norm2) {
+            r[p] = blas->axpy_norm2(blas->ctx, -1, b[p], t);
+        } else {
+            blas->axpy(blas->ctx, -1, b[p], t);
+            r[p] = blas->norm2(blas->ctx, t);
+        }
+        n[p] = blas->norm2(blas->ctx, b[p]);
+    }
+    *r2 = r[0] + r[1];
+    *b2 = n[0] + n[1];
+}
+
 /* ---- the solver's view ------------------------------------------------------ */
 static void apply_raw(struct dirac_gpu *g, int dag, enum solver_prec p, void *out, const void *in)
 {
@@ -459,6 +579,16 @@ struct solver_vec *dirac_gpu_vec_new(const struct dirac_gpu *g, enum solver_prec
 void dirac_gpu_vec_free(struct solver_vec *v) { (void)v; }
 void dirac_gpu_vec_upload(struct solver_vec *v, const double *host) { (void)v; (void)host; no_gpu(); }
 void dirac_gpu_vec_download(double *host, const struct solver_vec *v) { (void)host; (void)v; no_gpu(); }
+void dirac_gpu_eo_prepare(struct dirac_gpu *g, struct solver_vec *bhat_o, const struct solver_vec *b_e,
+                          const struct solver_vec *b_o)
+{ (void)g; (void)bhat_o; (void)b_e; (void)b_o; no_gpu(); }
+void dirac_gpu_eo_reconstruct(struct dirac_gpu *g, struct solver_vec *x_e, const struct solver_vec *x_o,
+                              const struct solver_vec *b_e)
+{ (void)g; (void)x_e; (void)x_o; (void)b_e; no_gpu(); }
+void dirac_gpu_residual_norm2(struct dirac_gpu *g, struct solver_blas *blas, const struct solver_vec *x_e,
+                              const struct solver_vec *x_o, const struct solver_vec *b_e, const struct solver_vec *b_o,
+                              double *r2, double *b2)
+{ (void)g; (void)blas; (void)x_e; (void)x_o; (void)b_e; (void)b_o; (void)r2; (void)b2; no_gpu(); }
 void dirac_gpu_counts(const struct dirac_gpu *g, enum solver_prec prec, double *flop, double *bytes, double *bytes_paper)
 { (void)g; (void)prec; (void)flop; (void)bytes; (void)bytes_paper; no_gpu(); }
 #endif

@@ -1,5 +1,6 @@
 /* dirac/gpu.h -- the even-odd Wilson-clover operator Mhat (dirac.h) on one
- * GPU: a C interface without CUDA types, usable in every build (without
+ * GPU, with the even-odd system's source preparation, solution
+ * reconstruction and full true residual in double: a C interface without CUDA types, usable in every build (without
  * CUDA, dirac_gpu_create returns NULL with the reason).
  *
  *   dirac_gpu_create(cpu, u, recon, why, len)
@@ -45,6 +46,30 @@
  *       bits.  Vectors hold the owned sites (dirac.h's slab order).
  *       LAT_GPU_NO_HALO=1 when the operator is made: no exchange (wrong
  *       results; bench/dirac_gpu's timing without it).
+ *   dirac_gpu_eo_prepare(g, bhat_o, b_e, b_o)
+ *       bhat_o = b_o + kappa D_oe A_ee^-1 b_e (dirac_eo_prepare) from the
+ *       source's two halves (b_e: the even half field, dirac.h's order)
+ *   dirac_gpu_eo_reconstruct(g, x_e, x_o, b_e)
+ *       x_e = A_ee^-1 (b_e + kappa D_eo x_o) (dirac_eo_reconstruct's even
+ *       half; the odd half is x_o)
+ *   dirac_gpu_residual_norm2(g, blas, x_e, x_o, b_e, b_o, &r2, &b2)
+ *       r2 = |b - M x|^2 and b2 = |b|^2 over both parities, M the full
+ *       operator (dirac_apply's site arithmetic per parity: A_pp x_p -
+ *       kappa D x_{1-p}); the sums by blas, the caller's GPU vector kernels
+ *       (solvers/blas_gpu.h, opened with dirac_reduce_layout(op, 1, ...):
+ *       one slot per global timeslice, so the same bits for any number of
+ *       ranks), as |even part|^2 + |odd part|^2.
+ *   These three: double device vectors of the half fields (as
+ *   dirac_gpu_vec_new gives), double links and clover, and the CPU's
+ *   steps in the CPU's order (the clover term alone: dirac_cpu_clover;
+ *   a hop with the local term: the sweeps of Mhat), so prepare and
+ *   reconstruct give dirac.c's bits with links in 18 reals where the
+ *   device rounds as the host (the emulation; 12 and 8 reals rebuild the
+ *   links, and a GPU's fused multiply-adds differ, in the last bits);
+ *   the residual agrees with the CPU's to rounding (another summation
+ *   order).  The clover-only step runs on each rank's sites alone; the
+ *   hops are collective on a slab, as Mhat's sweeps (the operator's even
+ *   scratch vector is used: one call at a time per operator).
  *   dirac_gpu_solver_op(s, g)  the solver's view: n = 24 V/2, site_reals 24,
  *       apply/apply_dag on double device storage, apply_f/apply_dag_f on
  *       float device storage (gpu_spinor_storage(V/2, 24) reals), apply_vec
@@ -84,6 +109,13 @@ void dirac_gpu_free(struct dirac_gpu *g);
 int64_t dirac_gpu_nsites(const struct dirac_gpu *g);
 void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in);
 void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g);
+void dirac_gpu_eo_prepare(struct dirac_gpu *g, struct solver_vec *bhat_o, const struct solver_vec *b_e,
+                          const struct solver_vec *b_o);
+void dirac_gpu_eo_reconstruct(struct dirac_gpu *g, struct solver_vec *x_e, const struct solver_vec *x_o,
+                              const struct solver_vec *b_e);
+void dirac_gpu_residual_norm2(struct dirac_gpu *g, struct solver_blas *blas, const struct solver_vec *x_e,
+                              const struct solver_vec *x_o, const struct solver_vec *b_e, const struct solver_vec *b_o,
+                              double *r2, double *b2);
 
 struct solver_vec *dirac_gpu_vec_new(const struct dirac_gpu *g, enum solver_prec prec);
 void dirac_gpu_vec_free(struct solver_vec *v);

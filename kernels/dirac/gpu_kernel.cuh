@@ -24,6 +24,11 @@
  *       links and clover in 16 bits (the bytes of single halved).
  *   k_dslash_face<SS, LS, RECON>(a)  on a t-slab: one thread per face site
  *       j < V3h, the two half-spinor faces this rank sends (below).
+ *   k_clover<SS, LS>(a)   one thread per site h < V/2: out = C loc, the
+ *       clover term (or its inverse) alone, clover_apply_site as
+ *       dirac_cpu_clover does it (C NULL: a copy); the even-odd system's
+ *       source preparation and reconstruction (dirac/gpu.h), instantiated
+ *       in double only.
  *   dslash_dispatch<Launch>(w, launch)   the instantiation for the sweep w
  *       of this compute precision and the kernel's arguments; calls
  *       launch(kernel, args, nthreads) (gpu_*.cu: a <<<...>>> launch; the
@@ -331,6 +336,27 @@ __global__ void __launch_bounds__(128) k_dslash_face(const dslash_args a)
     face_store(a.face_out_bwd, j, w);
 }
 
+/* ---- the clover term alone (dirac/gpu_sweep.h's clover_only) ----------------
+ * out(h) = C(h) loc(h): the arithmetic of dirac_cpu_clover's site (load,
+ * clover_apply_site, store), so the double kernel gives the CPU's bits */
+template <typename SS, typename LS>
+__global__ void __launch_bounds__(128) k_clover(const dslash_args a)
+{
+    const int h = blockIdx.x * blockDim.x + threadIdx.x;
+    if (h >= a.g.Vh) return;
+    lat_complex psi[12], v[12];
+    lat_real cl[72];
+    spinor_load<SS>((const SS *)a.loc, a.loc_norm, h, psi);
+    const LS *clov = (const LS *)a.clover;
+    if (!clov) {
+        spinor_store<SS>((SS *)a.out, a.out_norm, h, psi);
+        return;
+    }
+    clover_rescale<LS>(clover_load(clov, a.clover_step, h, cl), psi);
+    clover_apply_site(3, cl, psi, v);
+    spinor_store<SS>((SS *)a.out, a.out_norm, h, v);
+}
+
 /* ---- host side: which instantiation, with which arguments ----------------- */
 template <typename SS, typename LS, class Launch>
 static void dslash_recon(const struct dirac_gpu_sweep *w, const dslash_args &args, const Launch &launch)
@@ -376,11 +402,16 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
         if (w->links->prec != 'd' || w->spinor_prec != SOLVER_DOUBLE)
             lat_die(1, "GPU Dirac", "internal error: the double kernels got precision %c/%d", w->links->prec,
                     w->spinor_prec);
-        dslash_recon<double, double>(w, args, launch);
+        if (w->clover_only) {
+            if (args.g.Vh > 0) launch(k_clover<double, double>, args, args.g.Vh);
+        } else {
+            dslash_recon<double, double>(w, args, launch);
+        }
     } else {
         if (w->links->prec != 's' || w->spinor_prec == SOLVER_DOUBLE)
             lat_die(1, "GPU Dirac", "internal error: the float kernels got precision %c/%d", w->links->prec,
                     w->spinor_prec);
+        if (w->clover_only) lat_die(1, "GPU Dirac", "internal error: a clover-only sweep in float");
         if (w->spinor_prec == SOLVER_HALF && (!w->links16 || (w->clover && !w->clover_step)))
             lat_die(1, "GPU Dirac", "internal error: a half sweep without its 16-bit links or clover steps");
         if (w->spinor_prec == SOLVER_HALF) dslash_recon<dirac_half_t, dirac_half_t>(w, args, launch);

@@ -40,7 +40,12 @@
  * pack kernel: it writes this rank's two faces from `in` -- face_out_fwd
  * (of slice 0, for the previous rank) and face_out_bwd (of the last slice,
  * for the next), the same formulas as above with parity = the output
- * parity of the sweep they feed. */
+ * parity of the sweep they feed.
+ *
+ * clover_only (double sweeps only; the even-odd system's ends, dirac/gpu.h):
+ * no hopping term and no faces: out(x) = C(x) loc(x) on every site h of
+ * the half field (C = 1 when clover is NULL: a copy), the arithmetic of
+ * dirac_cpu_clover (dirac/cpu.h) site by site. */
 #ifndef LAT_DIRAC_GPU_SWEEP_H
 #define LAT_DIRAC_GPU_SWEEP_H
 
@@ -65,6 +70,7 @@ struct dirac_gpu_sweep {
     const void *face_fwd, *face_bwd; /* slab: the received faces, else NULL */
     void *face_out_fwd, *face_out_bwd; /* non-NULL: pack the faces instead */
     int tg0, ltg, sites;
+    int clover_only;               /* out = C loc, no hop (double only) */
 };
 
 enum { DIRAC_SITES_ALL = 0, DIRAC_SITES_INTERIOR = 1, DIRAC_SITES_BOUNDARY = 2 };

@@ -26,7 +26,12 @@
  *         with half sloppy too -- the half sweeps read 16-bit links and
  *         clover):
  *         converged, the true residual |b - Mhat x| / |b| with the CPU
- *         operator <= 2e-10.
+ *         operator <= 2e-10;
+ *         the even-odd system's ends (dirac_gpu_eo_prepare, _reconstruct,
+ *         _residual_norm2; links in 18 reals, c_sw 1.769 and 0) against dirac_eo_prepare,
+ *         dirac_eo_reconstruct and dirac_apply's |b - M x|^2, |b|^2:
+ *         the same bits (the emulation; 1e-14 x loose on a GPU), the
+ *         norms to 1e-13 x loose (dsc_eo_ends).
  *       dsc_quick set: links in 12 reals only, CGNE double and half sloppy
  *       only.  Rank 0 writes every result gathered (slab order = global order) and
  *       the solves' iteration counts to OUT: the files of every R must be
@@ -212,6 +217,109 @@ static void dsc_solves(const struct geometry *d, struct dirac_op *cpu, const str
     dirac_gpu_free(g);
 }
 
+/* the reals of a and b (n each, over all ranks) whose bits differ */
+static double dsc_bits_differ(const double *a, const double *b, size_t n)
+{
+    double c = 0;
+    for (size_t k = 0; k < n; k++) c += memcmp(a + k, b + k, sizeof(double)) != 0;
+    comm_sum(&c, 1);
+    return c;
+}
+
+/* |b - M x|^2 and |b|^2 the CPU's way (tools/shared/prop_solve.c's true
+ * residual): dirac_apply on the full fields, the norms by the CPU vector
+ * kernels with one slot per global timeslice */
+static void dsc_cpu_residual(struct dirac_op *cpu, const double *b, const double *x, double *r2, double *b2)
+{
+    const size_t n = dirac_full_reals(cpu);
+    double *r = (double *)lat_malloc(n * sizeof(double));
+    dirac_apply(cpu, r, x);
+    for (size_t k = 0; k < n; k++) r[k] = b[k] - r[k];
+    struct solver_reduce_layout lay;
+    dirac_reduce_layout(cpu, 0, &lay);
+    struct solver_blas *bl = solver_blas_cpu_open(&lay);
+    const struct solver_vec vr = {SOLVER_DOUBLE, n, 24, r, NULL}, vb = {SOLVER_DOUBLE, n, 24, (void *)b, NULL};
+    *r2 = bl->norm2(bl->ctx, &vr);
+    *b2 = bl->norm2(bl->ctx, &vb);
+    solver_blas_cpu_close(bl);
+    free(r);
+}
+
+/* the even-odd system's ends on the device (dirac_gpu_eo_prepare,
+ * _reconstruct, _residual_norm2) against dirac_eo_prepare,
+ * dirac_eo_reconstruct and the CPU's true residual on random full fields:
+ * prepare and reconstruct bit for bit in the emulation (dsc_loose 1), to
+ * 1e-14 x loose on a GPU; |b - M x|^2 and |b|^2 to 1e-13 x loose.  The
+ * device's results go to OUT (R-independent bits). */
+static void dsc_eo_ends(const struct geometry *d, struct dirac_op *cpu, const struct field *u, const char *label)
+{
+    char why[256];
+    /* links in 18 reals: the CPU's link bits (12 and 8 rebuild them to rounding) */
+    struct dirac_gpu *g = dirac_gpu_create(cpu, u, GPU_RECON_FULL, why, sizeof why);
+    CHECK(g != NULL, "dirac_gpu_create on the slab: %s", why);
+    if (!g) return;
+    const size_t nh = dirac_half_reals(cpu), nf = dirac_full_reals(cpu);
+    double *be = dsc_random_half(cpu, 21), *bo = dsc_random_half(cpu, 22), *xo = dsc_random_half(cpu, 23);
+    double *b = (double *)lat_malloc(nf * sizeof(double)), *x = (double *)lat_malloc(nf * sizeof(double));
+    double *ref = (double *)lat_malloc(nh * sizeof(double)), *out = (double *)lat_malloc(nh * sizeof(double));
+    dirac_half_to_full(cpu, 0, b, be);
+    dirac_half_to_full(cpu, 1, b, bo);
+    struct solver_vec *v[5];
+    for (int k = 0; k < 5; k++) v[k] = dirac_gpu_vec_new(g, SOLVER_DOUBLE);
+    struct solver_vec *vbe = v[0], *vbo = v[1], *vbh = v[2], *vxo = v[3], *vxe = v[4];
+    dirac_gpu_vec_upload(vbe, be);
+    dirac_gpu_vec_upload(vbo, bo);
+    dirac_gpu_vec_upload(vxo, xo);
+    const int exact = dsc_loose == 1;
+    /* bhat_o = b_o + kappa D_oe A_ee^-1 b_e */
+    dirac_eo_prepare(cpu, ref, b);
+    dirac_gpu_eo_prepare(g, vbh, vbe, vbo);
+    dirac_gpu_vec_download(out, vbh);
+    const double dp = dsc_bits_differ(out, ref, nh), ep = dsc_rel(out, ref, nh);
+    CHECK(exact ? dp == 0 : ep < 1e-14 * dsc_loose, "%s: the device's prepared source: %.0f of %zu reals differ, by %.3g",
+          label, dp, nh * (size_t)comm_size(), ep);
+    dsc_record(d, out, nh * sizeof(double));
+    /* x_e = A_ee^-1 (b_e + kappa D_eo x_o); the CPU's even half of x */
+    dirac_eo_reconstruct(cpu, x, xo, b);
+    dirac_full_to_half(cpu, 0, ref, x);
+    dirac_gpu_eo_reconstruct(g, vxe, vxo, vbe);
+    dirac_gpu_vec_download(out, vxe);
+    const double dr = dsc_bits_differ(out, ref, nh), er = dsc_rel(out, ref, nh);
+    CHECK(exact ? dr == 0 : er < 1e-14 * dsc_loose, "%s: the device's reconstruction: %.0f of %zu reals differ, by %.3g",
+          label, dr, nh * (size_t)comm_size(), er);
+    dsc_record(d, out, nh * sizeof(double));
+    /* the full residual of x (the CPU's x: the device's x_e is its bits or within rounding) */
+    double r2, b2, cr2, cb2;
+    struct solver_reduce_layout lay;
+    dirac_reduce_layout(cpu, 1, &lay);
+    struct solver_blas *blas = dsc_blas_open(&lay);
+    CHECK(blas != NULL, "no GPU vector kernels");
+    if (blas) {
+        dirac_gpu_vec_upload(vxe, ref);
+        dirac_gpu_residual_norm2(g, blas, vxe, vxo, vbe, vbo, &r2, &b2);
+        dsc_blas_close(blas);
+        dsc_cpu_residual(cpu, b, x, &cr2, &cb2);
+        const double er2 = fabs(r2 - cr2) / cr2, eb2 = fabs(b2 - cb2) / cb2;
+        CHECK(er2 < 1e-13 * dsc_loose && eb2 < 1e-13 * dsc_loose,
+              "%s: |b - M x|^2 %.17g |b|^2 %.17g on the device, %.17g %.17g on the CPU", label, r2, b2, cr2, cb2);
+        if (comm_is_root()) {
+            printf("R=%d eo ends %s: prepare %.0f, reconstruct %.0f reals differ from the CPU's (%.2e, %.2e); "
+                   "|b - M x|^2 %.2e, |b|^2 %.2e vs the CPU\n",
+                   comm_size(), label, dp, dr, ep, er, er2, eb2);
+            if (dsc_out) fprintf(dsc_out, "eo ends %s %a %a\n", label, r2, b2);
+        }
+    }
+    for (int k = 0; k < 5; k++) dirac_gpu_vec_free(v[k]);
+    free(be);
+    free(bo);
+    free(xo);
+    free(b);
+    free(x);
+    free(ref);
+    free(out);
+    dirac_gpu_free(g);
+}
+
 static int dsc_main(int argc, char **argv, const char *name, const char *lattice)
 {
     int L[4];
@@ -229,6 +337,11 @@ static int dsc_main(int argc, char **argv, const char *name, const char *lattice
     for (int k = 0; k < 3; k++)
         if (!dsc_quick || recons[k] == GPU_RECON_12) dsc_mhat(d, cpu, &u, recons[k]);
     dsc_solves(d, cpu, &u);
+    dsc_eo_ends(d, cpu, &u, "clover");
+    dirac_free(cpu);
+    p.csw = 0; /* without the clover term: the copies in place of A_ee^-1 */
+    if (!(cpu = dirac_create(&u, &p, why, sizeof why))) lat_die_all(1, name, "dirac_create: %s", why);
+    dsc_eo_ends(d, cpu, &u, "Wilson");
     dirac_free(cpu);
     field_free(&u);
     if (dsc_out && fclose(dsc_out) != 0) lat_die(1, name, "writing %s failed", argv[2]);

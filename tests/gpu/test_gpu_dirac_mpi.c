@@ -6,7 +6,10 @@
  * scripts/dirac-slab-emulation runs on the host: Mhat and Mhat^dag in every
  * storage precision and link compression against the CPU operator on the
  * same slab (bounds x 10 for the GPU's fused multiply-adds), CGNE and
- * BiCGstab (double, single and half sloppy) to a true residual of 2e-10.
+ * BiCGstab (double, single and half sloppy) to a true residual of 2e-10,
+ * the even-odd ends lat-propagator runs on the device (prepare and
+ * reconstruct to 1e-13 of dirac.c's, |b - M x|^2 and |b|^2 to 1e-12 of
+ * the CPU's).
  * Usage: test_gpu_dirac_mpi [LxxLyxLzxLt [OUT]] (default 8x8x8x16).  Alone
  * (tests/run-gpu's loop) it runs on one process; tests/run-gpu also runs it
  * under mpirun -np 1 and -np 2 when two GPUs are visible and compares the

@@ -2,10 +2,11 @@
  * contract is prop_solve.h.  The Krylov solvers live in kernels/solvers
  * (written once over struct solver_op); this file only prepares the
  * system, picks the solver and precision, and checks the answer in double
- * with the full operator.  Over MPI ranks the fields are this rank's slabs
- * (dirac.h) and every norm, here and in the solvers, is a sum with one slot
- * per global timeslice (dirac_reduce_layout): the same bits for any rank
- * count. */
+ * with the full operator (with a device all of it on the GPU:
+ * dirac/gpu.h's prepare, reconstruct and residual).  Over MPI ranks the
+ * fields are this rank's slabs (dirac.h) and every norm, here and in the
+ * solvers, is a sum with one slot per global timeslice
+ * (dirac_reduce_layout): the same bits for any rank count. */
 #include "shared/prop_solve.h"
 #include "base/clock.h"
 #include "base/log.h"
@@ -92,24 +93,49 @@ void prop_device_close(struct prop_device *d)
 }
 
 #ifdef LAT_HAVE_CUDA
-/* Mhat x_o = bhat_o on the GPU: bhat_o up, x_o (from zero) down */
-static enum solver_status solve_on_device(struct prop_device *d, int bicgstab, const struct solver_params *sp,
-                                          const double *bh, double *xh, size_t nh, size_t site_reals,
-                                          struct solver_result *res)
+/* the whole even-odd column on the GPU in double: b's two halves up once,
+ * bhat_o = prepare(b), Mhat x_o = bhat_o (timed: *solve_seconds), x_e =
+ * reconstruct(x_o, b_e), the true residual |b - M x| / |b| with the full
+ * operator, x's two halves down once.  The norms are the device vector
+ * kernels' (one slot per global timeslice): the same bits for any rank
+ * count. */
+static enum solver_status solve_on_device(struct prop_device *d, struct dirac_op *op, const struct prop_solve_opts *o,
+                                          struct solver_params *sp, const double *b, double *x,
+                                          struct solver_result *res, double *solve_seconds, double *true_res)
 {
     struct solver_op A;
     dirac_gpu_solver_op(&A, d->g);
     struct solver_blas *bl = d->blas;
-    struct solver_vec *b = bl->alloc(bl->ctx, nh, site_reals, SOLVER_DOUBLE);
-    struct solver_vec *x = bl->alloc(bl->ctx, nh, site_reals, SOLVER_DOUBLE);
-    if (!b || !x) lat_die(1, NULL, "out of device memory for the solver's right-hand side and solution");
-    const int64_t nsites = (int64_t)(nh / site_reals);
-    gpu_spinor_upload(b->data, bh, nsites, (int)site_reals);
-    enum solver_status st = bicgstab ? solver_bicgstab(&A, bl, b->data, x->data, sp, res)
-                                     : solver_cgne(&A, bl, b->data, x->data, sp, res);
-    gpu_spinor_download(xh, x->data, nsites, (int)site_reals);
-    bl->free(bl->ctx, b);
-    bl->free(bl->ctx, x);
+    const size_t nh = dirac_half_reals(op), sr = dirac_site_reals(op);
+    const int64_t nsites = (int64_t)(nh / sr);
+    struct solver_vec *v[4];
+    for (int k = 0; k < 4; k++)
+        if (!(v[k] = bl->alloc(bl->ctx, nh, sr, SOLVER_DOUBLE)))
+            lat_die(1, NULL, "out of device memory for the source, the prepared source and the solution");
+    struct solver_vec *be = v[0], *bo = v[1], *bh = v[2], *xo = v[3], *xe = bh; /* x_e once bhat_o is spent */
+    double *half = lat_malloc(nh * sizeof(double));
+    dirac_full_to_half(op, 0, half, b);
+    gpu_spinor_upload(be->data, half, nsites, (int)sr);
+    dirac_full_to_half(op, 1, half, b);
+    gpu_spinor_upload(bo->data, half, nsites, (int)sr);
+    dirac_gpu_eo_prepare(d->g, bh, be, bo);
+    /* the full residual lives on the odd sites: |r| <= tol |b| needs tol |b| / |bhat| there */
+    const double nb = sqrt(bl->norm2(bl->ctx, be) + bl->norm2(bl->ctx, bo)), nbh = sqrt(bl->norm2(bl->ctx, bh));
+    if (nbh > nb) sp->tol *= nb / nbh;
+    const double t0 = lat_clock();
+    enum solver_status st = o->bicgstab ? solver_bicgstab(&A, bl, bh->data, xo->data, sp, res)
+                                        : solver_cgne(&A, bl, bh->data, xo->data, sp, res);
+    *solve_seconds = lat_clock() - t0;
+    dirac_gpu_eo_reconstruct(d->g, xe, xo, be);
+    double r2, b2;
+    dirac_gpu_residual_norm2(d->g, bl, xe, xo, be, bo, &r2, &b2);
+    *true_res = sqrt(r2 / b2);
+    gpu_spinor_download(half, xe->data, nsites, (int)sr);
+    dirac_half_to_full(op, 0, x, half);
+    gpu_spinor_download(half, xo->data, nsites, (int)sr);
+    dirac_half_to_full(op, 1, x, half);
+    free(half);
+    for (int k = 0; k < 4; k++) bl->free(bl->ctx, v[k]);
     return st;
 }
 #endif
@@ -128,10 +154,24 @@ static double true_residual(struct dirac_op *op, const double *b, const double *
 void prop_solve(struct dirac_op *op, struct prop_device *dev, const struct prop_solve_opts *o, const double *b, double *x,
                 struct prop_solve_result *r)
 {
+    struct solver_params sp = {.tol = o->tol, .max_iter = o->max_iter, .delta = 0};
+    sp.sloppy = o->precision == 'm' ? (o->sloppy == 'h' ? SOLVER_HALF : SOLVER_SINGLE)
+              : o->precision == 's' ? SOLVER_SINGLE : SOLVER_DOUBLE;
+    struct solver_result res;
+    if (dev) {
+#ifdef LAT_HAVE_CUDA
+        enum solver_status st = solve_on_device(dev, op, o, &sp, b, x, &res, &r->solver_seconds, &r->true_residual);
+        r->iterations = res.iterations;
+        r->converged = st == SOLVER_CONVERGED && r->true_residual <= o->tol;
+        return;
+#else
+        lat_die(1, NULL, "prop_solve: a device without CUDA"); /* prop_device_open never gives one */
+#endif
+    }
     const size_t nf = dirac_full_reals(op), nh = dirac_half_reals(op);
     struct solver_op A;
     const double *rhs = b;
-    double *sol = x, *bh = NULL, *xh = NULL, tol = o->tol;
+    double *sol = x, *bh = NULL, *xh = NULL;
     if (o->eo) {
         dirac_solver_op_eo(&A, op);
         bh = lat_malloc(nh * sizeof(double));
@@ -139,34 +179,22 @@ void prop_solve(struct dirac_op *op, struct prop_device *dev, const struct prop_
         dirac_eo_prepare(op, bh, b);
         /* the full residual lives on the odd sites: |r| <= tol |b| needs tol |b| / |bhat| there */
         double nb = sqrt(norm2(op, 0, b, nf)), nbh = sqrt(norm2(op, 1, bh, nh));
-        if (nbh > nb) tol *= nb / nbh;
+        if (nbh > nb) sp.tol *= nb / nbh;
         rhs = bh;
         sol = xh;
     } else {
         dirac_solver_op_full(&A, op);
         memset(x, 0, nf * sizeof(double));
     }
-    struct solver_params sp = {.tol = tol, .max_iter = o->max_iter, .delta = 0};
-    sp.sloppy = o->precision == 'm' ? (o->sloppy == 'h' ? SOLVER_HALF : SOLVER_SINGLE)
-              : o->precision == 's' ? SOLVER_SINGLE : SOLVER_DOUBLE;
-    struct solver_result res;
     memset(sol, 0, (o->eo ? nh : nf) * sizeof(double));
-    enum solver_status st;
     const double t0 = lat_clock();
-    if (dev) {
-#ifdef LAT_HAVE_CUDA
-        st = solve_on_device(dev, o->bicgstab, &sp, bh, xh, nh, dirac_site_reals(op), &res);
-#else
-        lat_die(1, NULL, "prop_solve: a device without CUDA"); /* prop_device_open never gives one */
-#endif
-    } else {
-        struct solver_reduce_layout lay;
-        dirac_reduce_layout(op, o->eo, &lay);
-        struct solver_blas *blas = solver_blas_cpu_open(&lay);
-        if (!blas) lat_die(1, NULL, "out of memory for the solver's vectors");
-        st = o->bicgstab ? solver_bicgstab(&A, blas, rhs, sol, &sp, &res) : solver_cgne(&A, blas, rhs, sol, &sp, &res);
-        solver_blas_cpu_close(blas);
-    }
+    struct solver_reduce_layout lay;
+    dirac_reduce_layout(op, o->eo, &lay);
+    struct solver_blas *blas = solver_blas_cpu_open(&lay);
+    if (!blas) lat_die(1, NULL, "out of memory for the solver's vectors");
+    enum solver_status st = o->bicgstab ? solver_bicgstab(&A, blas, rhs, sol, &sp, &res)
+                                        : solver_cgne(&A, blas, rhs, sol, &sp, &res);
+    solver_blas_cpu_close(blas);
     r->solver_seconds = lat_clock() - t0;
     int iters = res.iterations, ok = st == SOLVER_CONVERGED;
     if (o->eo) {

@@ -17,17 +17,21 @@
  *   r.true_residual = |b - M x| / |b| computed in double with the full
  *   operator; r.converged: the solver stopped on its criterion within
  *   max_iter and true_residual <= tol; r.solver_seconds: the Krylov
- *   solve alone (on the GPU with its two copies over the bus), without
- *   the host's preparation, reconstruction and true residual.
+ *   solve alone, without the preparation, reconstruction and true
+ *   residual (on the GPU also without the copies over the bus).
  *   prop_device_open(op, u, recon, why, len)   the GPU copy of op
  *       (kernels/dirac/gpu.h: links of u with recon reals, 18, 12 or 8;
- *       SU(3), one process) and the GPU vector kernels: NULL with one line
+ *       SU(3), one process or a t-slab per rank) and the GPU vector kernels: NULL with one line
  *       in why when this build or machine has none
  *   prop_device_close(d)
- *   With a device, prop_solve runs the Krylov solver on the GPU (Mhat of
- *   the even-odd system only: prop_solve_check refuses --no-eo there):
- *   bhat_o is prepared and x reconstructed on the host in double, bhat_o
- *   and x_o cross the bus once per solve, the true residual is the host's. */
+ *   With a device, prop_solve runs the whole column on the GPU (the
+ *   even-odd system only: prop_solve_check refuses --no-eo there): b's two
+ *   halves go up once, bhat_o is prepared, Mhat x_o = bhat_o solved, x_e
+ *   reconstructed and the true residual computed there in double
+ *   (kernels/dirac/gpu.h: the CPU's steps; the norms, |bhat_o| for the
+ *   tolerance included, by the GPU vector kernels, one slot per global
+ *   timeslice: the same bits for any number of ranks), x's two halves
+ *   come down once. */
 #ifndef LAT_PROP_SOLVE_H
 #define LAT_PROP_SOLVE_H
 
