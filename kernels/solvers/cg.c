@@ -8,21 +8,34 @@
 #include "solvers/core.h"
 #include <math.h>
 
+/* the recursion's vectors in the sloppy precision s->sloppy, started from
+ * the true residual s->r: r, p = r, q; the accumulator x; returns |r|^2 */
+struct cg_vecs {
+    struct solver_vec *r, *p, *q, *x;
+};
+static double cg_start(struct solve *s, struct cg_vecs *v)
+{
+    const enum solver_prec sp = s->sloppy;
+    void *c = s->blas->ctx;
+    v->r = solve_vec(s, sp), v->p = solve_vec(s, sp), v->q = solve_vec(s, sp);
+    v->x = solve_vec(s, solve_accumulator_prec(sp));
+    s->blas->copy(c, v->r, s->r);
+    s->blas->copy(c, v->p, v->r);
+    return s->blas->norm2(c, v->r);
+}
+
 enum solver_status solver_cg(const struct solver_op *op, const struct solver_blas *blas, const double *b, double *x,
                              const struct solver_params *par, struct solver_result *res)
 {
     struct solve S, *s = &S;
     if (solve_begin(s, "solver_cg", op, blas, b, x, par, res, 0)) return res->status;
     void *c = blas->ctx;
-    enum solver_prec sp = s->sloppy;
-    int mixed = sp != SOLVER_DOUBLE;
+    int mixed = s->sloppy != SOLVER_DOUBLE;
     double rn = solve_true_residual(s, 0);
     if (rn <= s->target) return solve_end(s, SOLVER_CONVERGED, 0);
-    struct solver_vec *rs = solve_vec(s, sp), *ps = solve_vec(s, sp), *qs = solve_vec(s, sp);
-    struct solver_vec *xs = solve_vec(s, solve_accumulator_prec(sp));
-    blas->copy(c, rs, s->r);
-    blas->copy(c, ps, rs);
-    double rr = blas->norm2(c, rs), maxr = rn;
+    struct cg_vecs v;
+    double rr = cg_start(s, &v), maxr = rn;
+    struct solver_vec *rs = v.r, *ps = v.p, *qs = v.q, *xs = v.x;
     enum solver_status st = SOLVER_MAX_ITER;
     int k;
     for (k = 1; k <= par->max_iter; k++) {
@@ -41,6 +54,16 @@ enum solver_status solver_cg(const struct solver_op *op, const struct solver_bla
         if (rel == RELIABLE_CONVERGED) {
             st = SOLVER_CONVERGED;
             break;
+        }
+        if (rel == RELIABLE_UPDATED && solve_stalled(s, k, rn)) {
+            /* the sloppy operator no longer pays (core.h): a new recursion
+             * one precision up from the true r (xs is zero after the update) */
+            solve_vec_free(s, rs), solve_vec_free(s, ps), solve_vec_free(s, qs), solve_vec_free(s, xs);
+            mixed = solve_promote(s, k, rn) != SOLVER_DOUBLE;
+            rr = cg_start(s, &v);
+            rs = v.r, ps = v.p, qs = v.q, xs = v.x;
+            maxr = rn;
+            continue;
         }
         if (rel == RELIABLE_UPDATED) {
             rr_new = blas->norm2(c, rs);

@@ -13,9 +13,29 @@
  * delta times its value at the last update, or below the tolerance, x +=
  * xs and r = b - A x are computed in double, the recursion's r restarts
  * from it (z recomputed), p is kept.  In double the same code runs with
- * updates only at the tolerance (the true residual decides convergence). */
+ * updates only at the tolerance (the true residual decides convergence).
+ * A mixed recursion whose updates stop lowering the true residual
+ * (solve_stalled, core.h) starts again from the true r one precision up
+ * (half -> single -> double; res->promotions). */
 #include "solvers/core.h"
 #include <math.h>
+
+/* the recursion's vectors in the sloppy precision s->sloppy, started from
+ * the true residual s->r: r, z = A^dag r, p = z; returns |z|^2 */
+struct cgne_vecs {
+    struct solver_vec *r, *z, *p, *w, *x;
+};
+static double cgne_start(struct solve *s, struct cgne_vecs *v)
+{
+    const enum solver_prec sp = s->sloppy;
+    void *c = s->blas->ctx;
+    v->r = solve_vec(s, sp), v->z = solve_vec(s, sp), v->p = solve_vec(s, sp), v->w = solve_vec(s, sp);
+    v->x = solve_vec(s, solve_accumulator_prec(sp));
+    s->blas->copy(c, v->r, s->r);
+    sloppy_apply(s, 1, v->z, v->r);
+    s->blas->copy(c, v->p, v->z);
+    return s->blas->norm2(c, v->z);
+}
 
 enum solver_status solver_cgne(const struct solver_op *op, const struct solver_blas *blas, const double *b, double *x,
                                const struct solver_params *par, struct solver_result *res)
@@ -23,16 +43,12 @@ enum solver_status solver_cgne(const struct solver_op *op, const struct solver_b
     struct solve S, *s = &S;
     if (solve_begin(s, "solver_cgne", op, blas, b, x, par, res, 1)) return res->status;
     void *c = blas->ctx;
-    enum solver_prec sp = s->sloppy;
-    int mixed = sp != SOLVER_DOUBLE;
+    int mixed = s->sloppy != SOLVER_DOUBLE;
     double rn = solve_true_residual(s, 0);
     if (rn <= s->target) return solve_end(s, SOLVER_CONVERGED, 0);
-    struct solver_vec *rs = solve_vec(s, sp), *zs = solve_vec(s, sp), *ps = solve_vec(s, sp), *ws = solve_vec(s, sp);
-    struct solver_vec *xs = solve_vec(s, solve_accumulator_prec(sp));
-    blas->copy(c, rs, s->r);
-    sloppy_apply(s, 1, zs, rs);
-    blas->copy(c, ps, zs);
-    double zz = blas->norm2(c, zs), maxr = rn;
+    struct cgne_vecs v;
+    double zz = cgne_start(s, &v), maxr = rn;
+    struct solver_vec *rs = v.r, *zs = v.z, *ps = v.p, *ws = v.w, *xs = v.x;
     enum solver_status st = SOLVER_MAX_ITER;
     int k;
     for (k = 1; k <= par->max_iter; k++) {
@@ -51,6 +67,17 @@ enum solver_status solver_cgne(const struct solver_op *op, const struct solver_b
         if (rel == RELIABLE_CONVERGED) {
             st = SOLVER_CONVERGED;
             break;
+        }
+        if (rel == RELIABLE_UPDATED && solve_stalled(s, k, rn)) {
+            /* the sloppy operator no longer brings the true residual down
+             * (core.h): a new recursion one precision up from the true r
+             * (xs is zero after the update) */
+            solve_vec_free(s, rs), solve_vec_free(s, zs), solve_vec_free(s, ps), solve_vec_free(s, ws), solve_vec_free(s, xs);
+            mixed = solve_promote(s, k, rn) != SOLVER_DOUBLE;
+            zz = cgne_start(s, &v);
+            rs = v.r, zs = v.z, ps = v.p, ws = v.w, xs = v.x;
+            maxr = rn;
+            continue;
         }
         if (rel == RELIABLE_UPDATED) {
             sloppy_apply(s, 1, zs, rs);

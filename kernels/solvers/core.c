@@ -98,6 +98,46 @@ enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, str
     return RELIABLE_UPDATED;
 }
 
+int solve_stalled(struct solve *s, int iteration, double rn)
+{
+    if (s->stall_last == 0) s->stall_last = s->bnorm, s->stall_iter = 0; /* the start: x = 0 has |r| = |b| */
+    const double decades = log10(s->stall_last / rn);
+    const double cost = decades > 0.05 ? (iteration - s->stall_iter) / decades : INFINITY;
+    if (s->stall_cost > 0 && cost >= SOLVE_STALL_GROWTH * s->stall_cost)
+        s->stall_count++;
+    else
+        s->stall_count = 0;
+    s->stall_last = rn;
+    s->stall_iter = iteration;
+    s->stall_cost = cost;
+    return s->stall_count >= SOLVE_STALL_CYCLES;
+}
+
+enum solver_prec solve_promote(struct solve *s, int iteration, double rn)
+{
+    const enum solver_prec from = s->sloppy;
+    s->sloppy = from == SOLVER_HALF ? SOLVER_SINGLE : SOLVER_DOUBLE;
+    s->res->promotions++;
+    s->stall_last = rn; /* the new recursion's cycles are measured from here */
+    s->stall_iter = iteration;
+    s->stall_cost = 0;
+    s->stall_count = 0;
+    lat_debug("%s: the %s recursion stalled at the true relative residual %.3e (iteration %d): going on in %s", s->who,
+              solver_prec_name(from), rn / s->bnorm, iteration, solver_prec_name(s->sloppy));
+    return s->sloppy;
+}
+
+void solve_vec_free(struct solve *s, struct solver_vec *v)
+{
+    for (int i = 0; i < s->nvecs; i++)
+        if (s->vecs[i] == v) {
+            s->blas->free(s->blas->ctx, v);
+            s->vecs[i] = s->vecs[--s->nvecs];
+            return;
+        }
+    lat_die(1, s->who, "solve_vec_free: not a work vector of this solve");
+}
+
 void solve_free(struct solve *s)
 {
     for (int i = 0; i < s->nvecs; i++) s->blas->free(s->blas->ctx, s->vecs[i]);

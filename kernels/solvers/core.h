@@ -20,6 +20,27 @@
  *                 meets the target, else RELIABLE_UPDATED with rs = the true
  *                 r and *rn, *maxr reset (the caller then repairs its own
  *                 recursion); RELIABLE_NONE when no update was due
+ *   solve_stalled        after a RELIABLE_UPDATED (mixed), with the new
+ *                 true residual: 1 when the sloppy recursion has stopped
+ *                 paying: the iterations a decade of the true residual
+ *                 cost (since the last update) grew SOLVE_STALL_GROWTH-fold
+ *                 or more over the cycle before, SOLVE_STALL_CYCLES
+ *                 updates in a row (a cycle that gained under 0.05 decades
+ *                 counts as infinitely dear).  Healthy CG costs about the
+ *                 same per decade once past its first cycles; a sloppy
+ *                 operator that is a slightly DIFFERENT operator (the
+ *                 GPU's 16-bit links) makes the recursion and the true
+ *                 residual part ways, and each decade costs several times
+ *                 the last: measured on an H100, 24^3x48 at kappa 0.1350,
+ *                 double-half CGNE was at 2e-9..5e-9 after 40 000
+ *                 iterations where double-single reaches 1e-10 in 7 000;
+ *                 test_solvers' perturbed operator: 13, 44, 175, 461, 1138
+ *                 iterations a decade
+ *   solve_promote        the sloppy precision one step up (half -> single
+ *                 -> double), counted in res->promotions; the caller
+ *                 restarts its recursion from the true residual s->r in
+ *                 new vectors of s->sloppy (solve_vec_free the old ones)
+ *   solve_vec_free       a work vector freed before solve_end
  *   solve_end     the final true residual, the result, everything freed
  *   solve_free    everything freed (no residual, no result)
  *   sloppy_apply  out = A in (dag: A^dag) for vectors of the sloppy
@@ -54,7 +75,14 @@ struct solve {
     struct solver_vec *sl_in, *sl_out; /* the sloppy operator's work vectors (or NULL) */
     struct solver_vec *vecs[SOLVE_MAX_VECS];
     int nvecs;
+    /* solve_stalled: the true residual and iteration of the last update,
+     * the iterations a decade of that cycle, the cycles in a row that grew */
+    double stall_last, stall_cost;
+    int stall_iter, stall_count;
 };
+
+#define SOLVE_STALL_CYCLES 4
+#define SOLVE_STALL_GROWTH 2.0
 
 int solve_begin(struct solve *s, const char *who, const struct solver_op *op, const struct solver_blas *blas,
                 const double *b, double *x, const struct solver_params *par, struct solver_result *res, int need_dag);
@@ -66,6 +94,9 @@ enum reliable_step { RELIABLE_NONE = 0, RELIABLE_UPDATED = 1, RELIABLE_CONVERGED
 enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, struct solver_vec *xs, struct solver_vec *rs,
                                   double *rn, double *maxr);
 enum solver_status solve_end(struct solve *s, enum solver_status status, int iterations);
+int solve_stalled(struct solve *s, int iteration, double rn);
+enum solver_prec solve_promote(struct solve *s, int iteration, double rn);
+void solve_vec_free(struct solve *s, struct solver_vec *v);
 void solve_free(struct solve *s); /* the work vectors only (multi-shift: results of its own) */
 void sloppy_apply(struct solve *s, int dag, struct solver_vec *out, const struct solver_vec *in);
 void op_apply(const struct solver_op *op, int dag, struct solver_vec *out, const struct solver_vec *in);

@@ -178,6 +178,7 @@ struct solver_result {
     int iterations;        /* sloppy iterations */
     int reliable_updates;  /* true residuals recomputed in double (the final one included) */
     double residual;       /* TRUE relative residual |b - A x| / |b| in double */
+    int promotions;        /* CG, CGNE mixed: times a stalled sloppy recursion went on one precision up */
 };
 
 /* CG for a Hermitian positive definite A (apply only; apply_dag unused):

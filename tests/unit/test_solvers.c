@@ -47,6 +47,7 @@ static void random_vec(size_t n, double *v)
 
 /* ---- test operator 1: dense complex matrix, y = M x ---- */
 #define DN 200
+#define SHIFT_STALL 0.95
 static double complex dense[DN][DN], dense_h[DN][DN]; /* M and M^dag */
 static float complex dense_f[DN][DN], dense_hf[DN][DN];
 #define DENSE_APPLY(name, T, CT, mat)                                           \
@@ -376,6 +377,8 @@ static void test_dense(void)
                   solver_prec_name(p), r.status, t);
             CHECK(r.iterations <= 1.3 * base, "dense %s double-%s: %d iterations, double %d", names[f],
                   solver_prec_name(p), r.iterations, base);
+            CHECK(r.promotions == 0, "dense %s double-%s: a healthy solve promoted %d times", names[f], solver_prec_name(p),
+                  r.promotions);
         }
     }
     /* a singular matrix with b out of its range: the iteration limit, not a crash */
@@ -400,6 +403,42 @@ static void test_dense(void)
     free(b);
     free(x1);
     free(x2);
+}
+
+/* A sloppy operator that is a slightly DIFFERENT operator (the GPU's 16-bit
+ * links): the single matrix perturbed elementwise by a fixed 2 %, on a
+ * matrix of condition number ~100 (~1e4 for CGNE's normal equations).  The
+ * mixed CGNE's reliable updates then stop lowering the true residual (the
+ * sloppy recursion converges to the wrong operator's solution); the solver
+ * must notice, go on one precision up (core.h, solve_stalled) and reach
+ * the tolerance, counting the promotion. */
+static void test_stall_promotion(void)
+{
+    const uint64_t rs_saved = rs; /* the later tests' operators and vectors stay as they were */
+    dense_init(SHIFT_STALL, 0);
+    for (int i = 0; i < DN; i++)
+        for (int j = 0; j < DN; j++) dense_f[i][j] = (float complex)(dense[i][j] * (1 + 0.02 * grand()));
+    for (int i = 0; i < DN; i++)
+        for (int j = 0; j < DN; j++) dense_hf[i][j] = conjf(dense_f[j][i]);
+    const size_t n = dense_op.n;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+    random_vec(n, b);
+    struct solver_result rd = run(solver_cgne, &dense_op, b, x, 1e-12, SOLVER_DOUBLE, 5000);
+    for (enum solver_prec p = SOLVER_SINGLE; p <= SOLVER_HALF; p++) {
+        struct solver_result r = run(solver_cgne, &dense_op, b, x, 1e-12, p, 5000);
+        double t = true_res(&dense_op, b, x);
+        printf("perturbed sloppy operator, cgne double-%s: %d it (double %d), %d reliable updates, %d promotions, res %.2e\n",
+               solver_prec_name(p), r.iterations, rd.iterations, r.reliable_updates, r.promotions, t);
+        CHECK(rd.status == SOLVER_CONVERGED, "perturbed case: the double cgne did not converge (%s)", solver_status_name(rd.status));
+        CHECK(r.status == SOLVER_CONVERGED && t <= 1e-12, "perturbed sloppy operator, cgne double-%s: %s, residual %g",
+              solver_prec_name(p), solver_status_name(r.status), t);
+        CHECK(r.promotions >= 1, "perturbed sloppy operator, cgne double-%s: no promotion (the case no longer stalls?)",
+              solver_prec_name(p));
+    }
+    dense_init(2.0, 0); /* the operator the other tests expect */
+    rs = rs_saved;
+    free(b);
+    free(x);
 }
 
 struct hist {
@@ -988,6 +1027,7 @@ int main(int argc, char **argv)
     test_blas();
     test_half();
     test_dense();
+    test_stall_promotion();
     laplace_init(getenv("EPS") ? atof(getenv("EPS")) : 1.0, 1000);
     test_lattice();
     dense_init(2.0, 0);
