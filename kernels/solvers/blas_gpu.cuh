@@ -571,6 +571,7 @@ static struct solver_blas *blas_gpu_make(const struct solver_reduce_layout *layo
     t.multi_caxpby = bl_multi_caxpby;
     t.axpy_norm2 = bl_axpy_norm2; /* with a layout too: their sums on the layout's chunk grid */
     t.axpy_cdot = bl_axpy_cdot;
+    t.multi_axpy_caxpby = bl_multi_axpy_caxpby; /* elementwise: the same with a layout */
     c->blas = t;
     return &c->blas;
 }
