@@ -14,7 +14,7 @@
  * Exported (host): blas_gpu_make(layout) the table (NULL: out of host
  * memory; layout NULL: one process, the fixed grid below),
  * blas_gpu_destroy(table); the table's fused kernels are
- * blas_gpu_fused.cuh's (included here, before the table), all four with or
+ * blas_gpu_fused.cuh's (included here, before the table), all five with or
  * without a layout (with one, axpy_norm2 / axpy_cdot run on the layout's
  * chunk grid: the bits of axpy followed by the chunked reduction).
  *

@@ -1,14 +1,16 @@
 /* solvers/blas_gpu_fused.cuh -- the fused GPU vector kernels of the solvers
- * (the optional members multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot of
- * struct solver_blas) and their host code; included by blas_gpu.cuh (after
- * its elementwise kernels and reductions, before its table), so nvcc and
- * the host emulation compile this very text.  Exported (to blas_gpu.cuh):
- * bl_multi_axpy, bl_multi_caxpby, bl_axpy_norm2, bl_axpy_cdot.
+ * (the optional members multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot,
+ * multi_axpy_caxpby of struct solver_blas) and their host code; included
+ * by blas_gpu.cuh (after its elementwise kernels and reductions, before
+ * its table), so nvcc and the host emulation compile this very text.
+ * Exported (to blas_gpu.cuh): bl_multi_axpy, bl_multi_caxpby,
+ * bl_axpy_norm2, bl_axpy_cdot, bl_multi_axpy_caxpby.
  *
  * Why: a multi-shift CG iteration made 2 + 2 nshift + 4 launches and two
- * host waits; with these it makes 4 launches (plus the operator's) and two
- * waits.  Each gives the bits of the unfused sequence it replaces
- * (solvers.h's contract):
+ * host waits; with these it makes 3 launches (plus the operator's) and two
+ * waits, and reads each p_i once (4 launches, p_i read twice, in an
+ * iteration with the base shift's reliable update).  Each gives the bits
+ * of the unfused sequence it replaces (solvers.h's contract):
  *   - multi_axpy, multi_caxpby: ONE launch over n vectors (a block range per
  *     vector: block b works on vector b / blocks_per_vector), each item
  *     computed by blas_gpu.cuh's bl_flat_item / bl_site_item with that
@@ -32,10 +34,18 @@
  *     the host's sums bl_chunk_finish, shared with the unfused path): the
  *     bits of axpy followed by the layout's reduction, so R ranks of a
  *     t-slab layout still give one process's bits.
+ *   - multi_axpy_caxpby (y_j += a_j p_j, then p_j = b_j r + c_j p_j): ONE
+ *     launch over n vectors as the multi kernels, each item doing the
+ *     axpy's item then the caxpby's on the stored p (flat: p loaded once
+ *     into registers; per site, half p: the two bl_site_item calls in
+ *     order); for r and the p's of one precision with double y's (the
+ *     multi-shift's x_i), else the unfused pair.
  * Fused kernels exist for the precision pairs the solvers use (compile
  * time: every pair is a kernel instantiation): multi_axpy into double y's,
- * multi_caxpby and the reductions with x and y of one precision; any other
- * pair (or a multi call mixing precisions) runs as the unfused calls. */
+ * multi_caxpby and the reductions with x and y of one precision,
+ * multi_axpy_caxpby with r and p of one precision and double y's (3
+ * kernels); any other pair (or a multi call mixing precisions) runs as the
+ * unfused calls. */
 #ifndef LAT_SOLVERS_BLAS_GPU_FUSED_CUH
 #define LAT_SOLVERS_BLAS_GPU_FUSED_CUH
 
