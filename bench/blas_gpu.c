@@ -18,8 +18,12 @@
  * (bench_gpu.h), the yardstick of a memory-bound kernel.  Then one multi-shift CG iteration's vector work (12 shifts,
  * 6 reals a site, on 12^3x4/2, 16^3x8/2 and 32^3x8/2 sites; sloppy double
  * and single): the unfused calls (2 x 12 + 4 launches) against the fused
- * kernels (4 launches), microseconds per iteration, both with the two
- * host waits of the reductions; each with the grid's reductions ("grid")
+ * kernels (4 launches) and against the fused kernels with x_i and p_i
+ * updated in one (multi_axpy_caxpby: 3 launches, each p_i read once; the
+ * solver's iteration without a reliable update), microseconds per
+ * iteration, all with the two host waits of the reductions, and the bytes
+ * of an iteration in each form (bench/gpu_bytes.h's bytes_ms_iteration)
+ * with the rate of the x_i/p_i-fused form; each with the grid's reductions ("grid")
  * and on a table with a reduction layout of one chunk per timeslice
  * ("per-t": the staggered HMC's GPU solver's, whose axpy_norm2 and
  * axpy_cdot run on the chunk grid).  --tsv FILE: the rows as TSV.  Exits 0
@@ -76,14 +80,18 @@ static double timed(void *arg, int n)
 /* ---- one multi-shift CG iteration's vector work (solver_multishift_cg):
  * q += sigma p_base, <p_base, q>; x_i += alpha_i p_i (every shift);
  * r -= alpha q, |r|^2; p_i = zeta_i r + beta_i p_i (every shift) -- as the
- * unfused calls (2 nshift + 4 launches, 2 host waits) or the fused ones
- * (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot: 4 launches, 2 waits).
- * r, q, p_i in the sloppy precision, x_i in double, as the solver has them. */
+ * unfused calls (form 0: 2 nshift + 4 launches, 2 host waits), the fused
+ * ones (form 1: multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot: 4
+ * launches, 2 waits) or with x_i and p_i in one call (form 2: axpy_cdot,
+ * axpy_norm2, multi_axpy_caxpby: 3 launches, 2 waits, each p_i read once).
+ * r, q, p_i in the sloppy precision, x_i in double, as the solver has them.
+ * The forms are gpu_bytes.h's BYTES_MS_UNFUSED, _FUSED, _FUSED_XP. */
 #define MS_SHIFTS 12
+#define MS_FORMS 3
 struct ms_job {
     const struct solver_blas *b;
     struct solver_vec *r, *q, *p[MS_SHIFTS], *x[MS_SHIFTS];
-    int fused;
+    int form;
     double sink;
 };
 
@@ -102,7 +110,11 @@ static double ms_timed(void *arg, int n)
     gpu_timer_start();
     for (int it = 0; it < n; it++) {
         const double sign = it % 2 ? -1 : 1; /* keeps the vectors bounded */
-        if (j->fused) {
+        if (j->form == BYTES_MS_FUSED_XP) {
+            j->sink += b->axpy_cdot(c, sign * 1e-2, j->p[0], j->q).re;
+            j->sink += b->axpy_norm2(c, sign * -1e-3, j->q, j->r);
+            b->multi_axpy_caxpby(c, MS_SHIFTS, a, j->r, za, zb, j->p, j->x);
+        } else if (j->form == BYTES_MS_FUSED) {
             j->sink += b->axpy_cdot(c, sign * 1e-2, j->p[0], j->q).re;
             b->multi_axpy(c, MS_SHIFTS, a, (const struct solver_vec *const *)j->p, j->x);
             j->sink += b->axpy_norm2(c, sign * -1e-3, j->q, j->r);
@@ -120,7 +132,8 @@ static double ms_timed(void *arg, int n)
 }
 
 /* the multi-shift table: 12^3x4/2, 16^3x8/2, 32^3x8/2 sites of 6 reals,
- * sloppy double and single, unfused and fused, with the grid's reductions
+ * sloppy double and single, unfused, fused and fused with x_i and p_i in
+ * one call, with the grid's reductions
  * (b) and with a reduction layout of one chunk per timeslice (a table
  * opened per lattice: staggered_reduce_layout's for a half field, as the
  * staggered HMC's GPU solver has it): microseconds per iteration */
@@ -128,8 +141,12 @@ static void multishift_table(const struct solver_blas *b, double seconds, FILE *
 {
     static const int dims[3][2] = {{12, 4}, {16, 8}, {32, 8}};
     printf("\none multi-shift CG iteration's vector work, %d shifts, staggered (6 reals a site), x_i in double:\n", MS_SHIFTS);
-    printf("%-9s %7s %-6s %-8s %12s %12s %8s\n", "lattice", "sites", "sloppy", "sums", "unfused us", "fused us", "speedup");
-    if (tsv) fprintf(tsv, "\nlattice\tsites\tsloppy\tsums\tunfused_us_per_iter\tfused_us_per_iter\n");
+    printf("(x+p: x_i and p_i in one call, multi_axpy_caxpby; MB: bytes_ms_iteration's bytes of an iteration)\n");
+    printf("%-9s %7s %-6s %-8s %11s %9s %9s %8s %8s %9s %9s %7s\n", "lattice", "sites", "sloppy", "sums", "unfused us",
+           "fused us", "x+p us", "speedup", "x+p/fus", "MB fused", "MB x+p", "x+p GB/s");
+    if (tsv)
+        fprintf(tsv, "\nlattice\tsites\tsloppy\tsums\tunfused_us_per_iter\tfused_us_per_iter\tfused_xp_us_per_iter"
+                     "\tunfused_bytes_per_iter\tfused_bytes_per_iter\tfused_xp_bytes_per_iter\n");
     for (int d = 0; d < 3; d++) {
         int64_t L = dims[d][0], T = dims[d][1], ns = L * L * L * T / 2;
         size_t n = (size_t)ns * 6;
@@ -161,17 +178,22 @@ static void multishift_table(const struct solver_blas *b, double seconds, FILE *
                 j.x[i] = b->alloc(b->ctx, n, 6, SOLVER_DOUBLE);
                 ok = ok && j.p[i] && j.x[i];
             }
-            double t[2] = {0, 0};
+            double t[MS_FORMS] = {0, 0, 0}, mb[MS_FORMS];
             if (ok) {
                 b->copy(b->ctx, j.r, src);
                 b->copy(b->ctx, j.q, src);
                 for (int i = 0; i < MS_SHIFTS; i++) b->copy(b->ctx, j.p[i], src);
-                for (j.fused = 0; j.fused < 2; j.fused++) t[j.fused] = bench_median5(ms_timed, &j, 3, 10, seconds / 20, 10);
-                printf("%2dx%-6d %7lld %-6s %-8s %12.1f %12.1f %7.2fx\n", (int)L, (int)T, (long long)ns,
-                       p ? "single" : "double", sums, t[0] * 1e6, t[1] * 1e6, t[0] / t[1]);
+                for (j.form = 0; j.form < MS_FORMS; j.form++) {
+                    t[j.form] = bench_median5(ms_timed, &j, 3, 10, seconds / 20, 10);
+                    mb[j.form] = bytes_ms_iteration(ns, 6, sp, MS_SHIFTS, j.form) * 1e-6;
+                }
+                printf("%2dx%-6d %7lld %-6s %-8s %11.1f %9.1f %9.1f %7.2fx %7.2fx %9.1f %9.1f %7.0f\n", (int)L, (int)T,
+                       (long long)ns, p ? "single" : "double", sums, t[0] * 1e6, t[1] * 1e6, t[2] * 1e6, t[0] / t[1],
+                       t[1] / t[2], mb[1], mb[2], mb[2] * 1e-3 / t[2]);
                 if (tsv)
-                    fprintf(tsv, "%dx%d\t%lld\t%s\t%s\t%.2f\t%.2f\n", (int)L, (int)T, (long long)ns, p ? "single" : "double",
-                            sums, t[0] * 1e6, t[1] * 1e6);
+                    fprintf(tsv, "%dx%d\t%lld\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.0f\t%.0f\t%.0f\n", (int)L, (int)T, (long long)ns,
+                            p ? "single" : "double", sums, t[0] * 1e6, t[1] * 1e6, t[2] * 1e6, mb[0] * 1e6, mb[1] * 1e6,
+                            mb[2] * 1e6);
             } else
                 printf("blas_gpu: %dx%d: out of device memory\n", (int)L, (int)T);
             if (j.sink == 12345.678) printf("(sink)\n");

@@ -34,7 +34,9 @@
  * links + 11 colour vectors per even site the seed's way (neighbours
  * counted as loaded from memory; "layout" with the vectors' padding), a
  * vector call one pass over every stored real of each operand read and
- * of each vector written (gpu/spinor.h's storage: 8 reals a site).  Also
+ * of each vector written (gpu/spinor.h's storage: 8 reals a site; the
+ * multi-shift's multi calls by gpu_bytes.h's bytes_ms_passes: the fused
+ * x_i and p_i update, multi_axpy_caxpby, reads each p_i once).  Also
  * lat-hmc's cg_iterations (per solve the most iterations of any shift,
  * refinement included), to scale by a GPU run's count. */
 #include "base/cli.h"
@@ -95,19 +97,39 @@ static void b_caxpby(void *c, solver_complex a, const struct solver_vec *x, solv
 static solver_complex b_cdot(void *c, const struct solver_vec *x, const struct solver_vec *y)
 { (void)c; C.calls++; C.reductions++; pass(x, 1); pass(y, 1); return IB->cdot(IB->ctx, x, y); }
 static double b_norm2(void *c, const struct solver_vec *x) { (void)c; C.calls++; C.reductions++; pass(x, 1); return IB->norm2(IB->ctx, x); }
-/* the fused kernels count as one call each (one launch on a GPU) */
+/* the fused kernels count as one call each (one launch on a GPU); the
+ * multi-shift's multi calls priced by gpu_bytes.h's bytes_ms_passes (the
+ * passes of r, of each p_i, of each x_i) */
+static void ms_passes(enum bytes_ms_call call, int n, const struct solver_vec *r, const struct solver_vec *const *p,
+                      struct solver_vec *const *x)
+{
+    const struct bytes_ms_pass_counts k = bytes_ms_passes(call);
+    C.calls++;
+    if (k.shared) pass(r, k.shared);
+    for (int i = 0; i < n; i++) {
+        if (k.p) pass(p[i], k.p);
+        if (k.x) pass(x[i], k.x);
+    }
+}
 static void b_multi_axpy(void *c, int n, const double *a, const struct solver_vec *const *x, struct solver_vec *const *y)
 {
-    (void)c; C.calls++;
-    for (int i = 0; i < n; i++) pass(x[i], 1), pass(y[i], 2);
+    (void)c;
+    ms_passes(BYTES_MULTI_AXPY, n, NULL, x, y); /* x_i += a_i p_i: the x here are the p_i */
     IB->multi_axpy(IB->ctx, n, a, x, y);
 }
 static void b_multi_caxpby(void *c, int n, const solver_complex *a, const struct solver_vec *x, const solver_complex *b,
                            struct solver_vec *const *y)
 {
-    (void)c; C.calls++; pass(x, 1);
-    for (int i = 0; i < n; i++) pass(y[i], 2);
+    (void)c;
+    ms_passes(BYTES_MULTI_CAXPBY, n, x, (const struct solver_vec *const *)y, NULL); /* p_i = a_i r + b_i p_i */
     IB->multi_caxpby(IB->ctx, n, a, x, b, y);
+}
+static void b_multi_axpy_caxpby(void *c, int n, const double *a, const struct solver_vec *x, const solver_complex *b,
+                                const solver_complex *cc, struct solver_vec *const *p, struct solver_vec *const *y)
+{
+    (void)c;
+    ms_passes(BYTES_MULTI_AXPY_CAXPBY, n, x, (const struct solver_vec *const *)p, y);
+    IB->multi_axpy_caxpby(IB->ctx, n, a, x, b, cc, p, y);
 }
 static double b_axpy_norm2(void *c, double a, const struct solver_vec *x, struct solver_vec *y)
 { (void)c; C.calls++; C.reductions++; pass(x, 1); pass(y, 2); return IB->axpy_norm2(IB->ctx, a, x, y); }
@@ -241,7 +263,8 @@ int main(int argc, char **argv)
     wo = (struct solver_op){so.n, so.site_reals, &co, c_apply, c_apply_dag, c_apply_f, c_apply_dag_f, NULL};
     IB = solver_blas_cpu_open(NULL);
     struct solver_blas wb = {NULL, b_alloc, b_free, b_zero, b_copy, b_scale, b_axpy, b_xpay, b_caxpby, b_cdot, b_norm2,
-                             b_multi_axpy, b_multi_caxpby, b_axpy_norm2, b_axpy_cdot};
+                             b_multi_axpy, b_multi_caxpby, b_axpy_norm2, b_axpy_cdot,
+                             b_multi_axpy_caxpby};
     const size_t n = so.n, hr_ = staggered_half_reals(op);
     double *b = calloc(n, sizeof *b), *phi = calloc(n, sizeof *phi), *xs[RATIONAL_MAX_ORDER];
     for (int i = 0; i < RATIONAL_MAX_ORDER; i++) xs[i] = calloc(n, sizeof(double));

@@ -24,10 +24,13 @@
  *     operator on the device layout against the same solves with
  *     solver_blas_cpu: converged, solutions within 1e-8, iterations within
  *     BLAS_EMU_MARGIN;
- *   - the fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot;
- *     tests/gpu/blas_fused_checks.h) in every pair of precisions: the bits
- *     of the unfused GPU sequence (vectors and reductions), the CPU's bits
- *     for the vectors; 5 vectors on 77 x 24, BL_MULTI_MAX + 3 on 45 x 6;
+ *   - the fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot,
+ *     multi_axpy_caxpby; tests/gpu/blas_fused_checks.h) in every pair of
+ *     precisions: the bits of the unfused GPU sequence (vectors and
+ *     reductions), the CPU's bits for the vectors; 5 vectors on 77 x 24,
+ *     BL_MULTI_MAX + 3 on 45 x 6; multi_axpy_caxpby one launch per
+ *     BL_MULTI_MAX vectors in each precision it has a kernel for (r and p
+ *     double, single, half; y double);
  *   - the same fused checks on tables with a reduction layout (the GPU's
  *     and the CPU's on one layout; chunk sizes of 5 .. 2600 sites, one to
  *     three pieces a chunk, a rank's run of chunks among the global slots,
@@ -120,6 +123,35 @@ static void emu_layout(size_t ns, size_t sr, size_t chunk_sites, size_t first, s
     solver_blas_cpu_close(cpu);
 }
 
+/* multi_axpy_caxpby in the precision sets the multi-shift CG uses (r and
+ * the p's double, single or half, the x_i double): ONE launch for up to
+ * BL_MULTI_MAX shifts (two for BL_MULTI_MAX + 3), where the unfused pair
+ * makes two */
+static void emu_axpy_caxpby_launches(const struct solver_blas *gpu, size_t ns, size_t sr)
+{
+    enum { NV = BL_MULTI_MAX + 3 };
+    double *h = (double *)calloc(ns * sr, sizeof(double)), a[NV];
+    solver_complex b[NV], c[NV];
+    bc_random(h, ns, sr);
+    for (int j = 0; j < NV; j++) a[j] = 0.5 / (1 + j), b[j] = (solver_complex){0.25, 0}, c[j] = (solver_complex){0.75 - 0.01 * j, 0};
+    for (int p = 0; p < 3; p++) {
+        struct solver_vec *r = bc_vec(gpu, 1, h, ns, sr, (enum solver_prec)p), *pv[NV], *yv[NV];
+        for (int j = 0; j < NV; j++) pv[j] = bc_vec(gpu, 1, h, ns, sr, (enum solver_prec)p), yv[j] = bc_vec(gpu, 1, h, ns, sr, SOLVER_DOUBLE);
+        unsigned long long l0 = emu_launches;
+        gpu->multi_axpy_caxpby(gpu->ctx, 12, a, r, b, c, pv, yv);
+        unsigned long long l1 = emu_launches;
+        gpu->multi_axpy_caxpby(gpu->ctx, NV, a, r, b, c, pv, yv);
+        unsigned long long l2 = emu_launches;
+        CHECK(l1 - l0 == 1 && l2 - l1 == 2, "%zu x %zu multi_axpy_caxpby %s: %llu launches for 12 vectors, %llu for %d (1 and 2 expected)",
+              ns, sr, bc_pname((enum solver_prec)p), l1 - l0, l2 - l1, (int)NV);
+        printf("%zu sites x %zu reals: multi_axpy_caxpby %s p, double x_i: %llu launch for 12 shifts, %llu for %d\n", ns, sr,
+               bc_pname((enum solver_prec)p), l1 - l0, l2 - l1, (int)NV);
+        gpu->free(gpu->ctx, r);
+        for (int j = 0; j < NV; j++) gpu->free(gpu->ctx, pv[j]), gpu->free(gpu->ctx, yv[j]);
+    }
+    free(h);
+}
+
 int main(int argc, char **argv)
 {
     bc_verbose = argc > 1 && !strcmp(argv[1], "-v");
@@ -129,6 +161,8 @@ int main(int argc, char **argv)
     bc_kernels(gpu, cpu, 45, 6);
     bf_fused(gpu, cpu, 77, 24, 5);
     bf_fused(gpu, cpu, 45, 6, BL_MULTI_MAX + 3); /* two launches of a multi kernel */
+    emu_axpy_caxpby_launches(gpu, 77, 24);
+    emu_axpy_caxpby_launches(gpu, 45, 6);
     int w1 = bc_solves(gpu, cpu, 77, 24, BLAS_EMU_MARGIN);
     int w2 = bc_solves(gpu, cpu, 45, 6, BLAS_EMU_MARGIN);
     bc_determinism(gpu, 45, 6);

@@ -100,11 +100,14 @@
     echo "$output" | grep -q '^77 sites x 24 reals: 45 of 45 elementwise results the CPU.s bits, padding zero in 45;'
     echo "$output" | grep -q '^45 sites x 6 reals: 45 of 45 elementwise results the CPU.s bits, padding zero in 45;'
     # the fused kernels: every kernel and precision pair gives the unfused sequence's bits (45 x 6: two multi launches)
-    echo "$output" | grep -q '^77 sites x 24 reals: 37 of 37 fused cases .* give the unfused bits$'
-    echo "$output" | grep -q '^45 sites x 6 reals: 37 of 37 fused cases .*; 35 vectors) give the unfused bits$'
+    # (5 kernels, multi_axpy_caxpby's p's and x_i compared too)
+    echo "$output" | grep -q '^77 sites x 24 reals: 47 of 47 fused cases .* give the unfused bits$'
+    echo "$output" | grep -q '^45 sites x 6 reals: 47 of 47 fused cases .*; 35 vectors) give the unfused bits$'
+    # multi_axpy_caxpby (the multi-shift's x_i, p_i): one launch for 12 shifts, two for 35, in d, s, h
+    [ "$(echo "$output" | grep -cE '^(77 sites x 24|45 sites x 6) reals: multi_axpy_caxpby [dsh] p, double x_i: 1 launch for 12 shifts, 2 for 35$')" -eq 6 ]
     # ... and with reduction layouts (6: chunks of 5..2600 sites, 1..3 pieces, parts 1 and 2): the fused
     # layout path = the unfused layout path bit for bit, one launch, the padding written as the unfused axpy does
-    [ "$(echo "$output" | grep -cE '^layout of [0-9]+-site chunks .* 37 of 37 fused cases .* give the unfused bits$')" -eq 6 ]
+    [ "$(echo "$output" | grep -cE '^layout of [0-9]+-site chunks .* 47 of 47 fused cases .* give the unfused bits$')" -eq 6 ]
     [ "$(echo "$output" | grep -cE '^layout of .*: axpy_norm2 and axpy_cdot one launch each \(one precision\), yes$')" -eq 6 ]
     [ "$(echo "$output" | grep -cE '^layout of .*: a = NaN \(unfused padding sites NaN: yes\), fused y = unfused y bits: yes$')" -eq 6 ]
     echo "$output" | grep -q '^layout of 1100-site chunks (2 pieces), first 1 of 4, 2 parts: '

@@ -1,8 +1,9 @@
 /* solvers/blas_cpu.c -- the CPU vector kernels of the solvers (struct
  * solver_blas), OpenMP threads over site blocks.
  * Exported: solver_blas_cpu_open, solver_blas_cpu_close (solvers.h).
- * The fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot) are
- * the loops of the unfused ones: the same bits by construction.
+ * The fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot,
+ * multi_axpy_caxpby) are the loops of the unfused ones (tile_axpy,
+ * tile_caxpby): the same bits by construction.
  *
  * Every kernel works one site block ("tile", site_reals reals) at a time:
  * the tile of each operand is read into double (a double vector in place,
@@ -119,6 +120,22 @@ static void cpu_zero(void *ctx, struct solver_vec *y)
     if (y->prec == SOLVER_HALF) memset(y->norm, 0, y->n / y->site_reals * sizeof(float));
 }
 
+/* out = a x + b y (complex) on one tile of m reals; out may be y (each
+ * pair is read before it is written): caxpby's arithmetic, written once */
+static inline void tile_caxpby(size_t m, solver_complex a, const double *xp, solver_complex b, const double *yp, double *out)
+{
+    for (size_t k = 0; k < m; k += 2) {
+        double xr = xp[k], xi = xp[k + 1], yr = yp[k], yi = yp[k + 1];
+        out[k] = a.re * xr - a.im * xi + b.re * yr - b.im * yi;
+        out[k + 1] = a.re * xi + a.im * xr + b.re * yi + b.im * yr;
+    }
+}
+/* out = y + a x on one tile (axpy's form of real_axpby below); out may be y */
+static inline void tile_axpy(size_t m, double a, const double *xp, const double *yp, double *out)
+{
+    for (size_t k = 0; k < m; k++) out[k] = yp[k] + a * xp[k];
+}
+
 /* y = a x + b y (complex), the one elementwise kernel all others are */
 static void cpu_caxpby(void *ctx, solver_complex a, const struct solver_vec *x, solver_complex b, struct solver_vec *y)
 {
@@ -132,11 +149,7 @@ static void cpu_caxpby(void *ctx, solver_complex a, const struct solver_vec *x, 
         const double *xp = tile_in(x, (size_t)t, xb);
         const double *yp = tile_in(y, (size_t)t, yb);
         double *out = tile_out(y, (size_t)t, yb);
-        for (size_t k = 0; k < m; k += 2) {
-            double xr = xp[k], xi = xp[k + 1], yr = yp[k], yi = yp[k + 1];
-            out[k] = a.re * xr - a.im * xi + b.re * yr - b.im * yi;
-            out[k + 1] = a.re * xi + a.im * xr + b.re * yi + b.im * yr;
-        }
+        tile_caxpby(m, a, xp, b, yp, out);
         tile_store(y, (size_t)t, out);
     }
 }
@@ -159,7 +172,7 @@ static void real_axpby(double a, const struct solver_vec *x, double b, struct so
         }
         const double *yp = tile_in(y, (size_t)t, yb);
         if (b == 1)
-            for (size_t k = 0; k < m; k++) out[k] = yp[k] + a * xp[k];
+            tile_axpy(m, a, xp, yp, out);
         else if (a == 1)
             for (size_t k = 0; k < m; k++) out[k] = xp[k] + b * yp[k];
         else
@@ -293,6 +306,37 @@ static void cpu_multi_caxpby(void *ctx, int n, const solver_complex *a, const st
 {
     for (int i = 0; i < n; i++) cpu_caxpby(ctx, a[i], x, b[i], y[i]);
 }
+/* y[i] += a[i] p[i], then p[i] = b[i] x + c[i] p[i]: one pass over the
+ * tiles, each p tile decoded once for both updates (the unfused calls
+ * decode the same stored tile twice: the same values), y's tile as axpy
+ * computes and stores it, p's as caxpby does (half: a fresh block norm) */
+static void cpu_multi_axpy_caxpby(void *ctx, int n, const double *a, const struct solver_vec *x, const solver_complex *b,
+                                  const solver_complex *c, struct solver_vec *const *p, struct solver_vec *const *y)
+{
+    (void)ctx;
+    if (n <= 0) return;
+    for (int i = 0; i < n; i++) {
+        same_shape(x, p[i], "solver_blas_cpu multi_axpy_caxpby");
+        same_shape(x, y[i], "solver_blas_cpu multi_axpy_caxpby");
+    }
+    size_t m = x->site_reals;
+    long nt = (long)(x->n / m);
+#pragma omp parallel for schedule(static) if (x->n >= OMP_MIN_REALS)
+    for (long t = 0; t < nt; t++) {
+        double xb[SOLVER_SITE_REALS_MAX], pb[SOLVER_SITE_REALS_MAX], yb[SOLVER_SITE_REALS_MAX];
+        const double *xp = tile_in(x, (size_t)t, xb);
+        for (int i = 0; i < n; i++) {
+            const double *pp = tile_in(p[i], (size_t)t, pb);
+            const double *yp = tile_in(y[i], (size_t)t, yb);
+            double *yo = tile_out(y[i], (size_t)t, yb);
+            tile_axpy(m, a[i], pp, yp, yo); /* y += a p: axpy */
+            tile_store(y[i], (size_t)t, yo);
+            double *po = tile_out(p[i], (size_t)t, pb);
+            tile_caxpby(m, b[i], xp, c[i], pp, po); /* p = b x + c p: caxpby, p in place */
+            tile_store(p[i], (size_t)t, po);
+        }
+    }
+}
 static double cpu_axpy_norm2(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y)
 {
     cpu_axpy(ctx, a, x, y);
@@ -330,6 +374,7 @@ struct solver_blas *solver_blas_cpu_open(const struct solver_reduce_layout *layo
         .multi_caxpby = cpu_multi_caxpby,
         .axpy_norm2 = cpu_axpy_norm2,
         .axpy_cdot = cpu_axpy_cdot,
+        .multi_axpy_caxpby = cpu_multi_axpy_caxpby,
     };
     return &c->blas;
 }

@@ -14,7 +14,7 @@
  * Exported (host): blas_gpu_make(layout) the table (NULL: out of host
  * memory; layout NULL: one process, the fixed grid below),
  * blas_gpu_destroy(table); the table's fused kernels are
- * blas_gpu_fused.cuh's (included here, before the table), all four with or
+ * blas_gpu_fused.cuh's (included here, before the table), all five with or
  * without a layout (with one, axpy_norm2 / axpy_cdot run on the layout's
  * chunk grid: the bits of axpy followed by the chunked reduction).
  *
@@ -571,6 +571,7 @@ static struct solver_blas *blas_gpu_make(const struct solver_reduce_layout *layo
     t.multi_caxpby = bl_multi_caxpby;
     t.axpy_norm2 = bl_axpy_norm2; /* with a layout too: their sums on the layout's chunk grid */
     t.axpy_cdot = bl_axpy_cdot;
+    t.multi_axpy_caxpby = bl_multi_axpy_caxpby; /* elementwise: the same with a layout */
     c->blas = t;
     return &c->blas;
 }

@@ -25,7 +25,7 @@
  * double over a fixed grid and fixed trees, the blocks added on the host in
  * order: the same bits run after run, within rounding (not bit for bit) of
  * the CPU's.  The fused members (multi_axpy, multi_caxpby, axpy_norm2,
- * axpy_cdot) give the bits of the unfused calls they replace, in fewer
+ * axpy_cdot, multi_axpy_caxpby) give the bits of the unfused calls they replace, in fewer
  * launches (blas_gpu_fused.cuh).  Kernels run on the default stream; the
  * reductions return after the device has finished. */
 #ifndef LAT_SOLVERS_BLAS_GPU_H

@@ -1,14 +1,16 @@
 /* solvers/blas_gpu_fused.cuh -- the fused GPU vector kernels of the solvers
- * (the optional members multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot of
- * struct solver_blas) and their host code; included by blas_gpu.cuh (after
- * its elementwise kernels and reductions, before its table), so nvcc and
- * the host emulation compile this very text.  Exported (to blas_gpu.cuh):
- * bl_multi_axpy, bl_multi_caxpby, bl_axpy_norm2, bl_axpy_cdot.
+ * (the optional members multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot,
+ * multi_axpy_caxpby of struct solver_blas) and their host code; included
+ * by blas_gpu.cuh (after its elementwise kernels and reductions, before
+ * its table), so nvcc and the host emulation compile this very text.
+ * Exported (to blas_gpu.cuh): bl_multi_axpy, bl_multi_caxpby,
+ * bl_axpy_norm2, bl_axpy_cdot, bl_multi_axpy_caxpby.
  *
  * Why: a multi-shift CG iteration made 2 + 2 nshift + 4 launches and two
- * host waits; with these it makes 4 launches (plus the operator's) and two
- * waits.  Each gives the bits of the unfused sequence it replaces
- * (solvers.h's contract):
+ * host waits; with these it makes 3 launches (plus the operator's) and two
+ * waits, and reads each p_i once (4 launches, p_i read twice, in an
+ * iteration with the base shift's reliable update).  Each gives the bits
+ * of the unfused sequence it replaces (solvers.h's contract):
  *   - multi_axpy, multi_caxpby: ONE launch over n vectors (a block range per
  *     vector: block b works on vector b / blocks_per_vector), each item
  *     computed by blas_gpu.cuh's bl_flat_item / bl_site_item with that
@@ -32,10 +34,18 @@
  *     the host's sums bl_chunk_finish, shared with the unfused path): the
  *     bits of axpy followed by the layout's reduction, so R ranks of a
  *     t-slab layout still give one process's bits.
+ *   - multi_axpy_caxpby (y_j += a_j p_j, then p_j = b_j r + c_j p_j): ONE
+ *     launch over n vectors as the multi kernels, each item doing the
+ *     axpy's item then the caxpby's on the stored p (flat: p loaded once
+ *     into registers; per site, half p: the two bl_site_item calls in
+ *     order); for r and the p's of one precision with double y's (the
+ *     multi-shift's x_i), else the unfused pair.
  * Fused kernels exist for the precision pairs the solvers use (compile
  * time: every pair is a kernel instantiation): multi_axpy into double y's,
- * multi_caxpby and the reductions with x and y of one precision; any other
- * pair (or a multi call mixing precisions) runs as the unfused calls. */
+ * multi_caxpby and the reductions with x and y of one precision,
+ * multi_axpy_caxpby with r and p of one precision and double y's (3
+ * kernels); any other pair (or a multi call mixing precisions) runs as the
+ * unfused calls. */
 #ifndef LAT_SOLVERS_BLAS_GPU_FUSED_CUH
 #define LAT_SOLVERS_BLAS_GPU_FUSED_CUH
 
@@ -172,6 +182,105 @@ static void bl_multi_caxpby(void *ctx, int n, const solver_complex *a, const str
         else
             for (int j = 0; j < m; j++) bl_elementwise(x, y[j0 + j], op[j], "solver_blas_gpu multi_caxpby");
     }
+}
+
+/* ---- multi_axpy_caxpby: y_j += a_j p_j, then p_j = b_j r + c_j p_j ------
+ * (the multi-shift CG's x_i and p_i updates) in one launch over the n
+ * vectors, each p_j read once from memory where multi_axpy then
+ * multi_caxpby read it twice.  Block b works on vector b / nb_per, as the
+ * multi kernels above.  Bits: per item, the unfused pair's item code in
+ * its order -- axpy's (bl_op_real, y as stored) on the stored p, then
+ * caxpby's (bl_op_complex) on the same stored p, p rounded to its storage
+ * as caxpby rounds it. */
+template <class R, class P, class Y> struct bl_axpy_caxpby_args {
+    const R *r;
+    const float *rnorm;
+    P *p[BL_MULTI_MAX];
+    float *pnorm[BL_MULTI_MAX];
+    Y *y[BL_MULTI_MAX];
+    bl_op_real axpy[BL_MULTI_MAX];     /* y += a p: bl_real_op(a, 1) */
+    bl_op_complex caxpby[BL_MULTI_MAX]; /* p = b r + c p */
+};
+
+/* flat (neither r nor p half, y not half): group i, p loaded once into
+ * registers, the operand of both updates -- bl_flat_item's loads and
+ * stores twice, with the reload of p, which the first store leaves as it
+ * was, taken from the registers */
+template <class R, class P, class Y>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_axpy_caxpby_flat(const bl_axpy_caxpby_args<R, P, Y> m, size_t ngroups, unsigned nb_per)
+{
+    const unsigned j = blockIdx.x / nb_per;
+    const size_t i = (size_t)(blockIdx.x % nb_per) * GPU_RED_BS + threadIdx.x;
+    if (i >= ngroups) return;
+    const bl_g pv = bl_load(m.p[j], 4 * i, 1.0); /* p as stored */
+    bl_store(m.y[j], 4 * i, m.axpy[j](pv, bl_load(m.y[j], 4 * i, 1.0)));
+    bl_store(m.p[j], 4 * i, m.caxpby[j](bl_load(m.r, 4 * i, 1.0), pv));
+}
+
+/* per site (r and p half, y double): the two unfused site items in order
+ * on site s by one thread, the axpy's reading p (its old norm), then the
+ * caxpby's rewriting p with its new norm (its second read of the site's p
+ * groups comes from this thread's L1, not from memory) */
+template <class R, class P, class Y>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_axpy_caxpby_site(const bl_axpy_caxpby_args<R, P, Y> m, int64_t nsites_pad, int ncomp, unsigned nb_per)
+{
+    const unsigned j = blockIdx.x / nb_per;
+    const int64_t s = (int64_t)(blockIdx.x % nb_per) * GPU_RED_BS + threadIdx.x;
+    if (s >= nsites_pad) return;
+    bl_site_item(m.p[j], m.pnorm[j], m.y[j], (float *)NULL, s, ncomp, m.axpy[j]);
+    bl_site_item(m.r, m.rnorm, m.p[j], m.pnorm[j], s, ncomp, m.caxpby[j]);
+}
+
+/* the precision sets that have the kernel: the multi-shift CG's -- r and
+ * the p's of one precision (the sloppy one), the y's (x_i) double */
+static int bl_axpy_caxpby_uniform(int n, const struct solver_vec *r, struct solver_vec *const *p, struct solver_vec *const *y)
+{
+    for (int j = 0; j < n; j++) {
+        bl_same_shape(r, p[j], "solver_blas_gpu multi_axpy_caxpby");
+        bl_same_shape(r, y[j], "solver_blas_gpu multi_axpy_caxpby");
+        if (p[j]->prec != r->prec || y[j]->prec != SOLVER_DOUBLE) return 0;
+    }
+    return 1;
+}
+
+static void bl_multi_axpy_caxpby(void *ctx, int n, const double *a, const struct solver_vec *r, const solver_complex *b,
+                                 const solver_complex *c, struct solver_vec *const *p, struct solver_vec *const *y)
+{
+    if (n <= 0) return;
+    if (!bl_axpy_caxpby_uniform(n, r, p, y)) { /* no kernel for the set: the unfused pair */
+        bl_multi_axpy(ctx, n, a, (const struct solver_vec *const *)p, y);
+        bl_multi_caxpby(ctx, n, b, r, c, p);
+        return;
+    }
+    if (r->n == 0) return;
+    const int ncomp = gpu_spinor_ncomp((int)r->site_reals);
+    bl_with_store(r->prec, [&](auto rt) {
+        using R = BL_T(rt);
+        for (int j0 = 0; j0 < n; j0 += BL_MULTI_MAX) {
+            const int m = n - j0 < BL_MULTI_MAX ? n - j0 : BL_MULTI_MAX;
+            bl_axpy_caxpby_args<R, R, double> args = {};
+            args.r = (const R *)r->data;
+            args.rnorm = r->norm;
+            for (int j = 0; j < m; j++) {
+                args.p[j] = (R *)p[j0 + j]->data;
+                args.pnorm[j] = p[j0 + j]->norm;
+                args.y[j] = (double *)y[j0 + j]->data;
+                args.axpy[j] = bl_real_op(a[j0 + j], 1); /* axpy's operator */
+                args.caxpby[j] = bl_op_complex{b[j0 + j].re, b[j0 + j].im, c[j0 + j].re, c[j0 + j].im}; /* caxpby's */
+            }
+            if constexpr (!bl_is_half<R>::value) {
+                size_t ngroups = bl_stored(r) / GPU_SPINOR_GROUP;
+                unsigned nb = bl_blocks(ngroups);
+                blas_launch(k_bl_axpy_caxpby_flat<R, R, double>, nb * (unsigned)m, false, args, ngroups, nb);
+            } else {
+                int64_t ns = bl_sites_pad(r);
+                unsigned nb = bl_blocks((uint64_t)ns);
+                blas_launch(k_bl_axpy_caxpby_site<R, R, double>, nb * (unsigned)m, false, args, ns, ncomp, nb);
+            }
+        }
+    });
 }
 
 /* ---- y += a x with the reduction of the new y: K = 1 |y|^2, K = 2 conj(x) y */

@@ -233,3 +233,16 @@ solver_complex blas_axpy_cdot(const struct solver_blas *bl, double a, const stru
     bl->axpy(bl->ctx, a, x, y);
     return bl->cdot(bl->ctx, x, y);
 }
+
+void blas_multi_axpy_caxpby(const struct solver_blas *bl, int n, const double *a, const struct solver_vec *x,
+                            const solver_complex *b, const solver_complex *c, struct solver_vec *const *p,
+                            struct solver_vec *const *y)
+{
+    if (n <= 0) return;
+    if (bl->multi_axpy_caxpby) {
+        bl->multi_axpy_caxpby(bl->ctx, n, a, x, b, c, p, y);
+        return;
+    }
+    blas_multi_axpy(bl, n, a, (const struct solver_vec *const *)p, y); /* y_i += a_i p_i */
+    blas_multi_caxpby(bl, n, b, x, c, p);                              /* p_i = b_i x + c_i p_i */
+}

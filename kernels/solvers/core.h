@@ -50,7 +50,8 @@
  *                 in single, store in half); an operator with apply_vec
  *                 (a GPU backend's) takes every precision itself
  *   op_apply      out = A in for double vectors
- *   blas_multi_axpy, blas_multi_caxpby, blas_axpy_norm2, blas_axpy_cdot
+ *   blas_multi_axpy, blas_multi_caxpby, blas_axpy_norm2, blas_axpy_cdot,
+ *   blas_multi_axpy_caxpby
  *                 the fused kernels of struct solver_blas where the backend
  *                 has them, else the unfused calls they stand for (the
  *                 same bits either way: solvers.h's contract) */
@@ -110,5 +111,8 @@ void blas_multi_caxpby(const struct solver_blas *bl, int n, const solver_complex
                        const solver_complex *b, struct solver_vec *const *y);
 double blas_axpy_norm2(const struct solver_blas *bl, double a, const struct solver_vec *x, struct solver_vec *y);
 solver_complex blas_axpy_cdot(const struct solver_blas *bl, double a, const struct solver_vec *x, struct solver_vec *y);
+void blas_multi_axpy_caxpby(const struct solver_blas *bl, int n, const double *a, const struct solver_vec *x,
+                            const solver_complex *b, const solver_complex *c, struct solver_vec *const *p,
+                            struct solver_vec *const *y);
 
 #endif

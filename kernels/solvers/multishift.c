@@ -168,7 +168,13 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
     double *zeta = calloc((size_t)nshift * 4, sizeof *zeta);
     int *active = calloc((size_t)nshift, sizeof *active);
     struct solver_vec **pv = calloc((size_t)nshift, sizeof *pv), *xv = calloc((size_t)nshift, sizeof *xv);
-    /* the fused calls' operands: coefficients and vectors of the active shifts */
+    /* the fused calls' operands: coefficients and vectors of the active
+     * shifts.  An iteration's vector work: q += sigma p_base with <p_base,
+     * q> (axpy_cdot), r -= alpha q with |r|^2 (axpy_norm2), then x_i +=
+     * alpha_i p_i and p_i = zeta_i r + beta_i p_i in one call
+     * (multi_axpy_caxpby: each p_i read once); only in an iteration with
+     * the base's reliable update, which needs x_base first, the two as
+     * multi_axpy and multi_caxpby around it */
     double *coef = calloc((size_t)nshift, sizeof *coef);
     solver_complex *ca = calloc((size_t)nshift * 2, sizeof *ca), *cb = ca + nshift;
     struct solver_vec **pa = calloc((size_t)nshift * 2, sizeof *pa), **xa = pa + nshift;
@@ -222,19 +228,26 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
             xa[na] = &xv[i];
             na++;
         }
-        blas_multi_axpy(blas, na, coef, (const struct solver_vec *const *)pa, xa); /* x_i += alpha_i p_i */
-        double rr_new = blas_axpy_norm2(blas, -alpha, q, r); /* r -= alpha q, |r|^2 */
+        /* r -= alpha q, |r|^2 first: it touches neither x_i nor p_i, so
+         * the x_i updates may follow it (the same bits) */
+        double rr_new = blas_axpy_norm2(blas, -alpha, q, r);
+        /* the base's reliable update is due now (decided from rr_new,
+         * before any x_i or p_i is touched)? */
+        int update = 0;
         if (reliable && active[nb]) {
             double rn = sqrt(rr_new);
             if (rn > maxr) maxr = rn;
-            if (rn < s->delta * maxr) { /* r = b - (A^dag A + sigma_base) x_base in double, then sloppy */
-                rn = shifted_residual(s, s->tmp, sigma[nb], &xv[nb], s->r); /* the negative of it */
-                blas->caxpby(c, (solver_complex){-1, 0}, s->r, (solver_complex){0, 0}, r);
-                rr_new = blas->norm2(c, r);
-                maxr = sqrt(rr_new);
-                base_updates++;
-                report(par, k, nb, 1, rn / s->bnorm);
-            }
+            update = rn < s->delta * maxr;
+        }
+        if (update) { /* it needs x_base of this iteration: x_i first, unfused */
+            blas_multi_axpy(blas, na, coef, (const struct solver_vec *const *)pa, xa); /* x_i += alpha_i p_i */
+            /* r = b - (A^dag A + sigma_base) x_base in double, then sloppy */
+            double rn = shifted_residual(s, s->tmp, sigma[nb], &xv[nb], s->r); /* the negative of it */
+            blas->caxpby(c, (solver_complex){-1, 0}, s->r, (solver_complex){0, 0}, r);
+            rr_new = blas->norm2(c, r);
+            maxr = sqrt(rr_new);
+            base_updates++;
+            report(par, k, nb, 1, rn / s->bnorm);
         }
         const double beta = rr_new / rr;
         for (int i = 0, j = 0; i < nshift; i++) {
@@ -244,7 +257,10 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
             cb[j] = (solver_complex){beta * ratio * ratio, 0};
             j++;
         }
-        blas_multi_caxpby(blas, na, ca, r, cb, pa); /* p_i = zeta_next r + beta_i p_i */
+        if (update) /* p_i = zeta_next r + beta_i p_i */
+            blas_multi_caxpby(blas, na, ca, r, cb, pa);
+        else /* x_i += alpha_i p_i and p_i = zeta_next r + beta_i p_i in one pass over each p_i */
+            blas_multi_axpy_caxpby(blas, na, coef, r, ca, cb, pa, xa);
         for (int i = 0; i < nshift; i++) {
             if (!active[i]) continue;
             zeta_prev[i] = zeta[i];

@@ -120,6 +120,14 @@ struct solver_blas {
     double (*axpy_norm2)(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y);
     /* y += a x, then return sum conj(x) y  (axpy, cdot(x, y)) */
     solver_complex (*axpy_cdot)(void *ctx, double a, const struct solver_vec *x, struct solver_vec *y);
+    /* y[i] += a[i] p[i], then p[i] = b[i] x + c[i] p[i], i < n, one x
+     * (multi_axpy(n, a, p, y), then multi_caxpby(n, b, x, c, p)): the
+     * multi-shift CG's x_i and p_i updates, each p[i] read once; p[i] is
+     * rounded to its storage (single, half with its new block norm) as
+     * caxpby stores it, y[i] as axpy does.  The p's and y's are distinct
+     * vectors, none of them x. */
+    void (*multi_axpy_caxpby)(void *ctx, int n, const double *a, const struct solver_vec *x, const solver_complex *b,
+                              const solver_complex *c, struct solver_vec *const *p, struct solver_vec *const *y);
 };
 
 /* The CPU kernels (blas_cpu.c), OpenMP threads over site blocks.

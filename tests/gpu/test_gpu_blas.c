@@ -13,8 +13,9 @@
  *     on the device layout, applied on the host between a download and an
  *     upload) against the same solves on the CPU: converged, solutions
  *     within 1e-8, iterations within 3;
- *   - the fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot;
- *     blas_fused_checks.h) in every pair of precisions give the bits of the
+ *   - the fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot,
+ *     multi_axpy_caxpby: its p's and x_i both; blas_fused_checks.h) in
+ *     every pair of precisions give the bits of the
  *     unfused GPU calls they replace (vectors, padding, half norms and the
  *     reductions' values) and the CPU's vector bits; on 77 x 24 (5
  *     vectors), 45 x 6 (35: two multi launches) and 100003 x 24 (3);

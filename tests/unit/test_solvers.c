@@ -15,6 +15,8 @@
  * residual <= tol (1e-10, 1e-12), solutions equal to the double
  * multi-shift's within 2 tol cond, fewer double operator applications
  * than the double multi-shift (counted and printed), 1 vs 2 threads.
+ * The fused vector kernels against the unfused calls, bit for bit, in
+ * whole CG and multi-shift solves (double, single, half).
  * With `--ranks` under mpirun: the reductions of R ranks give the bits of
  * one process (printed for comparison between R = 1, 2, 4). */
 #include "solvers/solvers.h"
@@ -875,7 +877,10 @@ static void test_threads(void)
  * bits of the calls they replace: CG and multi-shift CG (d/s/h, the dense
  * operator: small, a full solve each) with the
  * CPU table (its fused members, counted) and with a copy whose fused
- * members are NULL (the solvers' fallback) give the same bits. */
+ * members are NULL (the solvers' fallback) give the same bits (x_i,
+ * results, every history line).  The multi-shift's multi_axpy_caxpby is
+ * also checked call by call against axpy then caxpby (every p_i and x_i),
+ * and its count against the iterations without a reliable update. */
 static const struct solver_blas *fused_inner;
 static long fused_calls;
 static void cnt_multi_axpy(void *c, int n, const double *a, const struct solver_vec *const *x, struct solver_vec *const *y)
@@ -888,6 +893,56 @@ static double cnt_axpy_norm2(void *c, double a, const struct solver_vec *x, stru
     fused_calls++;
     return fused_inner->axpy_norm2(c, a, x, y);
 }
+/* multi_axpy_caxpby (the multi-shift's x_i and p_i updates in one call),
+ * counted and, at every call, checked against the unfused pair (axpy, then
+ * caxpby, the table's own unfused kernels) on copies of its p's and y's:
+ * the stored bits of every p (half norms included) and y after the call */
+static long fxp_calls, fxp_vectors, fxp_differ;
+static int vec_bits_equal(const struct solver_vec *u, const struct solver_vec *v)
+{
+    size_t es = u->prec == SOLVER_DOUBLE ? sizeof(double) : u->prec == SOLVER_SINGLE ? sizeof(float) : sizeof(int16_t);
+    if (u->prec != v->prec || u->n != v->n || memcmp(u->data, v->data, u->n * es)) return 0;
+    return u->prec != SOLVER_HALF || !memcmp(u->norm, v->norm, u->n / u->site_reals * sizeof(float));
+}
+static void cnt_multi_axpy_caxpby(void *c, int n, const double *a, const struct solver_vec *x, const solver_complex *b,
+                                  const solver_complex *cc, struct solver_vec *const *p, struct solver_vec *const *y)
+{
+    const struct solver_blas *in = fused_inner;
+    fxp_calls++;
+    struct solver_vec *pu[64], *yu[64];
+    if (n > 64) lat_die(1, "test_solvers", "%d shifts in one multi_axpy_caxpby", n);
+    for (int i = 0; i < n; i++) {
+        pu[i] = in->alloc(c, p[i]->n, p[i]->site_reals, p[i]->prec);
+        yu[i] = in->alloc(c, y[i]->n, y[i]->site_reals, y[i]->prec);
+        in->copy(c, pu[i], p[i]); /* one precision: the stored bits */
+        in->copy(c, yu[i], y[i]);
+    }
+    in->multi_axpy_caxpby(c, n, a, x, b, cc, p, y);
+    for (int i = 0; i < n; i++) {
+        in->axpy(c, a[i], pu[i], yu[i]);
+        in->caxpby(c, b[i], x, cc[i], pu[i]);
+        fxp_vectors++;
+        fxp_differ += !vec_bits_equal(p[i], pu[i]) || !vec_bits_equal(y[i], yu[i]);
+        in->free(c, pu[i]);
+        in->free(c, yu[i]);
+    }
+}
+/* the unfused multi_axpy: called by the multi-shift only in an iteration
+ * with the base shift's reliable update (mixed precision) */
+static long unfused_multi_axpy_calls;
+static void cnt_unfused_multi_axpy(void *c, int n, const double *a, const struct solver_vec *const *x, struct solver_vec *const *y)
+{
+    unfused_multi_axpy_calls++;
+    cnt_multi_axpy(c, n, a, x, y);
+}
+/* a digest of a solve's history (every line's fields), to compare two runs */
+static void history_digest(void *ctx, const struct solver_step *st)
+{
+    uint64_t *h = ctx, w[4] = {(uint64_t)st->iteration, (uint64_t)st->shift, (uint64_t)st->reliable, 0};
+    memcpy(&w[3], &st->residual, sizeof w[3]);
+    for (int k = 0; k < 4; k++) *h = (*h ^ w[k]) * 0x100000001b3ull;
+}
+
 static void test_fused_fallback(void)
 {
     const size_t n = dense_op.n;
@@ -895,26 +950,45 @@ static void test_fused_fallback(void)
     const double sigma[NSH] = {0.01, 0.1, 1, 10};
     struct solver_blas fused = *BL, plain = *BL;
     fused_inner = BL;
-    fused.multi_axpy = cnt_multi_axpy;
+    fused.multi_axpy = cnt_unfused_multi_axpy;
     fused.axpy_norm2 = cnt_axpy_norm2;
+    fused.multi_axpy_caxpby = cnt_multi_axpy_caxpby;
     plain.multi_axpy = NULL, plain.multi_caxpby = NULL, plain.axpy_norm2 = NULL, plain.axpy_cdot = NULL;
+    plain.multi_axpy_caxpby = NULL;
     double *b = malloc(n * sizeof *b), *xf = malloc(NSH * n * sizeof *xf), *xp = malloc(NSH * n * sizeof *xp);
     random_vec(n, b);
     int same = 1, cases = 0;
     for (enum solver_prec pr = SOLVER_DOUBLE; pr <= SOLVER_HALF; pr++) {
-        struct solver_params par = {1e-10, 400, pr, 0, NULL, NULL};
+        uint64_t hf = 0xcbf29ce484222325ull, hp = hf;
+        struct solver_params par = {1e-10, 400, pr, 0, history_digest, &hf}, parp = par;
+        parp.history_ctx = &hp;
         struct solver_result rf[NSH], rp[NSH];
         double *xfs[NSH], *xps[NSH];
         for (int i = 0; i < NSH; i++) xfs[i] = xf + i * n, xps[i] = xp + i * n;
-        fused_calls = 0;
+        fused_calls = fxp_calls = fxp_vectors = fxp_differ = unfused_multi_axpy_calls = 0;
         solver_multishift_cg(&dense_op, &fused, b, NSH, sigma, NULL, xfs, &par, rf);
         long calls = fused_calls;
-        solver_multishift_cg(&dense_op, &plain, b, NSH, sigma, NULL, xps, &par, rp);
+        solver_multishift_cg(&dense_op, &plain, b, NSH, sigma, NULL, xps, &parp, rp);
         for (int i = 0; i < NSH; i++)
             CHECK(rf[i].status == SOLVER_CONVERGED, "multi-shift CG %s shift %d: %s", solver_prec_name(pr), i,
                   solver_status_name(rf[i].status));
-        int eq = calls > 0 && memcmp(xf, xp, NSH * n * sizeof *xf) == 0 && memcmp(rf, rp, sizeof rf) == 0;
-        CHECK(eq, "multi-shift CG %s: fused (%ld calls) and unfused kernels differ", solver_prec_name(pr), calls);
+        int eq = calls > 0 && memcmp(xf, xp, NSH * n * sizeof *xf) == 0 && memcmp(rf, rp, sizeof rf) == 0 && hf == hp;
+        CHECK(eq, "multi-shift CG %s: fused (%ld calls) and unfused kernels differ (x_i, results or history)",
+              solver_prec_name(pr), calls);
+        /* every iteration without the base's reliable update makes the
+         * fused x_i, p_i call, and each call's p_i and x_i are the unfused
+         * pair's bits; with mixed precision the updates take the unfused
+         * path (multi_axpy), both paths in one solve */
+        const long shared = rf[0].iterations; /* the base (shift 0) is active to the end of the recursion */
+        CHECK(fxp_calls > 0 && fxp_differ == 0, "multi-shift CG %s: %ld of %ld fused x_i, p_i updates (%ld calls) differ "
+              "from multi_axpy then multi_caxpby", solver_prec_name(pr), fxp_differ, fxp_vectors, fxp_calls);
+        CHECK(fxp_calls + unfused_multi_axpy_calls == shared && (pr == SOLVER_DOUBLE) == (unfused_multi_axpy_calls == 0),
+              "multi-shift CG %s: %ld fused and %ld unfused x_i updates in %ld iterations (%d base reliable updates)",
+              solver_prec_name(pr), fxp_calls, unfused_multi_axpy_calls, shared, rf[0].reliable_updates - 1);
+        printf("multi-shift CG %s: x_i, p_i in one call in %ld of %ld iterations (%ld vectors, %ld differ from the unfused "
+               "pair), unfused with the %ld reliable updates; x_i, results and history bit-identical to the unfused "
+               "table's: %s\n", solver_prec_name(pr), fxp_calls, shared, fxp_vectors, fxp_differ, unfused_multi_axpy_calls,
+               eq ? "yes" : "no");
         same &= eq, cases++;
         memset(xf, 0, n * sizeof *xf), memset(xp, 0, n * sizeof *xp);
         fused_calls = 0;
