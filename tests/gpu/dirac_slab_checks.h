@@ -245,6 +245,20 @@ static void dsc_cpu_residual(struct dirac_op *cpu, const double *b, const double
     free(r);
 }
 
+/* one half field of the device against the CPU's: bit for bit in the
+ * emulation (dsc_loose 1), to 1e-14 x loose on a GPU; then recorded.
+ * Returns the reals that differ, *rel the relative difference. */
+static double dsc_eo_end_check(const struct geometry *d, const char *label, const char *what, const double *out,
+                               const double *ref, size_t nh, double *rel)
+{
+    const double differ = dsc_bits_differ(out, ref, nh);
+    *rel = dsc_rel(out, ref, nh);
+    CHECK(dsc_loose == 1 ? differ == 0 : *rel < 1e-14 * dsc_loose, "%s: the device's %s: %.0f of %zu reals differ, by %.3g",
+          label, what, differ, nh * (size_t)comm_size(), *rel);
+    dsc_record(d, out, nh * sizeof(double));
+    return differ;
+}
+
 /* the even-odd system's ends on the device (dirac_gpu_eo_prepare,
  * _reconstruct, _residual_norm2) against dirac_eo_prepare,
  * dirac_eo_reconstruct and the CPU's true residual on random full fields:
@@ -270,24 +284,18 @@ static void dsc_eo_ends(const struct geometry *d, struct dirac_op *cpu, const st
     dirac_gpu_vec_upload(vbe, be);
     dirac_gpu_vec_upload(vbo, bo);
     dirac_gpu_vec_upload(vxo, xo);
-    const int exact = dsc_loose == 1;
     /* bhat_o = b_o + kappa D_oe A_ee^-1 b_e */
     dirac_eo_prepare(cpu, ref, b);
     dirac_gpu_eo_prepare(g, vbh, vbe, vbo);
     dirac_gpu_vec_download(out, vbh);
-    const double dp = dsc_bits_differ(out, ref, nh), ep = dsc_rel(out, ref, nh);
-    CHECK(exact ? dp == 0 : ep < 1e-14 * dsc_loose, "%s: the device's prepared source: %.0f of %zu reals differ, by %.3g",
-          label, dp, nh * (size_t)comm_size(), ep);
-    dsc_record(d, out, nh * sizeof(double));
+    double ep, er;
+    const double dp = dsc_eo_end_check(d, label, "prepared source", out, ref, nh, &ep);
     /* x_e = A_ee^-1 (b_e + kappa D_eo x_o); the CPU's even half of x */
     dirac_eo_reconstruct(cpu, x, xo, b);
     dirac_full_to_half(cpu, 0, ref, x);
     dirac_gpu_eo_reconstruct(g, vxe, vxo, vbe);
     dirac_gpu_vec_download(out, vxe);
-    const double dr = dsc_bits_differ(out, ref, nh), er = dsc_rel(out, ref, nh);
-    CHECK(exact ? dr == 0 : er < 1e-14 * dsc_loose, "%s: the device's reconstruction: %.0f of %zu reals differ, by %.3g",
-          label, dr, nh * (size_t)comm_size(), er);
-    dsc_record(d, out, nh * sizeof(double));
+    const double dr = dsc_eo_end_check(d, label, "reconstruction", out, ref, nh, &er);
     /* the full residual of x (the CPU's x: the device's x_e is its bits or within rounding) */
     double r2, b2, cr2, cb2;
     struct solver_reduce_layout lay;
