@@ -92,6 +92,14 @@ void prop_device_close(struct prop_device *d)
     free(d);
 }
 
+/* the even-odd system's tolerance from |b| (full) and |bhat_o|: the full
+ * residual lives on the odd sites, so |r| <= tol |b| needs tol |b| / |bhat|
+ * there */
+static void eo_tolerance(struct solver_params *sp, double nb, double nbh)
+{
+    if (nbh > nb) sp->tol *= nb / nbh;
+}
+
 #ifdef LAT_HAVE_CUDA
 /* the whole even-odd column on the GPU in double: b's two halves up once,
  * bhat_o = prepare(b), Mhat x_o = bhat_o (timed: *solve_seconds), x_e =
@@ -119,9 +127,7 @@ static enum solver_status solve_on_device(struct prop_device *d, struct dirac_op
     dirac_full_to_half(op, 1, half, b);
     gpu_spinor_upload(bo->data, half, nsites, (int)sr);
     dirac_gpu_eo_prepare(d->g, bh, be, bo);
-    /* the full residual lives on the odd sites: |r| <= tol |b| needs tol |b| / |bhat| there */
-    const double nb = sqrt(bl->norm2(bl->ctx, be) + bl->norm2(bl->ctx, bo)), nbh = sqrt(bl->norm2(bl->ctx, bh));
-    if (nbh > nb) sp->tol *= nb / nbh;
+    eo_tolerance(sp, sqrt(bl->norm2(bl->ctx, be) + bl->norm2(bl->ctx, bo)), sqrt(bl->norm2(bl->ctx, bh)));
     const double t0 = lat_clock();
     enum solver_status st = o->bicgstab ? solver_bicgstab(&A, bl, bh->data, xo->data, sp, res)
                                         : solver_cgne(&A, bl, bh->data, xo->data, sp, res);
@@ -177,9 +183,7 @@ void prop_solve(struct dirac_op *op, struct prop_device *dev, const struct prop_
         bh = lat_malloc(nh * sizeof(double));
         xh = lat_calloc(nh, sizeof(double));
         dirac_eo_prepare(op, bh, b);
-        /* the full residual lives on the odd sites: |r| <= tol |b| needs tol |b| / |bhat| there */
-        double nb = sqrt(norm2(op, 0, b, nf)), nbh = sqrt(norm2(op, 1, bh, nh));
-        if (nbh > nb) sp.tol *= nb / nbh;
+        eo_tolerance(&sp, sqrt(norm2(op, 0, b, nf)), sqrt(norm2(op, 1, bh, nh)));
         rhs = bh;
         sol = xh;
     } else {
