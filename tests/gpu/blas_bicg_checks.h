@@ -18,7 +18,11 @@
  *       bits (the elementwise contract), its sums within 1e-12 of the CPU's.
  *       caxpby_norm2_cdot with a = NaN: the unfused y's bits (NaN padding
  *       included, which no layout chunk holds), NaN sums.
- *       launches (NULL on the real GPU): a counter of kernel launches; then
+ *   bb_bicg_solves(gpu, nsites, site_reals)
+ *       whole BiCGstab solves (double, single, half sloppy; tol 1e-12) on
+ *       the GPU table and on a copy without the three members: x, result
+ *       and every history line bit for bit.
+ *       (bb_bicg's) launches (NULL on the real GPU): a counter of kernel launches; then
  *       one launch per fused call where a kernel exists is checked too.
  * The tables may carry a reduction layout (the same on both).  Counts with
  * unit.h's CHECK and prints "<bf_tag>NS sites x SR reals: K of 12 BiCGstab
@@ -169,6 +173,62 @@ static void bb_bicg(const struct solver_blas *gpu, const struct solver_blas *cpu
     printf("%s%zu sites x %zu reals: %d of %d BiCGstab fused cases (cdot_norm2, caxpby_norm2_cdot, caxpby2 in d, s, h; "
            "caxpby2 h->s, h->h; 2 without a kernel) give the unfused bits\n",
            bf_tag, ns, sr, bb_cases_same, bb_cases);
+}
+
+/* whole BiCGstab solves on the GPU table with and without the three fused
+ * members (a copy of the table with them NULL: bicgstab.c's unfused
+ * calls): blas_blockop.h's site-local non-Hermitian operator on the device
+ * layout, tol 1e-12, double, single and half sloppy: the same x (stored
+ * bits), result and history (every line's bits) */
+static void bb_hist(void *ctx, const struct solver_step *st)
+{
+    uint64_t *h = (uint64_t *)ctx, w[3] = {(uint64_t)st->iteration, (uint64_t)st->reliable, 0};
+    memcpy(&w[2], &st->residual, sizeof w[2]);
+    for (int k = 0; k < 3; k++) *h = (*h ^ w[k]) * 0x100000001b3ull;
+}
+static void bb_bicg_solves(const struct solver_blas *gpu, size_t ns, size_t sr)
+{
+    const size_t n = ns * sr, m = sr / 2, stored = gpu_spinor_storage((int64_t)ns, (int)sr);
+    double *mg = (double *)malloc(2 * ns * m * m * sizeof(double)), *bh = (double *)malloc(n * sizeof(double));
+    float *mgf = (float *)malloc(2 * ns * m * m * sizeof(float));
+    double *xf = (double *)calloc(stored + 1, sizeof(double)), *xu = (double *)calloc(stored + 1, sizeof(double));
+    bc_blocks(mg, mgf, ns, m, 0);
+    for (size_t k = 0; k < n; k++) bh[k] = bc_gauss();
+    struct solver_blas plain = *gpu;
+    plain.cdot_norm2 = NULL, plain.caxpby_norm2_cdot = NULL, plain.caxpby2 = NULL;
+    struct solver_vec *bg = gpu->alloc(gpu->ctx, n, sr, SOLVER_DOUBLE), *xg = gpu->alloc(gpu->ctx, n, sr, SOLVER_DOUBLE);
+    gpu_spinor_upload((double *)bg->data, bh, (int64_t)ns, (int)sr);
+    int same_all = 1;
+    for (int p = 0; p < 3; p++) {
+        struct bc_op og;
+        struct solver_op op = bc_make_op(&og, 1, gpu, ns, sr, mg, mgf);
+        uint64_t hist[2] = {0xcbf29ce484222325ull, 0xcbf29ce484222325ull};
+        struct solver_result r[2];
+        for (int v = 0; v < 2; v++) {
+            struct solver_params par;
+            memset(&par, 0, sizeof par);
+            par.tol = 1e-12, par.max_iter = 3000, par.sloppy = (enum solver_prec)p, par.history = bb_hist;
+            par.history_ctx = &hist[v];
+            gpu->zero(gpu->ctx, xg);
+            solver_bicgstab(&op, v == 0 ? gpu : &plain, (const double *)bg->data, (double *)xg->data, &par, &r[v]);
+            gpu_download(v == 0 ? xf : xu, xg->data, stored * sizeof(double));
+        }
+        bc_free_op(&og);
+        const int same = !memcmp(xf, xu, stored * sizeof(double)) && !memcmp(&r[0], &r[1], sizeof r[0]) && hist[0] == hist[1];
+        CHECK(r[0].status == SOLVER_CONVERGED && r[0].residual <= 1e-12, "%s%zu x %zu bicgstab %s (fused): %s, residual %g",
+              bf_tag, ns, sr, bc_pname((enum solver_prec)p), solver_status_name(r[0].status), r[0].residual);
+        CHECK(same, "%s%zu x %zu bicgstab %s: fused and unfused GPU kernels give different x, result or history", bf_tag,
+              ns, sr, bc_pname((enum solver_prec)p));
+        CHECK(p == SOLVER_DOUBLE || r[0].reliable_updates > 3, "%s%zu x %zu bicgstab %s: only %d reliable updates", bf_tag,
+              ns, sr, bc_pname((enum solver_prec)p), r[0].reliable_updates);
+        printf("%s%zu sites x %zu reals: bicgstab double-%s on the GPU kernels, %d iterations, %d reliable updates: x, "
+               "result and history with the fused kernels = without: %s\n", bf_tag, ns, sr,
+               solver_prec_name((enum solver_prec)p), r[0].iterations, r[0].reliable_updates, same ? "yes" : "NO");
+        same_all &= same;
+    }
+    gpu->free(gpu->ctx, bg);
+    gpu->free(gpu->ctx, xg);
+    free(mg), free(mgf), free(bh), free(xf), free(xu);
 }
 
 #endif
