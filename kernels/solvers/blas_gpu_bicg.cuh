@@ -9,7 +9,8 @@
  * Why: a BiCGstab iteration made 6 caxpby, 3 cdot and 2 norm2 (11 vector
  * launches, 5 host waits; measured on an H100 at 32^3x64 Wilson-clover
  * even-odd: the vector kernels 1.37 of 2.29 ms an iteration); with these it
- * makes 6 launches and 3 waits, and reads 14 instead of 22 vector passes.
+ * makes 6 launches and 3 waits, and 19 instead of 26 vector passes (reads
+ * and writes).
  * Each gives the bits of the unfused sequence it replaces (solvers.h):
  *   - cdot_norm2 (<x, y>, |x|^2) and caxpby_norm2_cdot (y = a x + b y,
  *     |y|^2, <z, y>): three sums in one launch on the grid the unfused
