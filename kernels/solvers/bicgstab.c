@@ -82,9 +82,10 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
         solver_complex omega = zero;
         if (tt > 0 && isfinite(tt)) omega = cdiv(ts_dot, (solver_complex){tt, 0});
         blas_caxpby2(blas, alpha, ps, one, omega, rs, one, xs); /* x += alpha p + omega s */
-        solver_complex rho_new;                                 /* <r0, r> of the r computed here */
+        /* r = s - omega t with |r|^2 and rho_new = <r0, r> (used below
+         * only if no reliable update replaces this r) */
+        solver_complex rho_new;
         rn = sqrt(blas_caxpby_norm2_cdot(blas, (solver_complex){-omega.re, -omega.im}, ts, one, rs, r0, &rho_new));
-        /* r = s - omega t */
         solve_iteration(s, k, rn);
         if (!isfinite(rn)) {
             st = SOLVER_BREAKDOWN;
