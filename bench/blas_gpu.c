@@ -26,7 +26,13 @@
  * with the rate of the x_i/p_i-fused form; each with the grid's reductions ("grid")
  * and on a table with a reduction layout of one chunk per timeslice
  * ("per-t": the staggered HMC's GPU solver's, whose axpy_norm2 and
- * axpy_cdot run on the chunk grid).  --tsv FILE: the rows as TSV.  Exits 0
+ * axpy_cdot run on the chunk grid).  Then one BiCGstab iteration's vector
+ * work (Mhat left out; Wilson even-odd 16^3x32/2 and 32^3x64/2 sites;
+ * sloppy double, single, half; grid and per-t sums): the unfused calls (11
+ * launches, 5 host waits) against BiCGstab's fused kernels (cdot_norm2,
+ * caxpby_norm2_cdot, caxpby2: 6 launches, 3 waits), microseconds per
+ * iteration, the bytes of each form and the fused form's share of the copy
+ * bandwidth.  --tsv FILE: the rows as TSV.  Exits 0
  * with a note when built without CUDA or no GPU is present. */
 #include "gpu/gpu.h"
 #include <stdio.h>
@@ -209,6 +215,123 @@ static void multishift_table(const struct solver_blas *b, double seconds, FILE *
     }
 }
 
+/* ---- one BiCGstab iteration's vector work (bicgstab.c, Mhat left out):
+ * <r0, v>; r = r - alpha v; <t, r>, |t|^2; x += alpha p + omega r;
+ * r = r - omega t, |r|^2, <r0, r>; p = r + beta (p - omega v) -- as the
+ * unfused calls (form 0: 6 caxpby, 3 cdot, 2 norm2: 11 launches, 5 host
+ * waits) or BiCGstab's fused kernels (form 1: cdot, caxpby, cdot_norm2,
+ * caxpby2, caxpby_norm2_cdot, caxpby2: 6 launches, 3 waits).  r, r0, p, v,
+ * t in the sloppy precision, x in its accumulator's (single for half), as
+ * the solver has them.  Bytes of an iteration in stored-vector passes S
+ * (sloppy) and X (x): 22 S + 4 X unfused, 17 S + 2 X fused. */
+struct bicg_job {
+    const struct solver_blas *b;
+    struct solver_vec *r, *r0, *p, *v, *t, *x;
+    int fused;
+    double sink;
+};
+static double bicg_timed(void *arg, int n)
+{
+    struct bicg_job *j = arg;
+    const struct solver_blas *b = j->b;
+    void *c = b->ctx;
+    const solver_complex one = {1, 0}, beta = {0.5, 0};
+    gpu_timer_start();
+    for (int it = 0; it < n; it++) {
+        const double sg = it % 2 ? -1 : 1; /* keeps the vectors bounded */
+        const solver_complex alpha = {sg * 1e-3, 0}, omega = {sg * 2e-3, 0}, malpha = {-alpha.re, 0}, momega = {-omega.re, 0};
+        j->sink += b->cdot(c, j->r0, j->v).re;
+        b->caxpby(c, malpha, j->v, one, j->r);
+        if (j->fused) {
+            double tt;
+            solver_complex rho;
+            j->sink += b->cdot_norm2(c, j->t, j->r, &tt).re + tt;
+            b->caxpby2(c, alpha, j->p, one, omega, j->r, one, j->x);
+            j->sink += b->caxpby_norm2_cdot(c, momega, j->t, one, j->r, j->r0, &rho) + rho.re;
+            b->caxpby2(c, momega, j->v, one, one, j->r, beta, j->p);
+        } else {
+            j->sink += b->norm2(c, j->t) + b->cdot(c, j->t, j->r).re;
+            b->caxpby(c, alpha, j->p, one, j->x);
+            b->caxpby(c, omega, j->r, one, j->x);
+            b->caxpby(c, momega, j->t, one, j->r);
+            j->sink += b->norm2(c, j->r) + b->cdot(c, j->r0, j->r).re;
+            b->caxpby(c, momega, j->v, one, j->p);
+            b->caxpby(c, one, j->r, beta, j->p);
+        }
+    }
+    return gpu_timer_stop();
+}
+
+/* the BiCGstab table: Wilson even-odd half fields (24 reals a site) of
+ * 16^3x32 and 32^3x64 (bench/solver_gpu's lattice), sloppy double, single,
+ * half, with the grid's reductions and with one reduction chunk per
+ * timeslice (lat-propagator's GPU solve): microseconds per iteration
+ * unfused and fused, the bytes of each form, the fused form's share of the
+ * copy bandwidth */
+static void bicgstab_table(const struct solver_blas *b, double seconds, double bw, FILE *tsv)
+{
+    static const int dims[2][2] = {{16, 32}, {32, 64}};
+    printf("\none BiCGstab iteration's vector work (Mhat left out), Wilson even-odd (24 reals a site):\n");
+    printf("(unfused: 11 launches, 5 host waits; fused: cdot_norm2, caxpby_norm2_cdot, caxpby2: 6 launches, 3 waits)\n");
+    printf("%-9s %8s %-6s %-6s %11s %9s %8s %9s %9s %7s\n", "lattice", "sites", "sloppy", "sums", "unfused us", "fused us",
+           "speedup", "MB unfus", "MB fused", "%copy");
+    if (tsv)
+        fprintf(tsv, "\nlattice\tsites\tsloppy\tsums\tunfused_us_per_iter\tfused_us_per_iter\tunfused_bytes_per_iter"
+                     "\tfused_bytes_per_iter\tfused_pct_copy\n");
+    const char *pname[3] = {"double", "single", "half"};
+    for (int d = 0; d < 2; d++) {
+        const int64_t L = dims[d][0], T = dims[d][1], ns = L * L * L * T / 2;
+        const size_t n = (size_t)ns * 24;
+        double *h = malloc(n * sizeof *h);
+        struct solver_vec *src = h ? b->alloc(b->ctx, n, 24, SOLVER_DOUBLE) : NULL;
+        if (!src) {
+            printf("blas_gpu: %dx%d: out of memory\n", (int)L, (int)T);
+            free(h);
+            return;
+        }
+        for (size_t k = 0; k < n; k++) h[k] = (double)((k * 2654435761u) % 1000) / 500.0 - 1;
+        gpu_spinor_upload(src->data, h, ns, 24);
+        const struct solver_reduce_layout lay = {(size_t)(L * L * L / 2) * 24, 0, (size_t)T, 1}; /* one chunk a timeslice */
+        struct solver_blas *bt = solver_blas_gpu_open_layout(&lay);
+        for (int pl = 0; pl < 6; pl++) {
+            const enum solver_prec sp = (enum solver_prec)(pl / 2), xp = sp == SOLVER_HALF ? SOLVER_SINGLE : sp;
+            const struct solver_blas *b_run = pl % 2 ? bt : b;
+            if (!b_run) continue;
+            struct bicg_job j = {b_run, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
+            struct solver_vec **v[5] = {&j.r, &j.r0, &j.p, &j.v, &j.t};
+            int ok = 1;
+            for (int k = 0; k < 5; k++) {
+                *v[k] = b->alloc(b->ctx, n, 24, sp);
+                ok = ok && *v[k];
+                if (*v[k]) b->copy(b->ctx, *v[k], src);
+            }
+            j.x = b->alloc(b->ctx, n, 24, xp);
+            ok = ok && j.x;
+            if (ok) {
+                double t[2];
+                for (j.fused = 0; j.fused < 2; j.fused++) t[j.fused] = bench_median5(bicg_timed, &j, 3, 10, seconds / 20, 10);
+                const double S = bytes_vec_stored(ns, 24, sp), X = bytes_vec_stored(ns, 24, xp);
+                const double mb[2] = {(22 * S + 4 * X) * 1e-6, (17 * S + 2 * X) * 1e-6};
+                printf("%2dx%-6d %8lld %-6s %-6s %11.1f %9.1f %7.2fx %9.1f %9.1f %6.1f%%\n", (int)L, (int)T, (long long)ns,
+                       pname[sp], pl % 2 ? "per-t" : "grid", t[0] * 1e6, t[1] * 1e6, t[0] / t[1], mb[0], mb[1],
+                       100 * mb[1] * 1e6 / t[1] / bw);
+                if (tsv)
+                    fprintf(tsv, "%dx%d\t%lld\t%s\t%s\t%.2f\t%.2f\t%.0f\t%.0f\t%.2f\n", (int)L, (int)T, (long long)ns,
+                            pname[sp], pl % 2 ? "per-t" : "grid", t[0] * 1e6, t[1] * 1e6, mb[0] * 1e6, mb[1] * 1e6,
+                            100 * mb[1] * 1e6 / t[1] / bw);
+            } else
+                printf("blas_gpu: %dx%d %s: out of device memory\n", (int)L, (int)T, pname[sp]);
+            if (j.sink == 12345.678) printf("(sink)\n");
+            for (int k = 0; k < 5; k++) b->free(b->ctx, *v[k]);
+            b->free(b->ctx, j.x);
+        }
+        if (bt) solver_blas_gpu_close(bt);
+        b->free(b->ctx, src);
+        free(h);
+        fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)bench_table, (void)bench_add; /* bench_gpu.h's table is for site-update rates */
@@ -276,6 +399,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     multishift_table(b, o.seconds, tsv);
+    bicgstab_table(b, o.seconds, bw, tsv);
     if (tsv) fclose(tsv);
     solver_blas_gpu_close(b);
     return 0;

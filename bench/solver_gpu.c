@@ -98,12 +98,14 @@
 enum kind {
     K_APPLY, K_APPLY_DAG, K_APPLY_F, K_APPLY_DAG_F, K_VEC, K_VEC_DAG,
     K_ALLOC, K_FREE, K_ZERO, K_COPY, K_SCALE, K_AXPY, K_XPAY, K_CAXPBY, K_CDOT, K_NORM2,
-    K_MULTI_AXPY, K_MULTI_CAXPBY, K_AXPY_NORM2, K_AXPY_CDOT, K_N
+    K_MULTI_AXPY, K_MULTI_CAXPBY, K_AXPY_NORM2, K_AXPY_CDOT, K_MULTI_AXPY_CAXPBY, K_CDOT_NORM2,
+    K_CAXPBY_NORM2_CDOT, K_CAXPBY2, K_N
 };
 static const char *const kind_name[K_N] = {
     "Mhat apply", "Mhat^dag apply_dag", "Mhat apply_f", "Mhat^dag apply_dag_f", "Mhat apply_vec",
     "Mhat^dag apply_vec", "alloc", "free", "zero", "copy", "scale", "axpy", "xpay", "caxpby", "cdot", "norm2",
-    "multi_axpy", "multi_caxpby", "axpy_norm2", "axpy_cdot"};
+    "multi_axpy", "multi_caxpby", "axpy_norm2", "axpy_cdot", "multi_axpy_caxpby", "cdot_norm2",
+    "caxpby_norm2_cdot", "caxpby2"};
 
 struct bucket {
     enum kind kind;
@@ -253,6 +255,37 @@ static solver_complex w_axpy_cdot(void *c, double a, const struct solver_vec *x,
     toc(P, K_AXPY_CDOT, x->prec, y->prec, pass(x) + 2 * pass(y));
     return r;
 }
+static void w_multi_axpy_caxpby(void *c, int n, const double *a, const struct solver_vec *x, const solver_complex *b,
+                                const solver_complex *cc, struct solver_vec *const *p, struct solver_vec *const *y)
+{
+    double bytes = pass(x);
+    for (int i = 0; i < n; i++) bytes += 2 * pass(p[i]) + 2 * pass(y[i]);
+    tic(P), P->bl->multi_axpy_caxpby(P->bl->ctx, n, a, x, b, cc, p, y);
+    toc(P, K_MULTI_AXPY_CAXPBY, x->prec, n > 0 ? (int)y[0]->prec : -1, bytes);
+}
+/* BiCGstab's fused kernels: "x,y" are the read operand's and the written
+ * (or, cdot_norm2, the second read) operand's precisions */
+static solver_complex w_cdot_norm2(void *c, const struct solver_vec *x, const struct solver_vec *y, double *xx)
+{
+    tic(P);
+    const solver_complex r = P->bl->cdot_norm2(P->bl->ctx, x, y, xx);
+    toc(P, K_CDOT_NORM2, x->prec, y->prec, pass(x) + pass(y));
+    return r;
+}
+static double w_caxpby_norm2_cdot(void *c, solver_complex a, const struct solver_vec *x, solver_complex b,
+                                  struct solver_vec *y, const struct solver_vec *z, solver_complex *zy)
+{
+    tic(P);
+    const double r = P->bl->caxpby_norm2_cdot(P->bl->ctx, a, x, b, y, z, zy);
+    toc(P, K_CAXPBY_NORM2_CDOT, x->prec, y->prec, pass(x) + 2 * pass(y) + pass(z));
+    return r;
+}
+static void w_caxpby2(void *c, solver_complex a1, const struct solver_vec *x1, solver_complex b1, solver_complex a2,
+                      const struct solver_vec *x2, solver_complex b2, struct solver_vec *y)
+{
+    tic(P), P->bl->caxpby2(P->bl->ctx, a1, x1, b1, a2, x2, b2, y);
+    toc(P, K_CAXPBY2, x1->prec, y->prec, pass(x1) + pass(x2) + 2 * pass(y));
+}
 #undef P
 
 /* the wrapped operator and kernels over p's real ones: a member is wrapped
@@ -271,7 +304,11 @@ static void prof_wrap(struct prof *p, struct solver_op *op, struct solver_blas *
                                .cdot = W(b->cdot, w_cdot), .norm2 = W(b->norm2, w_norm2),
                                .multi_axpy = W(b->multi_axpy, w_multi_axpy),
                                .multi_caxpby = W(b->multi_caxpby, w_multi_caxpby),
-                               .axpy_norm2 = W(b->axpy_norm2, w_axpy_norm2), .axpy_cdot = W(b->axpy_cdot, w_axpy_cdot)};
+                               .axpy_norm2 = W(b->axpy_norm2, w_axpy_norm2), .axpy_cdot = W(b->axpy_cdot, w_axpy_cdot),
+                               .multi_axpy_caxpby = W(b->multi_axpy_caxpby, w_multi_axpy_caxpby),
+                               .cdot_norm2 = W(b->cdot_norm2, w_cdot_norm2),
+                               .caxpby_norm2_cdot = W(b->caxpby_norm2_cdot, w_caxpby_norm2_cdot),
+                               .caxpby2 = W(b->caxpby2, w_caxpby2)};
 #undef W
 }
 

@@ -38,6 +38,13 @@
  *     bit for bit, and one launch per fused call; a = NaN, which makes
  *     the unfused axpy write NaN into the padding sites no chunk holds,
  *     gives the unfused y's bits too (the fused kernel's tail);
+ *   - BiCGstab's fused kernels (cdot_norm2, caxpby_norm2_cdot, caxpby2;
+ *     tests/gpu/blas_bicg_checks.h) in every precision set BiCGstab uses
+ *     (and two without a kernel), without and with each layout above: the
+ *     unfused GPU bits (vectors, padding, half norms, each sum), the CPU's
+ *     vector bits, one launch per call; whole BiCGstab solves (d, s, h) on
+ *     the GPU table with and without them, x, results and history bit for
+ *     bit (without a layout and on the 90-site layout of 2 parts);
  *   - determinism (trivial here: it is the real GPU's check).
  * Prints one line per case and "blas-emulation: N passed, M failed". */
 #include <cstdio>
@@ -55,6 +62,7 @@ static unsigned long long emu_launches;
 #include "unit.h"
 #include "blas_checks.h"
 #include "blas_fused_checks.h"
+#include "blas_bicg_checks.h"
 
 #ifndef BLAS_EMU_MARGIN
 #define BLAS_EMU_MARGIN 3
@@ -77,6 +85,8 @@ static void emu_layout(size_t ns, size_t sr, size_t chunk_sites, size_t first, s
              bl_chunk_pieces((int64_t)chunk_sites), first, total, parts);
     bf_tag = tag;
     bf_fused(gpu, cpu, ns, sr, nvec);
+    bb_bicg(gpu, cpu, ns, sr, &emu_launches);
+    if (parts == 2 && ns < 1000) bb_bicg_solves(gpu, ns, sr); /* whole solves on one layout (emulated chunk reductions are slow) */
     bf_tag = "";
     double *h = (double *)calloc(ns * sr, sizeof(double));
     bc_random(h, ns, sr);
@@ -161,6 +171,10 @@ int main(int argc, char **argv)
     bc_kernels(gpu, cpu, 45, 6);
     bf_fused(gpu, cpu, 77, 24, 5);
     bf_fused(gpu, cpu, 45, 6, BL_MULTI_MAX + 3); /* two launches of a multi kernel */
+    bb_bicg(gpu, cpu, 77, 24, &emu_launches);
+    bb_bicg(gpu, cpu, 45, 6, &emu_launches);
+    bb_bicg_solves(gpu, 77, 24);
+    bb_bicg_solves(gpu, 45, 6);
     emu_axpy_caxpby_launches(gpu, 77, 24);
     emu_axpy_caxpby_launches(gpu, 45, 6);
     int w1 = bc_solves(gpu, cpu, 77, 24, BLAS_EMU_MARGIN);

@@ -90,7 +90,7 @@
     echo "$output" | grep -q '^half NaN: 29 of 128 output sites NaN'
 }
 
-@test "solvers' GPU vector kernels on the host: the CPU kernels' bits, fused = unfused bits, reductions to 1e-13, CG/BiCGstab/CGNE/multi-shift d/s/h as on the CPU" {
+@test "solvers' GPU vector kernels on the host: the CPU kernels' bits, fused = unfused bits (BiCGstab's too), reductions to 1e-13, CG/BiCGstab/CGNE/multi-shift d/s/h as on the CPU" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/blas-emulation compiles the device code with it"
     run "$BATS_TEST_DIRNAME/../scripts/blas-emulation"
     echo "$output"
@@ -111,6 +111,11 @@
     [ "$(echo "$output" | grep -cE '^layout of .*: axpy_norm2 and axpy_cdot one launch each \(one precision\), yes$')" -eq 6 ]
     [ "$(echo "$output" | grep -cE '^layout of .*: a = NaN \(unfused padding sites NaN: yes\), fused y = unfused y bits: yes$')" -eq 6 ]
     echo "$output" | grep -q '^layout of 1100-site chunks (2 pieces), first 1 of 4, 2 parts: '
+    # BiCGstab's fused kernels (cdot_norm2, caxpby_norm2_cdot, caxpby2): every precision set it uses, the
+    # unfused GPU bits and one launch, without a layout (2 shapes) and on the 6 layouts; whole BiCGstab
+    # solves d/s/h with and without them bit for bit (2 shapes, one layout)
+    [ "$(echo "$output" | grep -cE ' reals: 12 of 12 BiCGstab fused cases .* give the unfused bits$')" -eq 8 ]
+    [ "$(echo "$output" | grep -cE ' reals: bicgstab double-(double|single|half) on the GPU kernels, .* = without: yes$')" -eq 9 ]
     # every solver in every sloppy precision ran on both shapes (multi-shift: 4 shifts)
     for sh in "77 x 24" "45 x 6"; do
         for sv in cg bicgstab cgne; do

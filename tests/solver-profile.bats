@@ -35,13 +35,24 @@ summary() { # SOLVER SLOPPY OPERATION COLUMN
 }
 is() { [ "$1" = "$2" ] || { echo "$3: $1, expected $2"; return 1; }; }
 
-@test "solver_gpu --cpu: BiCGstab double, per iteration 2 Mhat, 6 caxpby, 3 cdot + 2 norm2 (exact totals with set-up and end)" {
+# BiCGstab's vector work with the fused kernels (the CPU table has them):
+# per iteration <r0, v>, s = r - alpha v, cdot_norm2 (<t, s>, |t|^2),
+# caxpby2 (x += alpha p + omega s), caxpby_norm2_cdot (r = s - omega t,
+# |r|^2, <r0, r>), caxpby2 (p = r + beta (p - omega v)): 6 calls, 3
+# reductions (unfused: 6 caxpby, 3 cdot, 2 norm2: 11 calls, 5 reductions)
+@test "solver_gpu --cpu: BiCGstab double, per iteration 2 Mhat, 1 caxpby, 2 caxpby2, 1 cdot, 1 cdot_norm2, 1 caxpby_norm2_cdot (exact totals with set-up and end)" {
     is "$(summary bicgstab double '(wrapped)' iterations)" $N iterations
     is "$(summary bicgstab double '(wrapped)' reliable_updates)" 2 "true residuals (start, end)"
     is "$(calls bicgstab double 'Mhat apply' d)" $((2 * N + 2)) "Mhat (2 a step, 2 true residuals)"
-    is "$(calls bicgstab double caxpby d,d)" $((6 * N)) caxpby
-    is "$(calls bicgstab double cdot d,d)" $((3 * N + 1)) "cdot (3 a step, rho_0)"
-    is "$(calls bicgstab double norm2 d)" $((2 * N + 4)) "norm2 (2 a step, |b|, 2 true residuals, x accumulation)"
+    is "$(calls bicgstab double caxpby d,d)" $N "caxpby (s)"
+    is "$(calls bicgstab double caxpby2 d,d)" $((2 * N)) "caxpby2 (x, p)"
+    is "$(calls bicgstab double cdot d,d)" $((N + 1)) "cdot (<r0, v> a step, rho_0)"
+    is "$(calls bicgstab double cdot_norm2 d,d)" $N "cdot_norm2 (<t, s>, |t|^2)"
+    is "$(calls bicgstab double caxpby_norm2_cdot d,d)" $N "caxpby_norm2_cdot (r, |r|^2, <r0, r>)"
+    is "$(calls bicgstab double norm2 d)" 4 "norm2 (|b|, 2 true residuals, x accumulation)"
+    # the host waits: 3 reductions an iteration (unfused 5)
+    is $(($(calls bicgstab double cdot d,d) + $(calls bicgstab double cdot_norm2 d,d) + \
+          $(calls bicgstab double caxpby_norm2_cdot d,d) + $(calls bicgstab double norm2 d))) $((3 * N + 5)) reductions
     is "$(calls bicgstab double copy 'd->d')" 5 copy
     is "$(calls bicgstab double axpy d,d)" 3 axpy
     is "$(calls bicgstab double zero d)" 1 zero
@@ -76,9 +87,12 @@ is() { [ "$1" = "$2" ] || { echo "$3: $1, expected $2"; return 1; }; }
     is "$(calls bicgstab half 'Mhat apply_f' s)" $((2 * N)) "bicgstab half apply_f"
     is "$(calls bicgstab half copy 'h->s')" $((2 * N)) "bicgstab half h->s"
     is "$(calls bicgstab half copy 's->h')" $((2 * N)) "bicgstab half s->h"
-    # x accumulates in single for half: x_s += alpha p + omega s, 2 a step
-    is "$(calls bicgstab half caxpby h,s)" $((2 * N)) "bicgstab half caxpby into x_s"
-    is "$(calls bicgstab half caxpby h,h)" $((4 * N)) "bicgstab half caxpby"
+    # x accumulates in single for half: x_s += alpha p + omega s, one caxpby2 a step
+    is "$(calls bicgstab half caxpby2 h,s)" $N "bicgstab half caxpby2 into x_s"
+    is "$(calls bicgstab half caxpby2 h,h)" $N "bicgstab half caxpby2 (p)"
+    is "$(calls bicgstab half caxpby h,h)" $N "bicgstab half caxpby (s)"
+    is "$(calls bicgstab half caxpby_norm2_cdot h,h)" $N "bicgstab half caxpby_norm2_cdot (r)"
+    is "$(calls bicgstab half caxpby h,s)" 0 "bicgstab half unfused caxpby into x_s"
 }
 
 @test "solver_gpu --cpu: the wrapped solves give the unwrapped bits; the rows add up to the callbacks' time" {

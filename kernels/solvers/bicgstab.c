@@ -19,7 +19,14 @@
  * every update (delta 0.1) 1.9x, 2.3x; never 2.8x, 6.2x (BiCG's
  * biorthogonality decays in the sloppy precision: the convergence stalls
  * after 7-8 decades); renewal every 1e-4: 1.4x, 1.5x; every 1e-6: 1.2x,
- * 1.3x; every 1e-8: 1.3x, 2.5x. */
+ * 1.3x; every 1e-8: 1.3x, 2.5x.
+ * Vector work of an iteration (core.c's fused kernels where the blas has
+ * them, else the unfused calls, the same bits): <r0, v>; s = r - alpha v;
+ * <t, s> with |t|^2 (cdot_norm2); x += alpha p + omega s (caxpby2);
+ * r = s - omega t with |r|^2 and <r0, r> (caxpby_norm2_cdot: rho_new,
+ * used only where the unfused path computes it -- after the reliable-
+ * update decision, recomputed when an update replaced r); p = r + beta
+ * (p - omega v) (caxpby2): 6 kernels and 3 reductions, was 11 and 5. */
 #include "solvers/core.h"
 #include <math.h>
 
@@ -70,13 +77,15 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
         solver_complex alpha = cdiv(rho, r0v);
         blas->caxpby(c, (solver_complex){-alpha.re, -alpha.im}, vs, one, rs); /* s */
         sloppy_apply(s, 0, ts, rs);
-        double tt = blas->norm2(c, ts);
+        double tt;
+        const solver_complex ts_dot = blas_cdot_norm2(blas, ts, rs, &tt); /* <t, s>, |t|^2 */
         solver_complex omega = zero;
-        if (tt > 0 && isfinite(tt)) omega = cdiv(blas->cdot(c, ts, rs), (solver_complex){tt, 0});
-        blas->caxpby(c, alpha, ps, one, xs);
-        blas->caxpby(c, omega, rs, one, xs);
-        blas->caxpby(c, (solver_complex){-omega.re, -omega.im}, ts, one, rs); /* r = s - omega t */
-        rn = sqrt(blas->norm2(c, rs));
+        if (tt > 0 && isfinite(tt)) omega = cdiv(ts_dot, (solver_complex){tt, 0});
+        blas_caxpby2(blas, alpha, ps, one, omega, rs, one, xs); /* x += alpha p + omega s */
+        /* r = s - omega t with |r|^2 and rho_new = <r0, r> (used below
+         * only if no reliable update replaces this r) */
+        solver_complex rho_new;
+        rn = sqrt(blas_caxpby_norm2_cdot(blas, (solver_complex){-omega.re, -omega.im}, ts, one, rs, r0, &rho_new));
         solve_iteration(s, k, rn);
         if (!isfinite(rn)) {
             st = SOLVER_BREAKDOWN;
@@ -104,7 +113,7 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
             st = SOLVER_BREAKDOWN;
             break;
         }
-        solver_complex rho_new = blas->cdot(c, r0, rs);
+        if (rel == RELIABLE_UPDATED) rho_new = blas->cdot(c, r0, rs); /* r is the true residual now */
         if (!cfinite_nonzero(rho_new)) { /* r orthogonal to r0: restart the shadow */
             blas->copy(c, r0, rs);
             blas->copy(c, ps, rs);
@@ -112,8 +121,8 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
             continue;
         }
         solver_complex beta = cmul(cdiv(rho_new, rho), cdiv(alpha, omega));
-        blas->caxpby(c, (solver_complex){-omega.re, -omega.im}, vs, one, ps); /* p - omega v */
-        blas->caxpby(c, one, rs, beta, ps);                                   /* r + beta (...) */
+        /* p = p - omega v, then p = r + beta p */
+        blas_caxpby2(blas, (solver_complex){-omega.re, -omega.im}, vs, one, one, rs, beta, ps);
         rho = rho_new;
     }
     if (k > par->max_iter) k = par->max_iter;

@@ -2,8 +2,9 @@
  * solver_blas), OpenMP threads over site blocks.
  * Exported: solver_blas_cpu_open, solver_blas_cpu_close (solvers.h).
  * The fused kernels (multi_axpy, multi_caxpby, axpy_norm2, axpy_cdot,
- * multi_axpy_caxpby) are the loops of the unfused ones (tile_axpy,
- * tile_caxpby): the same bits by construction.
+ * multi_axpy_caxpby; BiCGstab's cdot_norm2, caxpby_norm2_cdot, caxpby2)
+ * are the loops of the unfused ones (tile_axpy, tile_caxpby, the
+ * reduction's per-sum loops): the same bits by construction.
  *
  * Every kernel works one site block ("tile", site_reals reals) at a time:
  * the tile of each operand is read into double (a double vector in place,
@@ -229,11 +230,25 @@ static double *grow(double **p, size_t *cap, size_t n)
     return *p;
 }
 
-/* sum over x of conj(x) y (nres 2) or |x|^2 (y NULL, nres 1) */
-static void reduce(struct cpu_blas *c, const struct solver_vec *x, const struct solver_vec *y, double *out)
+/* What a reduction sums (out[] in this order, the ones asked for):
+ * RED_XY conj(x) y (re, im), RED_XX |x|^2, RED_YY |y|^2.  Each sum has its
+ * own accumulator and the loop of the unfused cdot / norm2, so a reduction
+ * asking for several gives each one's bits (cdot_norm2,
+ * caxpby_norm2_cdot).  upd (NULL: none): before its tiles are summed, y =
+ * upd->a upd->x + upd->b y tile by tile (caxpby's tile_caxpby and store),
+ * the sums reading y back as stored -- every tile lies in exactly one
+ * reduction block, so this is caxpby followed by the reduction. */
+enum { RED_XY = 1, RED_XX = 2, RED_YY = 4 };
+struct red_update {
+    solver_complex a, b;
+    const struct solver_vec *x;
+};
+static void reduce_sums(struct cpu_blas *c, const struct solver_vec *x, const struct solver_vec *y, int want,
+                        const struct red_update *upd, double *out)
 {
-    int nres = y ? 2 : 1;
+    const int nres = (want & RED_XY ? 2 : 0) + (want & RED_XX ? 1 : 0) + (want & RED_YY ? 1 : 0);
     if (y) same_shape(x, y, "solver_blas_cpu cdot");
+    if (upd) same_shape(upd->x, y, "solver_blas_cpu caxpby_norm2_cdot");
     size_t m = x->site_reals, nt = x->n / m;
     size_t parts = c->layout.chunk_reals && c->layout.parts > 1 ? c->layout.parts : 1;
     size_t ct = c->layout.chunk_reals ? c->layout.chunk_reals / m : nt; /* tiles per chunk */
@@ -252,20 +267,31 @@ static void reduce(struct cpu_blas *c, const struct solver_vec *x, const struct 
     for (long bl = 0; bl < (long)nb; bl++) {
         size_t ci = (size_t)bl / bpc, j = (size_t)bl % bpc;
         size_t t0 = ci * ct + j * tpb, t1 = t0 + tpb < (ci + 1) * ct ? t0 + tpb : (ci + 1) * ct;
-        double xb[SOLVER_SITE_REALS_MAX], yb[SOLVER_SITE_REALS_MAX], s0 = 0, s1 = 0;
+        double xb[SOLVER_SITE_REALS_MAX], yb[SOLVER_SITE_REALS_MAX], s0 = 0, s1 = 0, sx = 0, sy = 0;
         for (size_t t = t0; t < t1; t++) {
+            if (upd) { /* y = a x' + b y on this tile, stored as caxpby stores it */
+                struct solver_vec *yw = (struct solver_vec *)y;
+                const double *up = tile_in(upd->x, t, xb), *yp = tile_in(y, t, yb);
+                double *o = tile_out(yw, t, yb);
+                tile_caxpby(m, upd->a, up, upd->b, yp, o);
+                tile_store(yw, t, o);
+            }
             const double *xp = tile_in(x, t, xb);
-            if (y) {
-                const double *yp = tile_in(y, t, yb);
+            const double *yp = y ? tile_in(y, t, yb) : NULL;
+            if (want & RED_XY)
                 for (size_t k = 0; k < m; k += 2) {
                     s0 += xp[k] * yp[k] + xp[k + 1] * yp[k + 1];
                     s1 += xp[k] * yp[k + 1] - xp[k + 1] * yp[k];
                 }
-            } else
-                for (size_t k = 0; k < m; k++) s0 += xp[k] * xp[k];
+            if (want & RED_XX)
+                for (size_t k = 0; k < m; k++) sx += xp[k] * xp[k];
+            if (want & RED_YY)
+                for (size_t k = 0; k < m; k++) sy += yp[k] * yp[k];
         }
-        partial[(size_t)bl * nres] = s0;
-        if (y) partial[(size_t)bl * nres + 1] = s1;
+        double *pb = partial + (size_t)bl * nres;
+        if (want & RED_XY) *pb++ = s0, *pb++ = s1;
+        if (want & RED_XX) *pb++ = sx;
+        if (want & RED_YY) *pb = sy;
     }
     const size_t nslot = parts * total;
     double *slots = grow(&c->slots, &c->slots_cap, nslot * (size_t)nres);
@@ -277,6 +303,12 @@ static void reduce(struct cpu_blas *c, const struct solver_vec *x, const struct 
     }
     if (comm_size() > 1) comm_sum(slots, nslot * (size_t)nres);
     for (int r = 0; r < nres; r++) out[r] = pairwise(slots + r, nslot, (size_t)nres);
+}
+
+/* sum over x of conj(x) y (y set) or |x|^2 (y NULL) */
+static void reduce(struct cpu_blas *c, const struct solver_vec *x, const struct solver_vec *y, double *out)
+{
+    reduce_sums(c, x, y, y ? RED_XY : RED_XX, NULL, out);
 }
 
 static solver_complex cpu_cdot(void *ctx, const struct solver_vec *x, const struct solver_vec *y)
@@ -348,6 +380,51 @@ static solver_complex cpu_axpy_cdot(void *ctx, double a, const struct solver_vec
     return cpu_cdot(ctx, x, y);
 }
 
+/* BiCGstab's fused kernels: the reductions above with several sums, and
+ * caxpby2 tile by tile (each y tile stored after the first update and read
+ * back for the second, as the two caxpby calls store and read it) */
+static solver_complex cpu_cdot_norm2(void *ctx, const struct solver_vec *x, const struct solver_vec *y, double *xx)
+{
+    double s[3];
+    reduce_sums(ctx, x, y, RED_XY | RED_XX, NULL, s);
+    *xx = s[2];
+    return (solver_complex){s[0], s[1]};
+}
+static double cpu_caxpby_norm2_cdot(void *ctx, solver_complex a, const struct solver_vec *x, solver_complex b,
+                                    struct solver_vec *y, const struct solver_vec *z, solver_complex *zy)
+{
+    if (y == x || y == z) lat_die(1, "solver_blas_cpu caxpby_norm2_cdot", "y is also x or z");
+    same_shape(z, y, "solver_blas_cpu caxpby_norm2_cdot");
+    const struct red_update upd = {a, b, x};
+    double s[3];
+    reduce_sums(ctx, z, y, RED_XY | RED_YY, &upd, s);
+    *zy = (solver_complex){s[0], s[1]};
+    return s[2];
+}
+static void cpu_caxpby2(void *ctx, solver_complex a1, const struct solver_vec *x1, solver_complex b1, solver_complex a2,
+                        const struct solver_vec *x2, solver_complex b2, struct solver_vec *y)
+{
+    (void)ctx;
+    same_shape(x1, y, "solver_blas_cpu caxpby2");
+    same_shape(x2, y, "solver_blas_cpu caxpby2");
+    if (y == x1 || y == x2) lat_die(1, "solver_blas_cpu caxpby2", "y is also x1 or x2");
+    size_t m = y->site_reals;
+    long nt = (long)(y->n / m);
+#pragma omp parallel for schedule(static) if (y->n >= OMP_MIN_REALS)
+    for (long t = 0; t < nt; t++) {
+        double xb[SOLVER_SITE_REALS_MAX], yb[SOLVER_SITE_REALS_MAX];
+        const double *xp = tile_in(x1, (size_t)t, xb), *yp = tile_in(y, (size_t)t, yb);
+        double *out = tile_out(y, (size_t)t, yb);
+        tile_caxpby(m, a1, xp, b1, yp, out);
+        tile_store(y, (size_t)t, out);
+        xp = tile_in(x2, (size_t)t, xb);
+        yp = tile_in(y, (size_t)t, yb); /* as stored: rounded to single, or half with its new norm */
+        out = tile_out(y, (size_t)t, yb);
+        tile_caxpby(m, a2, xp, b2, yp, out);
+        tile_store(y, (size_t)t, out);
+    }
+}
+
 struct solver_blas *solver_blas_cpu_open(const struct solver_reduce_layout *layout)
 {
     struct cpu_blas *c = calloc(1, sizeof *c);
@@ -375,6 +452,9 @@ struct solver_blas *solver_blas_cpu_open(const struct solver_reduce_layout *layo
         .axpy_norm2 = cpu_axpy_norm2,
         .axpy_cdot = cpu_axpy_cdot,
         .multi_axpy_caxpby = cpu_multi_axpy_caxpby,
+        .cdot_norm2 = cpu_cdot_norm2,
+        .caxpby_norm2_cdot = cpu_caxpby_norm2_cdot,
+        .caxpby2 = cpu_caxpby2,
     };
     return &c->blas;
 }

@@ -14,8 +14,8 @@
  * Exported (host): blas_gpu_make(layout) the table (NULL: out of host
  * memory; layout NULL: one process, the fixed grid below),
  * blas_gpu_destroy(table); the table's fused kernels are
- * blas_gpu_fused.cuh's (included here, before the table), all five with or
- * without a layout (with one, axpy_norm2 / axpy_cdot run on the layout's
+ * blas_gpu_fused.cuh's and blas_gpu_bicg.cuh's (both included here, before the table),
+ * all eight with or without a layout (with one, axpy_norm2 / axpy_cdot run on the layout's
  * chunk grid: the bits of axpy followed by the chunked reduction).
  *
  * Kernels.  A vector of n logical reals in site blocks of site_reals is
@@ -334,7 +334,7 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_site(const X *x, const fl
 /* ---- host: the table of struct solver_blas ------------------------------ */
 struct bl_blas {
     struct solver_blas blas; /* first: the table handed out */
-    double *partial_dev;     /* BL_RED_NB x 2 block partials */
+    double *partial_dev;     /* BL_RED_NB x 3 block partials (blas_gpu_bicg.cuh's three sums) */
     double *partial;         /* their host copy (BL_HOST_ALLOC: pinned with CUDA) */
     /* a reduction layout (chunk_reals 0: none, the grid above) and its
      * per-chunk partials on the device and the host, the global slots */
@@ -450,6 +450,7 @@ template <int K> static void bl_reduce(struct bl_blas *c, const struct solver_ve
 }
 
 #include "solvers/blas_gpu_fused.cuh" /* the fused kernels (multi_axpy, ..., axpy_cdot) */
+#include "solvers/blas_gpu_bicg.cuh"  /* BiCGstab's (cdot_norm2, caxpby_norm2_cdot, caxpby2) */
 
 static struct solver_vec *bl_alloc(void *ctx, size_t n, size_t site_reals, enum solver_prec prec)
 {
@@ -551,10 +552,10 @@ static struct solver_blas *blas_gpu_make(const struct solver_reduce_layout *layo
                     layout->chunk_reals, layout->first_chunk, layout->total_chunks);
         c->layout = *layout;
     }
-    c->partial_dev = (double *)blas_dev_alloc(BL_RED_NB * 2 * sizeof(double));
-    c->partial = (double *)BL_HOST_ALLOC(BL_RED_NB * 2 * sizeof(double));
-    if (!c->partial) lat_die(1, "solver_blas_gpu_open", "out of host memory for %d reduction partials", BL_RED_NB * 2);
-    if (!c->partial_dev) lat_die(1, "solver_blas_gpu_open", "out of device memory for %d reduction partials", BL_RED_NB * 2);
+    c->partial_dev = (double *)blas_dev_alloc(BL_RED_NB * 3 * sizeof(double));
+    c->partial = (double *)BL_HOST_ALLOC(BL_RED_NB * 3 * sizeof(double));
+    if (!c->partial) lat_die(1, "solver_blas_gpu_open", "out of host memory for %d reduction partials", BL_RED_NB * 3);
+    if (!c->partial_dev) lat_die(1, "solver_blas_gpu_open", "out of device memory for %d reduction partials", BL_RED_NB * 3);
     struct solver_blas t = {};
     t.ctx = c;
     t.alloc = bl_alloc;
@@ -572,6 +573,9 @@ static struct solver_blas *blas_gpu_make(const struct solver_reduce_layout *layo
     t.axpy_norm2 = bl_axpy_norm2; /* with a layout too: their sums on the layout's chunk grid */
     t.axpy_cdot = bl_axpy_cdot;
     t.multi_axpy_caxpby = bl_multi_axpy_caxpby; /* elementwise: the same with a layout */
+    t.cdot_norm2 = bl_cdot_norm2;               /* with a layout too: its chunk grid */
+    t.caxpby_norm2_cdot = bl_caxpby_norm2_cdot;
+    t.caxpby2 = bl_caxpby2;
     c->blas = t;
     return &c->blas;
 }

@@ -298,13 +298,14 @@ static __device__ __forceinline__ void bl_axpy_accumulate(double *acc, const X *
 }
 
 /* y += a x on site s (padding reals included) with the unfused axpy's item
- * code for the storage: neither operand half, the flat kernel's
+ * code for the storage (any elementwise OP: blas_gpu_bicg.cuh's caxpby
+ * too): neither operand half, the flat kernel's
  * bl_flat_item on each of the site's groups (group = stored index / 4: the
  * groups of sites 0 .. nsites_pad-1 are all the flat kernel's groups, each
  * once); else k_bl_site's bl_site_item */
-template <class X, class Y>
+template <class X, class Y, class OP>
 static __device__ __forceinline__ void bl_axpy_site(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t s, int ncomp,
-                                                    const bl_op_real &op)
+                                                    const OP &op)
 {
     if constexpr (!bl_is_half<X>::value && !bl_is_half<Y>::value) {
         (void)xnorm, (void)ynorm;

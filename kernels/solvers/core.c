@@ -246,3 +246,32 @@ void blas_multi_axpy_caxpby(const struct solver_blas *bl, int n, const double *a
     blas_multi_axpy(bl, n, a, (const struct solver_vec *const *)p, y); /* y_i += a_i p_i */
     blas_multi_caxpby(bl, n, b, x, c, p);                              /* p_i = b_i x + c_i p_i */
 }
+
+solver_complex blas_cdot_norm2(const struct solver_blas *bl, const struct solver_vec *x, const struct solver_vec *y,
+                               double *xx)
+{
+    if (bl->cdot_norm2) return bl->cdot_norm2(bl->ctx, x, y, xx);
+    *xx = bl->norm2(bl->ctx, x);
+    return bl->cdot(bl->ctx, x, y);
+}
+
+double blas_caxpby_norm2_cdot(const struct solver_blas *bl, solver_complex a, const struct solver_vec *x, solver_complex b,
+                              struct solver_vec *y, const struct solver_vec *z, solver_complex *zy)
+{
+    if (bl->caxpby_norm2_cdot) return bl->caxpby_norm2_cdot(bl->ctx, a, x, b, y, z, zy);
+    bl->caxpby(bl->ctx, a, x, b, y);
+    const double yy = bl->norm2(bl->ctx, y);
+    *zy = bl->cdot(bl->ctx, z, y);
+    return yy;
+}
+
+void blas_caxpby2(const struct solver_blas *bl, solver_complex a1, const struct solver_vec *x1, solver_complex b1,
+                  solver_complex a2, const struct solver_vec *x2, solver_complex b2, struct solver_vec *y)
+{
+    if (bl->caxpby2) {
+        bl->caxpby2(bl->ctx, a1, x1, b1, a2, x2, b2, y);
+        return;
+    }
+    bl->caxpby(bl->ctx, a1, x1, b1, y);
+    bl->caxpby(bl->ctx, a2, x2, b2, y);
+}

@@ -51,7 +51,8 @@
  *                 (a GPU backend's) takes every precision itself
  *   op_apply      out = A in for double vectors
  *   blas_multi_axpy, blas_multi_caxpby, blas_axpy_norm2, blas_axpy_cdot,
- *   blas_multi_axpy_caxpby
+ *   blas_multi_axpy_caxpby, blas_cdot_norm2, blas_caxpby_norm2_cdot,
+ *   blas_caxpby2
  *                 the fused kernels of struct solver_blas where the backend
  *                 has them, else the unfused calls they stand for (the
  *                 same bits either way: solvers.h's contract) */
@@ -114,5 +115,11 @@ solver_complex blas_axpy_cdot(const struct solver_blas *bl, double a, const stru
 void blas_multi_axpy_caxpby(const struct solver_blas *bl, int n, const double *a, const struct solver_vec *x,
                             const solver_complex *b, const solver_complex *c, struct solver_vec *const *p,
                             struct solver_vec *const *y);
+solver_complex blas_cdot_norm2(const struct solver_blas *bl, const struct solver_vec *x, const struct solver_vec *y,
+                               double *xx);
+double blas_caxpby_norm2_cdot(const struct solver_blas *bl, solver_complex a, const struct solver_vec *x, solver_complex b,
+                              struct solver_vec *y, const struct solver_vec *z, solver_complex *zy);
+void blas_caxpby2(const struct solver_blas *bl, solver_complex a1, const struct solver_vec *x1, solver_complex b1,
+                  solver_complex a2, const struct solver_vec *x2, solver_complex b2, struct solver_vec *y);
 
 #endif

@@ -128,6 +128,19 @@ struct solver_blas {
      * vectors, none of them x. */
     void (*multi_axpy_caxpby)(void *ctx, int n, const double *a, const struct solver_vec *x, const solver_complex *b,
                               const solver_complex *c, struct solver_vec *const *p, struct solver_vec *const *y);
+    /* BiCGstab's (bicgstab.c): fewer passes and host waits an iteration.
+     * return sum conj(x) y and *xx = |x|^2  (cdot(x, y), norm2(x)) */
+    solver_complex (*cdot_norm2)(void *ctx, const struct solver_vec *x, const struct solver_vec *y, double *xx);
+    /* y = a x + b y, then *zy = sum conj(z) y and return |y|^2
+     * (caxpby(a, x, b, y), norm2(y), cdot(z, y)); y is neither x nor z */
+    double (*caxpby_norm2_cdot)(void *ctx, solver_complex a, const struct solver_vec *x, solver_complex b,
+                                struct solver_vec *y, const struct solver_vec *z, solver_complex *zy);
+    /* y = a1 x1 + b1 y, then y = a2 x2 + b2 y  (caxpby(a1, x1, b1, y),
+     * caxpby(a2, x2, b2, y)): y rounded to its storage in between as the
+     * first caxpby stores it (single, half with its new block norm); y is
+     * neither x1 nor x2 */
+    void (*caxpby2)(void *ctx, solver_complex a1, const struct solver_vec *x1, solver_complex b1, solver_complex a2,
+                    const struct solver_vec *x2, solver_complex b2, struct solver_vec *y);
 };
 
 /* The CPU kernels (blas_cpu.c), OpenMP threads over site blocks.

@@ -23,6 +23,10 @@
  *     timeslice in the solvers: here chunks of 7 .. 10001 sites, 1 .. 10
  *     pieces, parts 1 and 2): the fused layout path = the unfused layout
  *     path bit for bit, sums within 1e-12 of the CPU's on that layout;
+ *   - BiCGstab's fused kernels (cdot_norm2, caxpby_norm2_cdot, caxpby2;
+ *     blas_bicg_checks.h) in every precision set BiCGstab uses, with and
+ *     without those layouts: the unfused GPU calls' bits, the CPU's vector
+ *     bits, sums within 1e-12 of the CPU's;
  *   - determinism: two identical mixed-half CG solves (and their norm2,
  *     cdot) give the same bits;
  *   - solver_blas_gpu_open returns a table; alloc of an impossible size
@@ -37,6 +41,7 @@
 #include "unit.h"
 #include "blas_checks.h"
 #include "blas_fused_checks.h"
+#include "blas_bicg_checks.h"
 #include <string.h>
 
 #define ITER_MARGIN 3
@@ -53,6 +58,8 @@ static void layout_fused(size_t ns, size_t sr, size_t chunk_sites, size_t first,
         snprintf(tag, sizeof tag, "layout of %zu-site chunks, first %zu of %zu, %zu parts: ", chunk_sites, first, total, parts);
         bf_tag = tag;
         bf_fused(g, c, ns, sr, nvec);
+        bb_bicg(g, c, ns, sr, NULL);
+        bb_bicg_solves(g, ns, sr);
         bf_tag = "";
     }
     if (g) solver_blas_gpu_close(g);
@@ -85,6 +92,11 @@ int main(int argc, char **argv)
     bf_fused(gpu, cpu, 77, 24, 5);
     bf_fused(gpu, cpu, 45, 6, 35);     /* more than BL_MULTI_MAX (32): two launches */
     bf_fused(gpu, cpu, 100003, 24, 3); /* more reduction threads than the grid: the stride loop */
+    bb_bicg(gpu, cpu, 77, 24, NULL);      /* BiCGstab's fused kernels, every precision set it uses */
+    bb_bicg(gpu, cpu, 45, 6, NULL);
+    bb_bicg(gpu, cpu, 100003, 24, NULL);
+    bb_bicg_solves(gpu, 77, 24); /* whole BiCGstab solves: fused = unfused bits */
+    bb_bicg_solves(gpu, 4099, 24);
     /* the fused axpy reductions with a reduction layout (the GPU's and the
      * CPU's tables on one layout): chunk grids of 1 to 10 pieces, a rank's
      * run of chunks among the global slots, parts = 2, padding sites */

@@ -16,7 +16,8 @@
  * multi-shift's within 2 tol cond, fewer double operator applications
  * than the double multi-shift (counted and printed), 1 vs 2 threads.
  * The fused vector kernels against the unfused calls, bit for bit, in
- * whole CG and multi-shift solves (double, single, half).
+ * whole CG and multi-shift solves (double, single, half); BiCGstab's
+ * (cdot_norm2, caxpby_norm2_cdot, caxpby2) in whole BiCGstab solves.
  * With `--ranks` under mpirun: the reductions of R ranks give the bits of
  * one process (printed for comparison between R = 1, 2, 4). */
 #include "solvers/solvers.h"
@@ -1008,6 +1009,82 @@ static void test_fused_fallback(void)
     free(xp);
 }
 
+/* BiCGstab's fused kernels (cdot_norm2, caxpby_norm2_cdot, caxpby2):
+ * whole BiCGstab solves in double, double-single and double-half (tol
+ * 1e-12: reliable updates with and without the shadow's renewal) on the
+ * non-Hermitian lattice operator and the dense matrix, with the CPU table
+ * (its fused members, counted) and with a copy whose fused members are
+ * NULL (bicgstab.c's unfused calls): x, the result and every history line
+ * bit for bit; every iteration made one cdot_norm2 and one
+ * caxpby_norm2_cdot, and one or two caxpby2. */
+static long bicg_calls[3];
+static solver_complex cnt_cdot_norm2(void *c, const struct solver_vec *x, const struct solver_vec *y, double *xx)
+{
+    bicg_calls[0]++;
+    return fused_inner->cdot_norm2(c, x, y, xx);
+}
+static double cnt_caxpby_norm2_cdot(void *c, solver_complex a, const struct solver_vec *x, solver_complex b,
+                                    struct solver_vec *y, const struct solver_vec *z, solver_complex *zy)
+{
+    bicg_calls[1]++;
+    return fused_inner->caxpby_norm2_cdot(c, a, x, b, y, z, zy);
+}
+static void cnt_caxpby2(void *c, solver_complex a1, const struct solver_vec *x1, solver_complex b1, solver_complex a2,
+                        const struct solver_vec *x2, solver_complex b2, struct solver_vec *y)
+{
+    bicg_calls[2]++;
+    fused_inner->caxpby2(c, a1, x1, b1, a2, x2, b2, y);
+}
+
+static void test_bicgstab_fused(void)
+{
+    CHECK(BL->cdot_norm2 && BL->caxpby_norm2_cdot && BL->caxpby2, "the CPU table lacks BiCGstab's fused kernels");
+    if (!BL->cdot_norm2 || !BL->caxpby_norm2_cdot || !BL->caxpby2) return;
+    struct solver_blas fused = *BL, plain = *BL;
+    fused_inner = BL;
+    fused.cdot_norm2 = cnt_cdot_norm2, fused.caxpby_norm2_cdot = cnt_caxpby_norm2_cdot, fused.caxpby2 = cnt_caxpby2;
+    plain.cdot_norm2 = NULL, plain.caxpby_norm2_cdot = NULL, plain.caxpby2 = NULL;
+    const struct solver_op *ops[2] = {&lat_op, &dense_op};
+    const char *names[2] = {"lattice (a = 0.4)", "dense"};
+    int same = 1, cases = 0;
+    lat_a = 0.4;
+    for (int o = 0; o < 2; o++) {
+        const size_t n = ops[o]->n;
+        double *b = malloc(n * sizeof *b), *xf = malloc(n * sizeof *xf), *xp = malloc(n * sizeof *xp);
+        random_vec(n, b);
+        for (enum solver_prec pr = SOLVER_DOUBLE; pr <= SOLVER_HALF; pr++) {
+            uint64_t hf = 0xcbf29ce484222325ull, hp = hf;
+            struct solver_params par = {1e-12, 5000, pr, 0, history_digest, &hf}, parp = par;
+            parp.history_ctx = &hp;
+            struct solver_result rf, rp;
+            memset(xf, 0, n * sizeof *xf), memset(xp, 0, n * sizeof *xp);
+            bicg_calls[0] = bicg_calls[1] = bicg_calls[2] = 0;
+            solver_bicgstab(ops[o], &fused, b, xf, &par, &rf);
+            solver_bicgstab(ops[o], &plain, b, xp, &parp, &rp);
+            const int eq = memcmp(xf, xp, n * sizeof *xf) == 0 && memcmp(&rf, &rp, sizeof rf) == 0 && hf == hp;
+            const long it = rf.iterations;
+            CHECK(rf.status == SOLVER_CONVERGED && rf.residual <= 1e-12, "bicgstab %s %s (fused): %s, residual %g",
+                  names[o], solver_prec_name(pr), solver_status_name(rf.status), rf.residual);
+            CHECK(eq, "bicgstab %s %s: the fused kernels change x, the result or the history", names[o],
+                  solver_prec_name(pr));
+            CHECK(bicg_calls[0] == it && bicg_calls[1] == it && bicg_calls[2] >= it && bicg_calls[2] < 2 * it,
+                  "bicgstab %s %s: %ld cdot_norm2, %ld caxpby_norm2_cdot, %ld caxpby2 in %ld iterations", names[o],
+                  solver_prec_name(pr), bicg_calls[0], bicg_calls[1], bicg_calls[2], it);
+            CHECK(pr == SOLVER_DOUBLE || rf.reliable_updates > 3, "bicgstab %s %s: only %d reliable updates", names[o],
+                  solver_prec_name(pr), rf.reliable_updates);
+            printf("bicgstab %s double-%s: %ld iterations, %d reliable updates, %ld + %ld + %ld fused calls; x, result and "
+                   "history bit-identical to the unfused table's: %s\n", names[o], solver_prec_name(pr), it,
+                   rf.reliable_updates, bicg_calls[0], bicg_calls[1], bicg_calls[2], eq ? "yes" : "no");
+            same &= eq, cases++;
+        }
+        free(b);
+        free(xf);
+        free(xp);
+    }
+    lat_a = 0;
+    printf("bicgstab fused kernels: %d solves bit-identical with and without them: %s\n", cases, same ? "yes" : "no");
+}
+
 /* R ranks (mpirun, tests/solvers.bats): every rank holds its chunks of a
  * global vector (8 chunks, as 8 timeslices would be) and a site-local
  * operator (a diagonal, condition number 1e3, that needs no halo); the
@@ -1110,6 +1187,7 @@ int main(int argc, char **argv)
     test_dirac_multishift();
     test_threads();
     test_fused_fallback();
+    test_bicgstab_fused();
     char err[512];
     int lines;
     int st = unit_run_child(die_child, NULL, 10, err, sizeof err, &lines);
