@@ -98,7 +98,7 @@ static void upload_clover(struct dirac_gpu *g, const struct dirac_op *cpu, int i
             const size_t i = gpu_spinor_index(CLOVER_REALS, c, h);
             d[i] = a[c];
             f[i] = (float)a[c];
-            q[half16_index(0, CLOVER_REALS, 0, c, h)] = qs[c]; /* one slot: nblk unused */
+            q[i] = qs[c];
         }
     }
     g->clov_d[inv][par] = gpu_alloc(total * sizeof *d, "the clover term (double)");
@@ -117,8 +117,8 @@ static void upload_clover(struct dirac_gpu *g, const struct dirac_op *cpu, int i
 
 /* the 16-bit links of the half sweeps: the stored reals of the double
  * copy (so recon 8's su3_pack8 reals as computed in double), each encoded
- * by link16_encode, real c of slot s at half index h at half16_index with
- * the float copy's ncomp (dirac/gpu_link16.h); padding stays zero */
+ * by link16_encode into the float copy's place (real c of slot s at half
+ * index h: gpu_index with links_s's ncomp and vec); padding stays zero */
 static void upload_links16(struct dirac_gpu *g)
 {
     const struct gpu_field *fd = &g->links_d, *fs = &g->links_s;
@@ -130,7 +130,7 @@ static void upload_links16(struct dirac_gpu *g)
     for (int slot = 0; slot < 8; slot++)
         for (int64_t h = 0; h < fd->nblk * GPU_LANES; h++)
             for (int c = 0; c < nr; c++)
-                q[half16_index(fs->nblk, fs->ncomp, slot, c, h)] =
+                q[gpu_index(fs->nblk, fs->ncomp, fs->vec, slot, c, h)] =
                     link16_encode(fs->recon, c, d[gpu_index(fd->nblk, fd->ncomp, fd->vec, slot, c, h)]);
     g->links16 = (int16_t *)gpu_alloc(ns * sizeof *q, "the links (16 bits)");
     gpu_upload(g->links16, q, ns * sizeof *q);

@@ -127,17 +127,6 @@ __device__ __forceinline__ void load4(const dirac_half_t *p, lat_real *v)
     for (int k = 0; k < 4; k++) v[k] = (lat_real)t[k];
 }
 
-/* 8 int16 as one 16-byte load (dirac/gpu_link16.h's half16_index groups:
- * the 16-bit links and clover) */
-__device__ __forceinline__ void load8(const dirac_half_t *p, lat_real *v)
-{
-    const float4 w = __ldg((const float4 *)p); /* 16 bytes; their bits are the int16 */
-    float t[8];
-    half16_decode4((uint64_t)half_float_bits(w.y) << 32 | half_float_bits(w.x), t);
-    half16_decode4((uint64_t)half_float_bits(w.w) << 32 | half_float_bits(w.z), t + 4);
-    for (int k = 0; k < 8; k++) v[k] = (lat_real)t[k];
-}
-
 template <typename SS>
 __device__ __forceinline__ void spinor_load(const SS *base, const float *norm, int h, lat_complex *psi)
 {
@@ -210,21 +199,16 @@ __device__ __forceinline__ void spinor_store(SS *base, float *norm, int h, const
 /* the packed clover block pair of site h (72 reals, ncomp 72).  16-bit
  * storage: a gets the int16 values as they are, and the site's factor
  * q -> real (step[h]: half_decode_scale of its norm, made on the host) is
- * returned (1 otherwise; 16-bit storage is at half16_index, 9 loads of
- * 16 bytes): C psi = Q (s psi), so the caller scales the 12
+ * returned (1 otherwise): C psi = Q (s psi), so the caller scales the 12
  * complex numbers the clover multiplies (clover_rescale) instead of the 72
  * reals.  (Decoding here with half_decode_scale's double division took
  * 162 registers a thread, not 104: the host does it once.) */
 template <typename LS>
 __device__ __forceinline__ lat_real clover_load(const LS *base, const float *step, int h, lat_real *a)
 {
-    if constexpr (sizeof(LS) == 2) {
-#pragma unroll
-        for (int q = 0; q < 9; q++) load8(base + half16_index(0, 72, 0, 8 * q, h), a + 8 * q);
-        return (lat_real)__ldg(step + h);
-    }
 #pragma unroll
     for (int q = 0; q < 18; q++) load4(base + gpu_spinor_index(72, 4 * q, h), a + 4 * q);
+    if constexpr (sizeof(LS) == 2) return (lat_real)__ldg(step + h);
     return 1;
 }
 /* psi *= s for 16-bit clover (the factor of clover_load); nothing else */

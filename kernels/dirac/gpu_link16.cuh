@@ -7,12 +7,10 @@
  * gauge_accessor; dirac_half_t: this one).  Included by dirac/gpu_kernel.cuh
  * after its load4 (inside the precision's namespace).
  *
- * Layout: dirac/gpu_link16.h's half16_index with the float ncomp (20, 12,
- * 8 reals per link): groups of 8 int16, one 16-byte load (load8), and for
- * 12 and 20 a last group of 4, one 8-byte load (load4).  at() returns the
- * link's block and lane (the last group's offset depends on the lane, so
- * no single pointer serves both).  The int16 go to float through load8 and
- * load4 (dirac/half16_decode.h:
+ * Layout: gpu_field's float one (gpu_index of gpu/field.h with vec 4 and
+ * the float ncomp: 20, 12, 8 reals per link in groups of 4), each real an
+ * int16: a lane reads a group as one 8-byte load (a warp: 256 contiguous
+ * bytes).  The int16 go to float through load4 (dirac/half16_decode.h:
  * the conversion's bits, no conversion instruction), then to lat_real with link16_decode_scale's
  * constant factors; recon 8 then unpacks with su3_unpack8 and recon 12
  * rebuilds row 3 with su3_rebuild_row3, as gauge_accessor does for float.
@@ -21,24 +19,18 @@
 
 template <int RECON> struct link16_accessor {
     typedef dirac_half_t store_type;
-    enum { nc = 3, recon = RECON, ncomp = link_layout<3, RECON>::template stored<4>::value,
+    enum { nc = 3, recon = RECON, vec = 4, ncomp = link_layout<3, RECON>::template stored<4>::value,
            nrows = link_layout<3, RECON>::nrows };
-    struct ref {
-        const dirac_half_t *blk; /* the link's block of 32 sites */
-        int lane;                /* its site in the block */
-    };
-    static __device__ __forceinline__ ref at(const dirac_half_t *links, const kgeo &g, int p, int mu, int h)
+    static __device__ __forceinline__ dirac_half_t *at(dirac_half_t *links, const kgeo &g, int p, int mu, int h)
     {
-        return ref{links + half16_index((int64_t)g.nblk, ncomp, p * 4 + mu, 0, h - h % GPU_LANES), h % GPU_LANES};
+        return links + gpu_index((int64_t)g.nblk, ncomp, vec, p * 4 + mu, 0, h);
     }
     template <typename CX, bool L1 = true>
-    static __device__ __forceinline__ void load(const ref r, CX *m)
+    static __device__ __forceinline__ void load(const dirac_half_t *b, CX *m)
     {
-        enum { g8 = ncomp / 8 * 8 };
         lat_real v[ncomp];
 #pragma unroll
-        for (int q = 0; q < g8 / 8; q++) load8(r.blk + 8 * q * GPU_LANES + 8 * r.lane, v + 8 * q);
-        if constexpr (ncomp > g8) load4(r.blk + g8 * GPU_LANES + 4 * r.lane, v + g8);
+        for (int q = 0; q < ncomp / vec; q++) load4(b + q * GPU_LANES * vec, v + q * vec);
         if constexpr (RECON == LINK_8) {
             const bool degenerate = v[7] == (lat_real)LINK16_DEGENERATE;
 #pragma unroll
