@@ -151,8 +151,10 @@ static inline struct solver_blas *staging_blas_open(void)
 {
     struct staging *s = (struct staging *)calloc(1, sizeof *s);
     s->cpu = solver_blas_cpu_open(NULL);
-    s->self = (struct solver_blas){s, staging_alloc, staging_free, staging_zero, staging_copy, staging_scale,
-                                   staging_axpy, staging_xpay, staging_caxpby, staging_cdot, staging_norm2};
+    /* the fused members stay NULL: the solvers fall back on these */
+    s->self = (struct solver_blas){.ctx = s, .alloc = staging_alloc, .free = staging_free, .zero = staging_zero,
+                                   .copy = staging_copy, .scale = staging_scale, .axpy = staging_axpy, .xpay = staging_xpay,
+                                   .caxpby = staging_caxpby, .cdot = staging_cdot, .norm2 = staging_norm2};
     return &s->self;
 }
 static inline void staging_blas_close(struct solver_blas *b)
