@@ -15,9 +15,11 @@
  *                 takes after computing its residual norm *rn: tracks the
  *                 largest residual since the last update (*maxr, QUDA's
  *                 rule); when *rn is below the target, or (mixed) below
- *                 delta * *maxr, or (after a plateau cycle, solve_stalled)
- *                 below the best true residual / SOLVE_PLATEAU_GAIN^2,
- *                 folds xs into x, recomputes the true
+ *                 delta * *maxr, or (mixed, after a plateau cycle:
+ *                 solve_stalled) below the best true residual /
+ *                 SOLVE_PLATEAU_GAIN^2 or as many iterations into the
+ *                 cycle as the plateau cycle took, folds xs into x,
+ *                 recomputes the true
  *                 residual in double, and returns RELIABLE_CONVERGED if it
  *                 meets the target, else RELIABLE_UPDATED with rs = the true
  *                 r and *rn, *maxr reset (the caller then repairs its own
@@ -39,22 +41,29 @@
  *                 iterations where double-single reaches 1e-10 in 7 000;
  *                 test_solvers' perturbed operator: 13, 44, 175, 461, 1138
  *                 iterations a decade.
- *                 Plateau: SOLVE_PLATEAU_CYCLES cycles in a row that
- *                 brought the true residual no lower than 1/SOLVE_PLATEAU_GAIN
- *                 of the best one so far although the recursion claimed
- *                 SOLVE_PLATEAU_GAIN-fold less than the true residual shows
- *                 (the sloppy operator's defect correction does not
- *                 converge: |A - A_sloppy| |A_sloppy^-1| >= 1; on the H100
- *                 above the true residual sat at ~9e-6 while the half
- *                 recursion fell cycle after cycle, and the growth rule
- *                 needed 4 such cycles, thousands of iterations).  After
- *                 one such cycle solve_reliable checks the true residual
- *                 early, as soon as the recursion claims a gain of
- *                 SOLVE_PLATEAU_GAIN^2 over the best (not delta), so the
- *                 second plateau cycle is short; a healthy recursion
- *                 agrees with the true residual within a few per cent and
- *                 never counts (test_solvers: no promotion in healthy
- *                 CG/CGNE single/half solves)
+ *                 Plateau (mixed only): a cycle whose true residual shows
+ *                 less than half (in decades) of the fall the recursion
+ *                 claimed -- the true residual SOLVE_PLATEAU_GAIN or more
+ *                 above the recursion's, and further above it than below
+ *                 the best true residual so far -- followed by an early
+ *                 check (above) that finds the true residual still not
+ *                 SOLVE_PLATEAU_GAIN below the best: SOLVE_PLATEAU_CYCLES
+ *                 (2) updates.  That is a defect correction that does not
+ *                 converge (|A - A_sloppy| |A_sloppy^-1| ~ 1 on the modes
+ *                 left): on the H100 above the true residual sat at ~9e-6
+ *                 while the half recursion fell cycle after cycle, and the
+ *                 growth rule needed 4 such cycles (promotions at
+ *                 iterations 3815..8792); the recursion restarted from a
+ *                 residual it cannot explain may also crawl for thousands
+ *                 of iterations before it falls by delta, hence the early
+ *                 check by length.  A healthy recursion agrees with the
+ *                 true residual within a few per cent and never starts a
+ *                 plateau: healthy solves run bit for bit as before
+ *                 (test_solvers: no promotion in healthy CG/CGNE
+ *                 single/half solves at condition numbers 10..1e4; its
+ *                 plateau case: promoted at iteration 329 (CG) and 1232
+ *                 (CGNE) where the growth rule alone never promoted CG
+ *                 (limit 1960) and promoted CGNE at 5545)
  *   solve_promote        the sloppy precision one step up (half -> single
  *                 -> double), counted in res->promotions; the caller
  *                 restarts its recursion from the true residual s->r in
@@ -109,10 +118,11 @@ struct solve {
 
 #define SOLVE_STALL_CYCLES 4
 #define SOLVE_STALL_GROWTH 2.0
-/* the plateau rule (core.c, solve_stalled): a cycle must lower the best
- * true residual by 2 (0.3 decades; a healthy cycle lowers it by 1/delta,
- * 10) unless the recursion agreed with the true residual within 2; two
- * such cycles in a row, the second one checked early */
+/* the plateau rule (core.c, solve_stalled): a factor 2 (0.3 decades) is
+ * far outside a healthy recursion's disagreement with the true residual
+ * (1.02 at most in test_solvers' healthy solves) and far below a healthy
+ * cycle's gain (1/delta = 10); two updates: the cycle that raises the
+ * suspicion, the early check that confirms it */
 #define SOLVE_PLATEAU_GAIN 2.0
 #define SOLVE_PLATEAU_CYCLES 2
 

@@ -439,8 +439,9 @@ static void test_stall_promotion(void)
     for (enum solver_prec p = SOLVER_SINGLE; p <= SOLVER_HALF; p++) {
         struct solver_result r = run(solver_cgne, &dense_op, b, x, 1e-12, p, 5000);
         double t = true_res(&dense_op, b, x);
-        printf("perturbed sloppy operator, cgne double-%s: %d it (double %d), %d reliable updates, %d promotions, res %.2e\n",
-               solver_prec_name(p), r.iterations, rd.iterations, r.reliable_updates, r.promotions, t);
+        printf("perturbed sloppy operator, cgne double-%s: %d it (double %d), %d reliable updates, %d promotions (the "
+               "first at iteration %d), res %.2e\n",
+               solver_prec_name(p), r.iterations, rd.iterations, r.reliable_updates, r.promotions, r.promoted_at, t);
         CHECK(rd.status == SOLVER_CONVERGED, "perturbed case: the double cgne did not converge (%s)", solver_status_name(rd.status));
         CHECK(r.status == SOLVER_CONVERGED && t <= 1e-12, "perturbed sloppy operator, cgne double-%s: %s, residual %g",
               solver_prec_name(p), solver_status_name(r.status), t);
