@@ -89,7 +89,16 @@ enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, str
                                   double *rn, double *maxr)
 {
     if (*rn > *maxr) *maxr = *rn; /* the largest residual since the last update (QUDA) */
-    if (!(*rn <= s->target || (mixed && *rn < s->delta * *maxr))) return RELIABLE_NONE;
+    /* after a plateau cycle the true residual is looked at as soon as the
+     * recursion claims a clear gain over the best one (on a plateau that
+     * gain is missing, and waiting for delta would cost a whole cycle), or
+     * once this cycle is as long as that one (a recursion restarted from a
+     * residual it cannot explain may crawl for thousands of iterations) */
+    const int check_early = mixed && s->stall_plateau > 0 &&
+                            (*rn * (SOLVE_PLATEAU_GAIN * SOLVE_PLATEAU_GAIN) <= s->stall_best ||
+                             iteration - s->stall_iter >= s->stall_length);
+    if (!(*rn <= s->target || (mixed && *rn < s->delta * *maxr) || check_early)) return RELIABLE_NONE;
+    s->stall_claimed = *rn;
     solve_accumulate(s, xs);
     *rn = solve_true_residual(s, iteration);
     if (*rn <= s->target) return RELIABLE_CONVERGED;
@@ -100,7 +109,9 @@ enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, str
 
 int solve_stalled(struct solve *s, int iteration, double rn)
 {
-    if (s->stall_last == 0) s->stall_last = s->bnorm, s->stall_iter = 0; /* the start: x = 0 has |r| = |b| */
+    if (s->stall_last == 0) /* the start: x = 0 has |r| = |b| */
+        s->stall_last = s->stall_best = s->bnorm, s->stall_iter = 0;
+    /* growth: each decade of the true residual dearer than the last */
     const double decades = log10(s->stall_last / rn);
     const double cost = decades > 0.05 ? (iteration - s->stall_iter) / decades : INFINITY;
     if (s->stall_cost > 0 && cost >= SOLVE_STALL_GROWTH * s->stall_cost)
@@ -108,20 +119,38 @@ int solve_stalled(struct solve *s, int iteration, double rn)
     else
         s->stall_count = 0;
     s->stall_last = rn;
+    s->stall_length = iteration - s->stall_iter;
     s->stall_iter = iteration;
     s->stall_cost = cost;
-    return s->stall_count >= SOLVE_STALL_CYCLES;
+    /* plateau: the recursion claimed a fall (to stall_claimed) of which
+     * the true residual shows less than half (in decades): it is
+     * SOLVE_PLATEAU_GAIN or more above the recursion's and further above
+     * it than below the best true residual so far -- the sloppy
+     * operator's corrections no longer correct.  A healthy recursion
+     * agrees with the true residual within a few per cent, so a cycle
+     * where CG's residual rose and fell back, or one ended by the
+     * tolerance just short of it, never starts a plateau.  The early
+     * check after such a cycle (solve_reliable) confirms it when the true
+     * residual is still not SOLVE_PLATEAU_GAIN below the best: the
+     * recursion may have crawled meanwhile (then it claimed nothing). */
+    const double gain = s->stall_best / rn, lie = rn / s->stall_claimed;
+    const int plateau = s->sloppy != SOLVER_DOUBLE &&
+                        (s->stall_plateau > 0 ? gain < SOLVE_PLATEAU_GAIN : lie >= SOLVE_PLATEAU_GAIN && gain < lie);
+    s->stall_plateau = plateau ? s->stall_plateau + 1 : 0;
+    if (rn < s->stall_best) s->stall_best = rn;
+    return s->stall_count >= SOLVE_STALL_CYCLES || s->stall_plateau >= SOLVE_PLATEAU_CYCLES;
 }
 
 enum solver_prec solve_promote(struct solve *s, int iteration, double rn)
 {
     const enum solver_prec from = s->sloppy;
     s->sloppy = from == SOLVER_HALF ? SOLVER_SINGLE : SOLVER_DOUBLE;
-    s->res->promotions++;
-    s->stall_last = rn; /* the new recursion's cycles are measured from here */
+    if (s->res->promotions++ == 0) s->res->promoted_at = iteration;
+    s->stall_last = s->stall_best = rn; /* the new recursion's cycles are measured from here */
     s->stall_iter = iteration;
     s->stall_cost = 0;
     s->stall_count = 0;
+    s->stall_plateau = 0;
     lat_debug("%s: the %s recursion stalled at the true relative residual %.3e (iteration %d): going on in %s", s->who,
               solver_prec_name(from), rn / s->bnorm, iteration, solver_prec_name(s->sloppy));
     return s->sloppy;

@@ -15,14 +15,19 @@
  *                 takes after computing its residual norm *rn: tracks the
  *                 largest residual since the last update (*maxr, QUDA's
  *                 rule); when *rn is below the target, or (mixed) below
- *                 delta * *maxr, folds xs into x, recomputes the true
+ *                 delta * *maxr, or (mixed, after a plateau cycle:
+ *                 solve_stalled) below the best true residual /
+ *                 SOLVE_PLATEAU_GAIN^2 or as many iterations into the
+ *                 cycle as the plateau cycle took, folds xs into x,
+ *                 recomputes the true
  *                 residual in double, and returns RELIABLE_CONVERGED if it
  *                 meets the target, else RELIABLE_UPDATED with rs = the true
  *                 r and *rn, *maxr reset (the caller then repairs its own
  *                 recursion); RELIABLE_NONE when no update was due
  *   solve_stalled        after a RELIABLE_UPDATED (mixed), with the new
  *                 true residual: 1 when the sloppy recursion has stopped
- *                 paying: the iterations a decade of the true residual
+ *                 paying, by either of two rules.
+ *                 Growth: the iterations a decade of the true residual
  *                 cost (since the last update) grew SOLVE_STALL_GROWTH-fold
  *                 or more over the cycle before, SOLVE_STALL_CYCLES
  *                 updates in a row (a cycle that gained under 0.05 decades
@@ -35,7 +40,30 @@
  *                 double-half CGNE was at 2e-9..5e-9 after 40 000
  *                 iterations where double-single reaches 1e-10 in 7 000;
  *                 test_solvers' perturbed operator: 13, 44, 175, 461, 1138
- *                 iterations a decade
+ *                 iterations a decade.
+ *                 Plateau (mixed only): a cycle whose true residual shows
+ *                 less than half (in decades) of the fall the recursion
+ *                 claimed -- the true residual SOLVE_PLATEAU_GAIN or more
+ *                 above the recursion's, and further above it than below
+ *                 the best true residual so far -- followed by an early
+ *                 check (above) that finds the true residual still not
+ *                 SOLVE_PLATEAU_GAIN below the best: SOLVE_PLATEAU_CYCLES
+ *                 (2) updates.  That is a defect correction that does not
+ *                 converge (|A - A_sloppy| |A_sloppy^-1| ~ 1 on the modes
+ *                 left): on the H100 above the true residual sat at ~9e-6
+ *                 while the half recursion fell cycle after cycle, and the
+ *                 growth rule needed 4 such cycles (promotions at
+ *                 iterations 3815..8792); the recursion restarted from a
+ *                 residual it cannot explain may also crawl for thousands
+ *                 of iterations before it falls by delta, hence the early
+ *                 check by length.  A healthy recursion agrees with the
+ *                 true residual within a few per cent and never starts a
+ *                 plateau: healthy solves run bit for bit as before
+ *                 (test_solvers: no promotion in healthy CG/CGNE
+ *                 single/half solves at condition numbers 10..1e4; its
+ *                 plateau case: promoted at iteration 329 (CG) and 1232
+ *                 (CGNE) where the growth rule alone never promoted CG
+ *                 (limit 1960) and promoted CGNE at 5545)
  *   solve_promote        the sloppy precision one step up (half -> single
  *                 -> double), counted in res->promotions; the caller
  *                 restarts its recursion from the true residual s->r in
@@ -78,13 +106,25 @@ struct solve {
     struct solver_vec *vecs[SOLVE_MAX_VECS];
     int nvecs;
     /* solve_stalled: the true residual and iteration of the last update,
-     * the iterations a decade of that cycle, the cycles in a row that grew */
+     * the iterations a decade of that cycle, the cycles in a row that grew;
+     * the best true residual of this recursion, the recursion's residual
+     * at the last update (before the true one replaced it), the plateau
+     * cycles in a row, the last cycle's iterations */
     double stall_last, stall_cost;
     int stall_iter, stall_count;
+    double stall_best, stall_claimed;
+    int stall_plateau, stall_length;
 };
 
 #define SOLVE_STALL_CYCLES 4
 #define SOLVE_STALL_GROWTH 2.0
+/* the plateau rule (core.c, solve_stalled): a factor 2 (0.3 decades) is
+ * far outside a healthy recursion's disagreement with the true residual
+ * (1.02 at most in test_solvers' healthy solves) and far below a healthy
+ * cycle's gain (1/delta = 10); two updates: the cycle that raises the
+ * suspicion, the early check that confirms it */
+#define SOLVE_PLATEAU_GAIN 2.0
+#define SOLVE_PLATEAU_CYCLES 2
 
 int solve_begin(struct solve *s, const char *who, const struct solver_op *op, const struct solver_blas *blas,
                 const double *b, double *x, const struct solver_params *par, struct solver_result *res, int need_dag);

@@ -200,6 +200,7 @@ struct solver_result {
     int reliable_updates;  /* true residuals recomputed in double (the final one included) */
     double residual;       /* TRUE relative residual |b - A x| / |b| in double */
     int promotions;        /* CG, CGNE mixed: times a stalled sloppy recursion went on one precision up */
+    int promoted_at;       /* the iteration of the first promotion (0: none) */
 };
 
 /* CG for a Hermitian positive definite A (apply only; apply_dag unused):

@@ -9,6 +9,11 @@
  * shift, double-single and double-half mixed solves reaching 1e-12 within
  * 1.3x the iterations of double, bit-identical results for 1 and 2 threads,
  * the iteration-limit and breakdown statuses, programmer errors as one line.
+ * Mixed CG/CGNE whose sloppy operator is a different operator: a 2 %
+ * perturbed dense one (the growth rule promotes) and a lattice operator
+ * whose single diagonal is lowered near lambda_min (a plateau of the true
+ * residual: promoted within 2 updates, at most 10x the double iterations;
+ * healthy solves at condition numbers 10..1e4 never promote).
  * Mixed-precision multi-shift CG (single, and half for Wilson) on the
  * Dirac module's Wilson-clover even-odd operator (8^3 x 6, 6 shifts 1e-4..10)
  * and the staggered normal view (8^3 x 4, 8 shifts): every shift's true
@@ -95,15 +100,19 @@ static double complex lu[VOL][4][3][3];
 static float complex lu_f[VOL][4][3][3];
 static int nb_up[VOL][4], nb_dn[VOL][4];
 static double lat_d = 8.01, lat_a = 0;
+/* added to the diagonal of the single operator only (0: the same operator
+ * in single): a sloppy operator that differs most on the low modes, as the
+ * GPU's 16-bit links (test_plateau_promotion) */
+static double lat_d_sloppy = 0;
 static void lattice_links(double eps);
 
-#define LAT_APPLY(name, T, CT, links, sign)                                                    \
+#define LAT_APPLY(name, T, CT, links, sign, diag)                                              \
     static void name(void *ctx, T *out, const T *in)                                          \
     {                                                                                         \
         (void)ctx;                                                                            \
         const CT(*x)[4][3] = (const CT(*)[4][3])in;                                           \
         CT(*y)[4][3] = (CT(*)[4][3])out;                                                      \
-        T fw = (T)(1 + sign lat_a), bw = (T)(1 - sign lat_a), d = (T)lat_d;                   \
+        T fw = (T)(1 + sign lat_a), bw = (T)(1 - sign lat_a), d = (T)(diag);                  \
         for (int s = 0; s < VOL; s++)                                                         \
             for (int sp = 0; sp < 4; sp++)                                                    \
                 for (int a = 0; a < 3; a++) {                                                 \
@@ -117,10 +126,10 @@ static void lattice_links(double eps);
                     y[s][sp][a] = acc;                                                        \
                 }                                                                             \
     }
-LAT_APPLY(lat_apply, double, double complex, lu, +)
-LAT_APPLY(lat_apply_dag, double, double complex, lu, -)
-LAT_APPLY(lat_apply_f, float, float complex, lu_f, +)
-LAT_APPLY(lat_apply_dag_f, float, float complex, lu_f, -)
+LAT_APPLY(lat_apply, double, double complex, lu, +, lat_d)
+LAT_APPLY(lat_apply_dag, double, double complex, lu, -, lat_d)
+LAT_APPLY(lat_apply_f, float, float complex, lu_f, +, lat_d + lat_d_sloppy)
+LAT_APPLY(lat_apply_dag_f, float, float complex, lu_f, -, lat_d + lat_d_sloppy)
 static struct solver_op lat_op = {VOL * SR, SR, NULL, lat_apply, lat_apply_dag, lat_apply_f, lat_apply_dag_f, NULL};
 
 static double nrm(size_t n, const double *v);
@@ -430,8 +439,9 @@ static void test_stall_promotion(void)
     for (enum solver_prec p = SOLVER_SINGLE; p <= SOLVER_HALF; p++) {
         struct solver_result r = run(solver_cgne, &dense_op, b, x, 1e-12, p, 5000);
         double t = true_res(&dense_op, b, x);
-        printf("perturbed sloppy operator, cgne double-%s: %d it (double %d), %d reliable updates, %d promotions, res %.2e\n",
-               solver_prec_name(p), r.iterations, rd.iterations, r.reliable_updates, r.promotions, t);
+        printf("perturbed sloppy operator, cgne double-%s: %d it (double %d), %d reliable updates, %d promotions (the "
+               "first at iteration %d), res %.2e\n",
+               solver_prec_name(p), r.iterations, rd.iterations, r.reliable_updates, r.promotions, r.promoted_at, t);
         CHECK(rd.status == SOLVER_CONVERGED, "perturbed case: the double cgne did not converge (%s)", solver_status_name(rd.status));
         CHECK(r.status == SOLVER_CONVERGED && t <= 1e-12, "perturbed sloppy operator, cgne double-%s: %s, residual %g",
               solver_prec_name(p), solver_status_name(r.status), t);
@@ -440,6 +450,132 @@ static void test_stall_promotion(void)
     }
     dense_init(2.0, 0); /* the operator the other tests expect */
     rs = rs_saved;
+    free(b);
+    free(x);
+}
+
+/* the reliable updates of a solve (history lines with reliable = 1): the
+ * iteration, the true residual and the recursion's residual just before */
+#define UPD_MAX 256
+struct updates {
+    int n, it[UPD_MAX];
+    double true_res[UPD_MAX], claimed[UPD_MAX], recursion;
+};
+static void updates_cb(void *ctx, const struct solver_step *s)
+{
+    struct updates *u = ctx;
+    if (!s->reliable) {
+        u->recursion = s->residual;
+        return;
+    }
+    if (u->n == UPD_MAX) return;
+    u->it[u->n] = s->iteration, u->true_res[u->n] = s->residual, u->claimed[u->n] = u->recursion;
+    u->n++;
+}
+
+/* The plateau of the GPU's double-half CGNE near kappa_c (24^3x48, kappa
+ * 0.1350: the true residual sat at ~9e-6 while the half recursion kept
+ * falling; the growth rule promoted only after 4 such cycles, at iteration
+ * 3815..8792 of solves that double-single finishes in ~7000), built on the
+ * lattice operator: condition number 100, the single operator's diagonal
+ * lowered by 0.7 lambda_min (7e-3 of |A|: perturbation x condition number
+ * 0.7; the defect correction multiplies A's lowest modes by 0.7/0.3 a
+ * cycle instead of lowering them), b = A g (its lowest modes are small, so
+ * they dominate only after some decades, as on the GPU).  Half runs
+ * through the same single operator, so it is promoted twice.  Measured
+ * with the growth rule alone (commit 75a5d61, this test): CG double-single
+ * and double-half never promoted and stopped at 1960 iterations (20x the
+ * double 98) at 1.5e-3; CGNE double-single promoted at iteration 5545
+ * (6025 in all, double 591), double-half at 5555 and stopped at 11820 at
+ * 1.2e-2.  Checked: the tolerance is met; the promotion comes at most 2
+ * reliable updates after the plateau starts (one cycle whose true residual
+ * shows under half the claimed fall, one early check); the whole mixed
+ * solve costs at most 10x the double iterations.  Then healthy mixed CG
+ * and CGNE (single, half) on condition numbers 10..1e4, random b (and
+ * smooth b = A g up to 1e3): no promotion. */
+static void test_plateau_promotion(void)
+{
+    const uint64_t rs_saved = rs; /* the later tests' operators and vectors stay as they were */
+    const double kappa = 100, shift = 0.7;
+    laplace_init(1.0, kappa);
+    const size_t n = lat_op.n;
+    double *g = malloc(n * sizeof *g), *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+    random_vec(n, g);
+    lat_apply(NULL, b, g);
+    const solve_fn fs[2] = {solver_cg, solver_cgne};
+    const char *names[2] = {"cg", "cgne"};
+    for (int f = 0; f < 2; f++) {
+        lat_d_sloppy = 0;
+        struct solver_result rd = run(fs[f], &lat_op, b, x, 1e-12, SOLVER_DOUBLE, 5000);
+        CHECK(rd.status == SOLVER_CONVERGED, "plateau case: the double %s did not converge", names[f]);
+        lat_d_sloppy = -shift * 2 * lat_d / (kappa + 1); /* lambda_min = d - rho = 2 d / (kappa + 1) */
+        for (enum solver_prec p = SOLVER_SINGLE; p <= SOLVER_HALF; p++) {
+            struct updates u = {0};
+            struct solver_params par = {1e-12, 20 * rd.iterations, p, 0, updates_cb, &u};
+            struct solver_result r;
+            memset(x, 0, n * sizeof *x);
+            fs[f](&lat_op, BL, b, x, &par, &r);
+            double t = true_res(&lat_op, b, x);
+            /* the plateau's start: the first update from which no later one
+             * before the promotion lowered the true residual by 2 */
+            int last = 0, start = 0;
+            while (last + 1 < u.n && u.it[last + 1] <= r.promoted_at) last++;
+            for (int j = 1; j <= last; j++) {
+                double best = u.true_res[j];
+                for (int i = 1; i < j; i++) best = fmin(best, u.true_res[i]);
+                int gained = 0;
+                for (int i = j + 1; i <= last; i++) gained |= u.true_res[i] < best / 2;
+                if (!gained) {
+                    start = j;
+                    break;
+                }
+            }
+            printf("plateau: %s double-%s: %d it (double %d), %d promotions, the first at iteration %d, %d updates "
+                   "(%d iterations) after the plateau began at iteration %d (true residual %.2e, the recursion claimed "
+                   "%.2e at the next update), res %.2e\n",
+                   names[f], solver_prec_name(p), r.iterations, rd.iterations, r.promotions, r.promoted_at,
+                   last - start, r.promoted_at - u.it[start], u.it[start], u.true_res[start],
+                   start + 1 < u.n ? u.claimed[start + 1] : 0, t);
+            CHECK(r.status == SOLVER_CONVERGED && t <= 1e-12, "plateau: %s double-%s: %s, residual %g", names[f],
+                  solver_prec_name(p), solver_status_name(r.status), t);
+            CHECK(r.promotions >= 1 && r.promoted_at > 0 && r.promoted_at < r.iterations,
+                  "plateau: %s double-%s: %d promotions, the first at iteration %d of %d", names[f],
+                  solver_prec_name(p), r.promotions, r.promoted_at, r.iterations);
+            CHECK(start > 0 && last - start <= 2, "plateau: %s double-%s: promoted %d updates after the plateau began",
+                  names[f], solver_prec_name(p), last - start);
+            CHECK(r.iterations <= 10 * rd.iterations, "plateau: %s double-%s: %d iterations, double %d", names[f],
+                  solver_prec_name(p), r.iterations, rd.iterations);
+        }
+    }
+    lat_d_sloppy = 0;
+    /* healthy: the single operator is A's own */
+    const double kappas[4] = {10, 100, 1000, 1e4};
+    for (int k = 0; k < 4; k++) {
+        laplace_init(1.0, kappas[k]);
+        random_vec(n, g);
+        int worst = 0, its[2][2][2] = {{{0}}};
+        for (int smooth = 0; smooth < (kappas[k] < 1e4 ? 2 : 1); smooth++) { /* 1e4 smooth: 6000 iterations more */
+            if (smooth) lat_apply(NULL, b, g);
+            else memcpy(b, g, n * sizeof *b);
+            for (int f = 0; f < 2; f++)
+                for (enum solver_prec p = SOLVER_SINGLE; p <= SOLVER_HALF; p++) {
+                    struct solver_result r = run(fs[f], &lat_op, b, x, 1e-12, p, 20000);
+                    double t = true_res(&lat_op, b, x);
+                    its[smooth][f][p - 1] = r.iterations;
+                    CHECK(r.status == SOLVER_CONVERGED && t <= 1e-12 && r.promotions == 0,
+                          "healthy lattice (condition number %g, %s b) %s double-%s: %s, residual %g, %d promotions",
+                          kappas[k], smooth ? "smooth" : "random", names[f], solver_prec_name(p),
+                          solver_status_name(r.status), t, r.promotions);
+                    worst = r.promotions > worst ? r.promotions : worst;
+                }
+        }
+        printf("healthy lattice, condition number %g: cg single/half %d/%d it, cgne %d/%d (random b)", kappas[k],
+               its[0][0][0], its[0][0][1], its[0][1][0], its[0][1][1]);
+        if (its[1][0][0]) printf(", cg %d/%d, cgne %d/%d (b = A g)", its[1][0][0], its[1][0][1], its[1][1][0], its[1][1][1]);
+        printf("; promotions at most %d\n", worst);
+    }
+    rs = rs_saved;
+    free(g);
     free(b);
     free(x);
 }
@@ -1179,6 +1315,7 @@ int main(int argc, char **argv)
     test_half();
     test_dense();
     test_stall_promotion();
+    test_plateau_promotion();
     laplace_init(getenv("EPS") ? atof(getenv("EPS")) : 1.0, 1000);
     test_lattice();
     dense_init(2.0, 0);
