@@ -116,6 +116,26 @@ assert max(abs(a - b) / a for a, b in zip(w, g)) < 1e-12' "$want" "$got"
     done
 }
 
+@test "--log: every column's solver steps, its last one a true residual, its iterations those of the report; the propagator the same with and without --log" {
+    "$BIN/lat-propagator" -q --kappa 0.12 --precision mixed --sloppy half --format json "$G/hot.lime" -o "$T/a.lime" > "$T/a.json"
+    "$BIN/lat-propagator" -q --kappa 0.12 --precision mixed --sloppy half --log "$T/l.tsv" --format json "$G/hot.lime" -o "$T/b.lime" > "$T/b.json"
+    # the same propagator (the files' provenance differs: it records the command line)
+    [ "$("$BIN/lat-meson" --format tsv "$T/a.lime")" = "$("$BIN/lat-meson" --format tsv "$T/b.lime")" ]
+    [ "$(head -1 "$T/l.tsv")" = "$(printf 'column\titeration\treliable\tresidual')" ]
+    # per column: the largest iteration, the last row's reliable flag, the rows
+    awk -F'\t' 'NR > 1 { if ($2 > it[$1]) it[$1] = $2; last[$1] = $3; n[$1]++ }
+        END { for (k = 0; k < 12; k++) printf "%d %d %d %d\n", k, it[k], last[k], n[k] }' "$T/l.tsv" > "$T/cols"
+    cat "$T/cols"
+    read -r -a iters <<< "$(jget "$T/b.json" iterations)"
+    [ "${#iters[@]}" -eq 12 ]
+    while read -r k it last n; do
+        [ "$it" -eq "${iters[$k]}" ] && [ "$last" -eq 1 ] && [ "$n" -gt "$it" ]
+    done < "$T/cols"
+    # --log - with the propagator on standard output: refused
+    run -2 "$BIN/lat-propagator" -q --kappa 0.12 --log - "$G/hot.lime"
+    [ "${#lines[@]}" -eq 1 ]
+}
+
 @test "wall source: accepted on a Coulomb-gauge configuration, refused (exit 1, no file) on another" {
     "$BIN/lat-overrelax" -q --gauge coulomb --omega 1.7 --theta 1e-13 "$G/hot.lime" -o "$T/coul.lime"
     "$BIN/lat-propagator" -q --kappa 0.12 --source wall:2 "$T/coul.lime" -o "$T/w.lime"

@@ -43,6 +43,7 @@
 #include "io/propagator.h"
 #include "lattice/observables.h"
 #include "shared/device_opt.h"
+#include "shared/progress.h"
 #include "shared/prop_solve.h"
 #include "shared/run_report.h"
 #include <math.h>
@@ -63,6 +64,18 @@ static void parse_bc(const char *s, struct dirac_params *p)
     if (*s) cli_usage_error("--bc: not four of p|a separated by commas (e.g. p,p,p,a)");
 }
 
+/* --log: one TSV row per solver step of every column (rank 0 writes; the
+ * residuals are global sums, the same on every rank) */
+struct solve_log {
+    FILE *f;    /* NULL on other ranks or without --log */
+    int column; /* spin * nc + colour of the solve under way */
+};
+static void log_step(void *ctx, const struct solver_step *st)
+{
+    struct solve_log *l = ctx;
+    if (l->f) fprintf(l->f, "%d\t%d\t%d\t%.6e\n", l->column, st->iteration, st->reliable, st->residual);
+}
+
 /* on every rank once read (dist.h): SU(N) links */
 static void check_input(struct dist *x, void *arg)
 {
@@ -80,7 +93,7 @@ int main(int argc, char **argv)
     double kappa = 0, csw = 0, tol = 1e-12, wall_theta = 1e-10;
     int max_iter = 10000, no_eo = 0, file_bits = 64;
     const char *bc = "p,p,p,a", *source = "point:0,0,0,0", *solver = "cg", *precision = "double", *sloppy = "single",
-               *output = NULL, *format = "text", *fprec = "64", *device = NULL, *gpu_links = "12";
+               *output = NULL, *format = "text", *fprec = "64", *device = NULL, *gpu_links = "12", *logpath = NULL;
     struct cli_opt opts[] = {
         {"kappa", 'k', CLI_DOUBLE, &kappa, "K", "hopping parameter (> 0; required)", NULL, 0},
         {"csw", 0, CLI_DOUBLE, &csw, "C", "clover coefficient c_sw (default 0: Wilson)", NULL, 0},
@@ -97,6 +110,7 @@ int main(int argc, char **argv)
         {"device", 0, CLI_CHOICE, &device, "DEV", "where the solver runs (default auto; LAT_DEVICE overrides auto; gpu: SU(3), even-odd, under mpirun one GPU per rank)", "cpu|gpu|auto", 0},
         {"gpu-links", 0, CLI_CHOICE, &gpu_links, "R", "reals stored per link on the GPU (default 12; 8 compressed, 18 whole)", "18|12|8", 0},
         {"output", 'o', CLI_STRING, &output, "FILE", "the propagator file (default standard output, never a terminal)", NULL, 0},
+        {"log", 0, CLI_STRING, &logpath, "FILE", "the solves' convergence TSV: column (spin * nc + colour), iteration, reliable (1: a true residual, in double; 0: the recursion's, in the sloppy precision), residual (relative, of the system solved: the even-odd one unless --no-eo)", NULL, 0},
         RUN_REPORT_OPTION(format),
         {0}};
     struct cli_info info = {"lat-propagator", "--kappa K [OPTIONS] [INPUT]",
@@ -111,6 +125,9 @@ int main(int argc, char **argv)
     if (max_iter < 1) cli_usage_error("--max-iter: must be >= 1 (got %d)", max_iter);
     if (cli_given(opts, "sloppy") && strcmp(precision, "mixed") != 0)
         cli_usage_error("--sloppy applies to --precision mixed only");
+    if (logpath && strcmp(logpath, "-") == 0 && run_report_to_stdout(output))
+        cli_usage_error("--log - and the propagator cannot both go to standard output");
+    run_report_validate(format, output, logpath);
     file_bits = fprec[0] == '3' ? 32 : 64;
     struct dirac_params dp;
     dirac_params_default(&dp, kappa, csw);
@@ -183,10 +200,23 @@ int main(int argc, char **argv)
     double *res = lat_calloc((size_t)ncol, sizeof(double)), *iters_d = lat_calloc((size_t)ncol, sizeof(double));
     int converged = 1, total = 0;
     double solver_seconds = 0;
+    struct progress pr;
+    progress_init(&pr, lat_progname);
+    struct solve_log slog = {NULL, 0};
+    if (logpath) {
+        if (comm_is_root()) {
+            progress_log_open(&pr, logpath, PROGRESS_LOG_STREAM);
+            slog.f = pr.log;
+            fprintf(slog.f, "column\titeration\treliable\tresidual\n");
+        }
+        so.history = log_step;
+        so.history_ctx = &slog;
+    }
     double t0 = lat_clock();
     int show = cli_show_progress();
     for (int k = 0; k < ncol; k++) {
         const double tk = lat_clock();
+        slog.column = k;
         prop_source_field_slab(&prop.src, lat, x.nc, k / x.nc, k % x.nc, t_first, nt, b);
         if (comm_is_root()) prop.col[k] = lat_calloc(prop_column_reals(&prop), sizeof(double));
         struct prop_solve_result r;
@@ -206,6 +236,7 @@ int main(int argc, char **argv)
     }
     if (show) fprintf(stderr, "\n");
     double seconds = lat_clock() - t0;
+    progress_log_close(&pr); /* exit 1 on a failed write */
     free(b);
     free(slab);
     prop_device_close(dev);

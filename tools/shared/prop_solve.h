@@ -36,6 +36,7 @@
 #define LAT_PROP_SOLVE_H
 
 #include "dirac/dirac.h"
+#include "solvers/solvers.h" /* solver_history_fn */
 
 struct prop_solve_opts {
     int bicgstab;     /* 0: CG on the normal equations */
@@ -45,6 +46,8 @@ struct prop_solve_opts {
     char precision;   /* 'd' 's' 'm' */
     int gpu;          /* 1: solve on the GPU (prop_device_open) */
     char sloppy;      /* mixed: 's' or 'h' */
+    solver_history_fn history; /* the solver's steps (solvers.h), NULL: none */
+    void *history_ctx;
     char why[160];
 };
 
