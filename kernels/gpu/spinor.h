@@ -29,7 +29,9 @@
  *   gpu_spinor_index(ncomp, c, s)         where real c of site s lives
  *   gpu_spinor_upload / _download (spinor.c, CUDA builds): a host vector
  *       (nsites x site_reals doubles, site after site) to and from device
- *       storage of this layout in double; synchronous */
+ *       storage of this layout in double; synchronous
+ *   gpu_spinor_upload_work / _download_work: the same through the caller's
+ *       buffer of gpu_spinor_storage(nsites, site_reals) doubles */
 #ifndef LAT_GPU_SPINOR_H
 #define LAT_GPU_SPINOR_H
 #include <stddef.h>
@@ -67,6 +69,8 @@ extern "C" {
 #endif
 void gpu_spinor_upload(double *dev, const double *host, int64_t nsites, int site_reals);
 void gpu_spinor_download(double *host, const double *dev, int64_t nsites, int site_reals);
+void gpu_spinor_upload_work(double *dev, const double *host, int64_t nsites, int site_reals, double *work);
+void gpu_spinor_download_work(double *host, const double *dev, int64_t nsites, int site_reals, double *work);
 #ifdef __cplusplus
 }
 #endif
