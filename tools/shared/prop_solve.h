@@ -31,7 +31,10 @@
  *   (kernels/dirac/gpu.h: the CPU's steps; the norms, |bhat_o| for the
  *   tolerance included, by the GPU vector kernels, one slot per global
  *   timeslice: the same bits for any number of ranks), x's two halves
- *   come down once. */
+ *   come down once; the device vectors and the host's staging buffers are
+ *   made at the first column and kept until prop_device_close.
+ *   opts.history (solvers.h's solver_history_fn, with history_ctx): every
+ *   solver step of the column, on every rank alike (lat-propagator --log). */
 #ifndef LAT_PROP_SOLVE_H
 #define LAT_PROP_SOLVE_H
 
