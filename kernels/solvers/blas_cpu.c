@@ -45,12 +45,6 @@ struct cpu_blas {
     size_t partial_cap, slots_cap;
 };
 
-static void same_shape(const struct solver_vec *x, const struct solver_vec *y, const char *where)
-{
-    if (x->n != y->n || x->site_reals != y->site_reals)
-        lat_die(1, where, "vectors of %zu and %zu reals (blocks of %zu and %zu) combined", x->n, y->n, x->site_reals,
-                y->site_reals);
-}
 
 /* the tile t of v in double: a pointer into v itself or into buf */
 static inline const double *tile_in(const struct solver_vec *v, size_t t, double *buf)
@@ -141,7 +135,7 @@ static inline void tile_axpy(size_t m, double a, const double *xp, const double 
 static void cpu_caxpby(void *ctx, solver_complex a, const struct solver_vec *x, solver_complex b, struct solver_vec *y)
 {
     (void)ctx;
-    same_shape(x, y, "solver_blas_cpu caxpby");
+    solver_vec_same_shape(x, y, "solver_blas_cpu caxpby");
     size_t m = y->site_reals;
     long nt = (long)(y->n / m);
 #pragma omp parallel for schedule(static) if (y->n >= OMP_MIN_REALS)
@@ -158,7 +152,7 @@ static void cpu_caxpby(void *ctx, solver_complex a, const struct solver_vec *x, 
 /* y = a x + b y, real a and b (no products with zero imaginary parts) */
 static void real_axpby(double a, const struct solver_vec *x, double b, struct solver_vec *y)
 {
-    same_shape(x, y, "solver_blas_cpu axpby");
+    solver_vec_same_shape(x, y, "solver_blas_cpu axpby");
     size_t m = y->site_reals;
     long nt = (long)(y->n / m);
 #pragma omp parallel for schedule(static) if (y->n >= OMP_MIN_REALS)
@@ -185,7 +179,7 @@ static void real_axpby(double a, const struct solver_vec *x, double b, struct so
 static void cpu_copy(void *ctx, struct solver_vec *y, const struct solver_vec *x)
 {
     (void)ctx;
-    same_shape(x, y, "solver_blas_cpu copy");
+    solver_vec_same_shape(x, y, "solver_blas_cpu copy");
     if (x == y) return;
     if (x->prec == y->prec) {
         memcpy(y->data, x->data, y->n * elem_size(y->prec));
@@ -247,8 +241,8 @@ static void reduce_sums(struct cpu_blas *c, const struct solver_vec *x, const st
                         const struct red_update *upd, double *out)
 {
     const int nres = (want & RED_XY ? 2 : 0) + (want & RED_XX ? 1 : 0) + (want & RED_YY ? 1 : 0);
-    if (y) same_shape(x, y, "solver_blas_cpu cdot");
-    if (upd) same_shape(upd->x, y, "solver_blas_cpu caxpby_norm2_cdot");
+    if (y) solver_vec_same_shape(x, y, "solver_blas_cpu cdot");
+    if (upd) solver_vec_same_shape(upd->x, y, "solver_blas_cpu caxpby_norm2_cdot");
     size_t m = x->site_reals, nt = x->n / m;
     size_t parts = c->layout.chunk_reals && c->layout.parts > 1 ? c->layout.parts : 1;
     size_t ct = c->layout.chunk_reals ? c->layout.chunk_reals / m : nt; /* tiles per chunk */
@@ -348,8 +342,8 @@ static void cpu_multi_axpy_caxpby(void *ctx, int n, const double *a, const struc
     (void)ctx;
     if (n <= 0) return;
     for (int i = 0; i < n; i++) {
-        same_shape(x, p[i], "solver_blas_cpu multi_axpy_caxpby");
-        same_shape(x, y[i], "solver_blas_cpu multi_axpy_caxpby");
+        solver_vec_same_shape(x, p[i], "solver_blas_cpu multi_axpy_caxpby");
+        solver_vec_same_shape(x, y[i], "solver_blas_cpu multi_axpy_caxpby");
     }
     size_t m = x->site_reals;
     long nt = (long)(x->n / m);
@@ -394,7 +388,7 @@ static double cpu_caxpby_norm2_cdot(void *ctx, solver_complex a, const struct so
                                     struct solver_vec *y, const struct solver_vec *z, solver_complex *zy)
 {
     if (y == x || y == z) lat_die(1, "solver_blas_cpu caxpby_norm2_cdot", "y is also x or z");
-    same_shape(z, y, "solver_blas_cpu caxpby_norm2_cdot");
+    solver_vec_same_shape(z, y, "solver_blas_cpu caxpby_norm2_cdot");
     const struct red_update upd = {a, b, x};
     double s[3];
     reduce_sums(ctx, z, y, RED_XY | RED_YY, &upd, s);
@@ -405,9 +399,7 @@ static void cpu_caxpby2(void *ctx, solver_complex a1, const struct solver_vec *x
                         const struct solver_vec *x2, solver_complex b2, struct solver_vec *y)
 {
     (void)ctx;
-    same_shape(x1, y, "solver_blas_cpu caxpby2");
-    same_shape(x2, y, "solver_blas_cpu caxpby2");
-    if (y == x1 || y == x2) lat_die(1, "solver_blas_cpu caxpby2", "y is also x1 or x2");
+    solver_caxpby2_check(x1, x2, y, "solver_blas_cpu caxpby2");
     size_t m = y->site_reals;
     long nt = (long)(y->n / m);
 #pragma omp parallel for schedule(static) if (y->n >= OMP_MIN_REALS)

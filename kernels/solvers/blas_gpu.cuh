@@ -352,12 +352,6 @@ static int64_t bl_nsites(const struct solver_vec *v) { return (int64_t)(v->n / v
 static size_t bl_stored(const struct solver_vec *v) { return gpu_spinor_storage(bl_nsites(v), (int)v->site_reals); }
 static int64_t bl_sites_pad(const struct solver_vec *v) { return gpu_spinor_nblk(bl_nsites(v)) * GPU_SPINOR_LANES; }
 
-static void bl_same_shape(const struct solver_vec *x, const struct solver_vec *y, const char *where)
-{
-    if (x->n != y->n || x->site_reals != y->site_reals)
-        lat_die(1, where, "vectors of %zu and %zu reals (blocks of %zu and %zu) combined", x->n, y->n, x->site_reals,
-                y->site_reals);
-}
 
 /* f(T()) with T the storage type of precision p (int16_t: half); BL_T(t)
  * names it inside f (decayed: inside a function template, g++ may see the
@@ -375,7 +369,7 @@ static unsigned bl_blocks(uint64_t work) { return (unsigned)((work + GPU_RED_BS 
 /* y = op(x, y) elementwise, any precisions */
 template <class OP> static void bl_elementwise(const struct solver_vec *x, struct solver_vec *y, OP op, const char *where)
 {
-    bl_same_shape(x, y, where);
+    solver_vec_same_shape(x, y, where);
     if (y->n == 0) return;
     const int ncomp = gpu_spinor_ncomp((int)y->site_reals);
     bl_with_store(x->prec, [&](auto xt) {
@@ -497,7 +491,7 @@ static void bl_zero(void *ctx, struct solver_vec *y)
 static void bl_copy(void *ctx, struct solver_vec *y, const struct solver_vec *x)
 {
     (void)ctx;
-    bl_same_shape(x, y, "solver_blas_gpu copy");
+    solver_vec_same_shape(x, y, "solver_blas_gpu copy");
     if (x == y) return;
     if (x->prec == y->prec) { /* the stored bits, as blas_cpu.c's memcpy */
         blas_dev_copy(y->data, x->data, bl_stored(y) * bl_elem(y->prec));
@@ -529,7 +523,7 @@ static void bl_caxpby(void *ctx, solver_complex a, const struct solver_vec *x, s
 }
 static solver_complex bl_cdot(void *ctx, const struct solver_vec *x, const struct solver_vec *y)
 {
-    bl_same_shape(x, y, "solver_blas_gpu cdot");
+    solver_vec_same_shape(x, y, "solver_blas_gpu cdot");
     double s[2];
     bl_reduce<2>((struct bl_blas *)ctx, x, y, s);
     solver_complex r = {s[0], s[1]};

@@ -73,9 +73,7 @@ static void bl_caxpby2(void *ctx, solver_complex a1, const struct solver_vec *x1
                        const struct solver_vec *x2, solver_complex b2, struct solver_vec *y)
 {
     (void)ctx;
-    bl_same_shape(x1, y, "solver_blas_gpu caxpby2");
-    bl_same_shape(x2, y, "solver_blas_gpu caxpby2");
-    if (y == x1 || y == x2) lat_die(1, "solver_blas_gpu caxpby2", "y is also x1 or x2");
+    solver_caxpby2_check(x1, x2, y, "solver_blas_gpu caxpby2");
     const bl_op_complex op1 = {a1.re, a1.im, b1.re, b1.im}, op2 = {a2.re, a2.im, b2.re, b2.im}; /* caxpby's */
     const enum solver_prec px = x1->prec, py = y->prec;
     if (x2->prec != px || !(py == px || (px == SOLVER_HALF && py == SOLVER_SINGLE))) { /* no kernel: unfused */
@@ -220,7 +218,7 @@ static void bl_sum3_reduce(struct bl_blas *c, const struct solver_vec *u, struct
 static solver_complex bl_cdot_norm2(void *ctx, const struct solver_vec *x, const struct solver_vec *y, double *xx)
 {
     struct bl_blas *c = (struct bl_blas *)ctx;
-    bl_same_shape(x, y, "solver_blas_gpu cdot_norm2");
+    solver_vec_same_shape(x, y, "solver_blas_gpu cdot_norm2");
     double s[3];
     if (x->prec != y->prec) { /* no kernel for the pair: the unfused calls */
         bl_reduce<1>(c, x, x, &s[2]);
@@ -237,8 +235,8 @@ static double bl_caxpby_norm2_cdot(void *ctx, solver_complex a, const struct sol
                                    struct solver_vec *y, const struct solver_vec *z, solver_complex *zy)
 {
     struct bl_blas *c = (struct bl_blas *)ctx;
-    bl_same_shape(x, y, "solver_blas_gpu caxpby_norm2_cdot");
-    bl_same_shape(z, y, "solver_blas_gpu caxpby_norm2_cdot");
+    solver_vec_same_shape(x, y, "solver_blas_gpu caxpby_norm2_cdot");
+    solver_vec_same_shape(z, y, "solver_blas_gpu caxpby_norm2_cdot");
     if (y == x || y == z) lat_die(1, "solver_blas_gpu caxpby_norm2_cdot", "y is also x or z");
     const bl_op_complex op = {a.re, a.im, b.re, b.im}; /* caxpby's */
     double s[3];

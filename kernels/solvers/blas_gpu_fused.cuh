@@ -102,7 +102,7 @@ static int bl_multi_uniform(int axpy, int n, const struct solver_vec *const *x, 
 {
     if (n > 0 && !bl_fused_prec(axpy, x[0]->prec, y[0]->prec)) return 0;
     for (int j = 0; j < n; j++) {
-        bl_same_shape(x[j], y[j], "solver_blas_gpu multi");
+        solver_vec_same_shape(x[j], y[j], "solver_blas_gpu multi");
         if (x[j]->prec != x[0]->prec || y[j]->prec != y[0]->prec || y[j]->n != y[0]->n ||
             y[j]->site_reals != y[0]->site_reals)
             return 0;
@@ -238,8 +238,8 @@ __global__ void __launch_bounds__(GPU_RED_BS)
 static int bl_axpy_caxpby_uniform(int n, const struct solver_vec *r, struct solver_vec *const *p, struct solver_vec *const *y)
 {
     for (int j = 0; j < n; j++) {
-        bl_same_shape(r, p[j], "solver_blas_gpu multi_axpy_caxpby");
-        bl_same_shape(r, y[j], "solver_blas_gpu multi_axpy_caxpby");
+        solver_vec_same_shape(r, p[j], "solver_blas_gpu multi_axpy_caxpby");
+        solver_vec_same_shape(r, y[j], "solver_blas_gpu multi_axpy_caxpby");
         if (p[j]->prec != r->prec || y[j]->prec != SOLVER_DOUBLE) return 0;
     }
     return 1;
@@ -405,7 +405,7 @@ static void bl_axpy_reduce_chunks(struct bl_blas *c, const bl_op_real &op, const
  * bl_axpy_reduce_chunks) */
 template <int K> static void bl_axpy_reduce(struct bl_blas *c, double a, const struct solver_vec *x, struct solver_vec *y, double *out)
 {
-    bl_same_shape(x, y, K == 1 ? "solver_blas_gpu axpy_norm2" : "solver_blas_gpu axpy_cdot");
+    solver_vec_same_shape(x, y, K == 1 ? "solver_blas_gpu axpy_norm2" : "solver_blas_gpu axpy_cdot");
     if (x == y) lat_die(1, "solver_blas_gpu", "axpy with a reduction: x and y are one vector");
     const bl_op_real op = bl_real_op(a, 1);
     if (x->prec != y->prec) { /* no fused kernel for the pair: the unfused calls */

@@ -304,3 +304,19 @@ void blas_caxpby2(const struct solver_blas *bl, solver_complex a1, const struct 
     bl->caxpby(bl->ctx, a1, x1, b1, y);
     bl->caxpby(bl->ctx, a2, x2, b2, y);
 }
+
+/* ---- the backends' argument checks (solvers.h) ----------------------------- */
+void solver_vec_same_shape(const struct solver_vec *x, const struct solver_vec *y, const char *where)
+{
+    if (x->n != y->n || x->site_reals != y->site_reals)
+        lat_die(1, where, "vectors of %zu and %zu reals (blocks of %zu and %zu) combined", x->n, y->n, x->site_reals,
+                y->site_reals);
+}
+
+void solver_caxpby2_check(const struct solver_vec *x1, const struct solver_vec *x2, const struct solver_vec *y,
+                          const char *where)
+{
+    solver_vec_same_shape(x1, y, where);
+    solver_vec_same_shape(x2, y, where);
+    if (y == x1 || y == x2) lat_die(1, where, "y is also x1 or x2");
+}

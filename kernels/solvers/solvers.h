@@ -87,6 +87,15 @@ struct solver_vec {
 
 typedef struct { double re, im; } solver_complex;
 
+/* The vector kernels' argument checks, one copy for every backend
+ * (blas_cpu.c, blas_gpu*.cuh; core.c): vectors combined have the same
+ * length and blocks; caxpby2's y is neither input (each input is read after
+ * y is first written).  Otherwise one line naming `where`, exit 1 (an
+ * internal error of the caller). */
+void solver_vec_same_shape(const struct solver_vec *x, const struct solver_vec *y, const char *where);
+void solver_caxpby2_check(const struct solver_vec *x1, const struct solver_vec *x2, const struct solver_vec *y,
+                          const char *where);
+
 /* The vector kernels of one backend.  Every kernel accepts operands of any
  * precision (mixing allowed; the CPU computes in double), y has x's n and
  * site_reals.  Reductions accumulate in double and are deterministic (the
