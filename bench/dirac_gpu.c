@@ -30,7 +30,9 @@
  *                single          3680     3168   2912
  *                half            1924     1668   1540
  *              (without clover the two clover reads less: 1152 B double,
- *              576 B single, 296 B half);
+ *              576 B single, 296 B half); a fourth row, half32: half
+ *              spinors over the float links and clover
+ *              (dirac_gpu_set_half_links 32);
  *   paper B    the seed paper's count (quda-multi-gpu §V.A): 2 x 8 x (24 +
  *              link reals) + 2 x 72 + 24 reals per odd site, at 4 bytes in
  *              single: 2976 B for 12-real links with clover, its number
@@ -240,7 +242,9 @@ int main(int argc, char **argv)
            "B/site", "paperB", "GB/s", "%copy");
     const double csws[2] = {1.769, 0};
     const int recons[3] = {GPU_RECON_FULL, GPU_RECON_12, GPU_RECON_8};
-    const enum solver_prec precs[3] = {SOLVER_DOUBLE, SOLVER_SINGLE, SOLVER_HALF};
+    /* the fourth row: half spinors over the float links and clover
+     * (dirac_gpu_set_half_links 32, lat-propagator's CGNE), "half32" */
+    const enum solver_prec precs[4] = {SOLVER_DOUBLE, SOLVER_SINGLE, SOLVER_HALF, SOLVER_HALF};
     double *host = lat_malloc((size_t)(lat.V / 2) * 24 * sizeof *host);
     struct lat_rng r;
     rng_init(&r, 5, 0, 0, 0, RNG_TEST);
@@ -253,7 +257,8 @@ int main(int argc, char **argv)
         for (int k = 0; k < 3; k++) {
             struct dirac_gpu *g = dirac_gpu_create(cpu, &u, recons[k], why, sizeof why);
             if (!g) lat_die(1, "dirac_gpu", "dirac_gpu_create: %s", why);
-            for (int q = 0; q < 3; q++) {
+            for (int q = 0; q < 4; q++) {
+                dirac_gpu_set_half_links(g, q == 3 ? 32 : 16);
                 struct solver_vec *a = dirac_gpu_vec_new(g, precs[q]), *b = dirac_gpu_vec_new(g, precs[q]);
                 dirac_gpu_vec_upload(a, host);
                 for (int w = 0; w < 5; w++) dirac_gpu_eo_apply(g, 0, b, a);
@@ -265,7 +270,8 @@ int main(int argc, char **argv)
                 double flop, bytes, paper;
                 dirac_gpu_counts(g, precs[q], &flop, &bytes, &paper);
                 const double sites = (double)(lat.V / 2) / t;
-                printf("%-6s %5d %6s %10.4f %8.3f %8.1f %7.0f %7.0f %8.1f %5.1f%%\n", solver_prec_name(precs[q]),
+                printf("%-6s %5d %6s %10.4f %8.3f %8.1f %7.0f %7.0f %8.1f %5.1f%%\n",
+                       q == 3 ? "half32" : solver_prec_name(precs[q]),
                        recons[k], csws[c] != 0 ? "on" : "off", t * 1e3, sites * 1e-9, flop * sites * 1e-9, bytes, paper,
                        bytes * sites * 1e-9, 100 * bytes * sites / bw);
                 fflush(stdout);

@@ -76,10 +76,12 @@
     echo "$output" | grep -q '^dirac-emulation: [0-9]* passed, 0 failed$'
     # every (lattice, c_sw, recon) ran in every precision, padding zero;
     # unit links (recon 8's degenerate form) with 12 and 8 reals
-    for p in double single half; do
+    # (half: over 16-bit links, and over the float links nearer the CPU)
+    for p in double single "half +\(16-bit links\)" "half +\(32-bit links\)"; do
         for r in 18 12 8; do
             [ "$(echo "$output" | grep -cE "^[0-9x]+ c_sw [0-9.]+ +recon +$r $p *: .*padding zero$")" -eq 4 ]
         done
+        case $p in *32-bit*) continue ;; esac
         [ "$(echo "$output" | grep -cE "^unit links [0-9x]+ c_sw [0-9.]+ +recon +(12|8) $p *: .*padding zero$")" -eq 2 ]
     done
     # the half sweeps' 16-bit link format: each recon's round trip, +-pi, the degenerate flag

@@ -53,6 +53,7 @@
 struct dirac_gpu {
     struct gpu_field links_d, links_s; /* double and float storage, no phases */
     int16_t *links16;            /* the half sweeps' links: links_s's places, 16 bits */
+    int half_link_bits;          /* 16: half sweeps read links16 and clov_h; 32: links_s and clov_s */
     int clover;
     double kappa;
     double phase[LAT_ND][2];
@@ -162,6 +163,7 @@ struct dirac_gpu *dirac_gpu_create(const struct dirac_op *cpu, const struct fiel
         return NULL;
     }
     struct dirac_gpu *g = (struct dirac_gpu *)lat_calloc(1, sizeof *g);
+    g->half_link_bits = 16;
     g->clover = cpu->clover;
     g->kappa = cpu->kappa;
     memcpy(g->phase, cpu->phase, sizeof g->phase);
@@ -370,7 +372,7 @@ void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, co
     const enum solver_prec p = in->prec;
     if (!g->tmp[p]) g->tmp[p] = dirac_gpu_vec_new(g, p);
     struct solver_vec *t = g->tmp[p];
-    const int dbl = p == SOLVER_DOUBLE, half = p == SOLVER_HALF;
+    const int dbl = p == SOLVER_DOUBLE, half = p == SOLVER_HALF && g->half_link_bits == 16; /* 16-bit links */
     void *(*clov)[2] = dbl ? g->clov_d : half ? g->clov_h : g->clov_s;
     struct dirac_gpu_sweep w = {.links = dbl ? &g->links_d : &g->links_s, .spinor_prec = (int)p,
                                 .sign = dag ? -1 : +1, .links16 = half ? g->links16 : NULL};
@@ -541,20 +543,28 @@ void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g)
                             .apply_dag_f = s_apply_dag_f, .apply_vec = s_apply_vec};
 }
 
+void dirac_gpu_set_half_links(struct dirac_gpu *g, int bits)
+{
+    if (bits != 16 && bits != 32) lat_die(1, "GPU Dirac", "internal error: half sweeps over %d-bit links", bits);
+    g->half_link_bits = bits;
+}
+
 void dirac_gpu_counts(const struct dirac_gpu *g, enum solver_prec prec, double *flop, double *bytes, double *bytes_paper)
 {
     const double link = g->links_d.recon == GPU_RECON_FULL ? 18 : g->links_d.recon; /* logical reals */
     /* stored reals of a link: FULL in float is 20 (whole 16-byte groups) */
     const double link_stored = prec == SOLVER_DOUBLE ? g->links_d.ncomp : g->links_s.ncomp;
     const double ss = prec == SOLVER_DOUBLE ? 8 : prec == SOLVER_SINGLE ? 4 : 2; /* a real of storage */
-    const double nb = prec == SOLVER_HALF ? 4 : 0; /* a half spinor's or half clover's norm */
+    const int half16 = prec == SOLVER_HALF && g->half_link_bits == 16;
+    const double ls = prec == SOLVER_HALF && !half16 ? 4 : ss; /* a link or clover real */
+    const double nb = prec == SOLVER_HALF ? 4 : 0; /* a half spinor's norm */
     const double spinor = SITE_REALS * ss + nb;
-    const double clover = g->clover ? CLOVER_REALS * ss + nb : 0;
+    const double clover = g->clover ? CLOVER_REALS * ls + (half16 ? 4 : 0) : 0; /* 16 bits: a factor per site */
     /* per sweep: 8 neighbours and 8 links, the clover, the output; the odd
      * sweep also reads the local spinor (links and clover in the spinor's
-     * storage size: half reads them in 16 bits too) */
+     * storage size, except half over 32-bit links) */
     *flop = g->clover ? 3696 : 2 * 1320 + 48;
-    *bytes = 2 * (8 * (spinor + link_stored * ss) + clover + spinor) + spinor;
+    *bytes = 2 * (8 * (spinor + link_stored * ls) + clover + spinor) + spinor;
     /* the seed's rule (quda-multi-gpu §V.A), reals at the spinor's size */
     const double cl = g->clover ? CLOVER_REALS : 0;
     *bytes_paper = (2 * 8 * (SITE_REALS + link) + 2 * cl + SITE_REALS) * (prec == SOLVER_DOUBLE ? 8 : 4);
@@ -589,6 +599,7 @@ void dirac_gpu_residual_norm2(struct dirac_gpu *g, struct solver_blas *blas, con
                               const struct solver_vec *x_o, const struct solver_vec *b_e, const struct solver_vec *b_o,
                               double *r2, double *b2)
 { (void)g; (void)blas; (void)x_e; (void)x_o; (void)b_e; (void)b_o; (void)r2; (void)b2; no_gpu(); }
+void dirac_gpu_set_half_links(struct dirac_gpu *g, int bits) { (void)g; (void)bits; no_gpu(); }
 void dirac_gpu_counts(const struct dirac_gpu *g, enum solver_prec prec, double *flop, double *bytes, double *bytes_paper)
 { (void)g; (void)prec; (void)flop; (void)bytes; (void)bytes_paper; no_gpu(); }
 #endif

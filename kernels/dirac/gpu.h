@@ -46,6 +46,15 @@
  *       bits.  Vectors hold the owned sites (dirac.h's slab order).
  *       LAT_GPU_NO_HALO=1 when the operator is made: no exchange (wrong
  *       results; bench/dirac_gpu's timing without it).
+ *   dirac_gpu_set_half_links(g, bits)
+ *       what the SOLVER_HALF applications read links and clover in: 16
+ *       (the default, above) or 32 (half spinors over the float links and
+ *       clover of SOLVER_SINGLE).  Why both: the 16-bit links make the
+ *       sloppy operator a fixed perturbation of Mhat of relative size
+ *       ~3e-5; BiCGstab on Mhat converges through its reliable updates,
+ *       but CG on the normal equations (condition number Mhat's squared,
+ *       ~1e8 near kappa_c) does not -- the 24^3x48 solves of
+ *       docs/PERFORMANCE.md, session 15 --, so lat-propagator's CGNE takes 32.
  *   dirac_gpu_eo_prepare(g, bhat_o, b_e, b_o)
  *       bhat_o = b_o + kappa D_oe A_ee^-1 b_e (dirac_eo_prepare) from the
  *       source's two halves (b_e: the even half field, dirac.h's order)
@@ -109,6 +118,7 @@ void dirac_gpu_free(struct dirac_gpu *g);
 int64_t dirac_gpu_nsites(const struct dirac_gpu *g);
 void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in);
 void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g);
+void dirac_gpu_set_half_links(struct dirac_gpu *g, int bits);
 void dirac_gpu_eo_prepare(struct dirac_gpu *g, struct solver_vec *bhat_o, const struct solver_vec *b_e,
                           const struct solver_vec *b_o);
 void dirac_gpu_eo_reconstruct(struct dirac_gpu *g, struct solver_vec *x_e, const struct solver_vec *x_o,

@@ -19,9 +19,11 @@
  *       U_mu(x) and psi(x+mu), calls dirac_hop_fwd_acc, then U_mu(x-mu) and
  *       psi(x-mu) and dirac_hop_bwd_acc (the order of dirac_site_hop, so the
  *       double kernel repeats the CPU's arithmetic), then clover_apply_site.
- *       Instantiated: (double, double), (float, float), (short, short), each
- *       with the three RECON -- nothing else: a half sweep reads spinors,
- *       links and clover in 16 bits (the bytes of single halved).
+ *       Instantiated: (double, double), (float, float), (short, short) and
+ *       (short, float), each with the three RECON: a half sweep reads
+ *       spinors, links and clover in 16 bits (the bytes of single halved),
+ *       or half spinors over the float links and clover
+ *       (dirac_gpu_set_half_links 32: the normal equations' sloppy operator).
  *   k_dslash_face<SS, LS, RECON>(a)  on a t-slab: one thread per face site
  *       j < V3h, the two half-spinor faces this rank sends (below).
  *   k_clover<SS, LS>(a)   one thread per site h < V/2: out = C loc, the
@@ -377,7 +379,7 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
 {
     dslash_args args;
     args.g = make_geo(w->links);
-    args.links = w->spinor_prec == SOLVER_HALF ? w->links16 : w->links->links;
+    args.links = w->links16 ? w->links16 : w->links->links; /* half: 16 or 32 bits */
     args.clover = w->clover;
     args.clover_step = w->clover_step;
     args.in = w->in;
@@ -412,9 +414,10 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
             lat_die(1, "GPU Dirac", "internal error: the float kernels got precision %c/%d", w->links->prec,
                     w->spinor_prec);
         if (w->clover_only) lat_die(1, "GPU Dirac", "internal error: a clover-only sweep in float");
-        if (w->spinor_prec == SOLVER_HALF && (!w->links16 || (w->clover && !w->clover_step)))
-            lat_die(1, "GPU Dirac", "internal error: a half sweep without its 16-bit links or clover steps");
-        if (w->spinor_prec == SOLVER_HALF) dslash_recon<dirac_half_t, dirac_half_t>(w, args, launch);
+        if (w->links16 && w->clover && !w->clover_step)
+            lat_die(1, "GPU Dirac", "internal error: a half sweep over 16-bit links without its clover steps");
+        if (w->spinor_prec == SOLVER_HALF && w->links16) dslash_recon<dirac_half_t, dirac_half_t>(w, args, launch);
+        else if (w->spinor_prec == SOLVER_HALF) dslash_recon<dirac_half_t, float>(w, args, launch);
         else dslash_recon<float, float>(w, args, launch);
     }
 }

@@ -15,11 +15,12 @@
  * w->parity in gpu/spinor.h's blocked layout (ncomp 72), the storage type
  * of the links.  Spinors: gpu/spinor.h's layout, ncomp 24, of spinor_prec
  * (SOLVER_DOUBLE: double; SOLVER_SINGLE: float; SOLVER_HALF: int16 + norm).
- * SOLVER_HALF sweeps read 16-bit links and clover (dirac/gpu_link16.h):
- * links16 (the int16 links in the places of links' float layout; links
- * still gives the geometry and the compression) and the clover as int16
- * with clover_step, one float per site: the factor q -> real
- * (half_decode_scale of the site's norm).
+ * SOLVER_HALF sweeps with links16 non-NULL read 16-bit links and clover
+ * (dirac/gpu_link16.h): links16 (the int16 links in the places of links'
+ * float layout; links still gives the geometry and the compression) and
+ * the clover as int16 with clover_step, one float per site: the factor
+ * q -> real (half_decode_scale of the site's norm); with links16 NULL
+ * they read the float links and clover (clover_step unused).
  *
  * On a t-slab of an MPI run (dirac/gpu.h) the fields are this rank's
  * owned slices (local Lt = lt, even; local parity = global parity), and
@@ -55,7 +56,7 @@
 struct dirac_gpu_sweep {
     const struct gpu_field *links; /* 'd' (gpu_d) or 's' (gpu_s) storage, recon 18/12/8 */
     const void *clover;            /* A or A^-1 of the output parity, or NULL (A = 1) */
-    const void *links16;           /* half: the 16-bit links (else unused) */
+    const void *links16;           /* half: the 16-bit links, or NULL: the float ones */
     const float *clover_step;      /* half: the clover's q -> real factor per site */
     const void *in;                /* neighbours: a half field of parity 1 - parity */
     const float *in_norm;          /* half: its norms */

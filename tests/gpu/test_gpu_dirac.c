@@ -81,7 +81,10 @@ static int padding_zero(const struct solver_vec *v, int64_t ns)
     return ok;
 }
 
-static void run(int lx, int ly, int lz, int lt, double csw, int recon, enum solver_prec prec, int cold)
+/* Mhat on the GPU against the CPU; half_bits 32: half spinors over the
+ * float links and clover (dirac_gpu_set_half_links).  Returns Mhat's
+ * relative difference. */
+static double run(int lx, int ly, int lz, int lt, double csw, int recon, enum solver_prec prec, int cold, int half_bits)
 {
     struct lattice lat;
     int L[4] = {lx, ly, lz, lt};
@@ -99,7 +102,8 @@ static void run(int lx, int ly, int lz, int lt, double csw, int recon, enum solv
     if (!cpu) lat_die(1, "test_gpu_dirac", "dirac_create: %s", why);
     struct dirac_gpu *g = dirac_gpu_create(cpu, &u, recon, why, sizeof why);
     CHECK(g != NULL, "dirac_gpu_create: %s", why);
-    if (!g) { dirac_free(cpu); field_free(&u); return; }
+    if (!g) { dirac_free(cpu); field_free(&u); return 0; }
+    if (prec == SOLVER_HALF) dirac_gpu_set_half_links(g, half_bits);
     const int64_t ns = dirac_gpu_nsites(g);
     const size_t n = (size_t)ns * 24;
     double *psi = lat_malloc(n * sizeof *psi), *in = lat_malloc(n * sizeof *in), *out = lat_malloc(n * sizeof *out),
@@ -155,14 +159,17 @@ static void run(int lx, int ly, int lz, int lt, double csw, int recon, enum solv
         CHECK(memcmp(a, b, bytes) == 0, "%s: solver_op apply differs from dirac_gpu_eo_apply", solver_prec_name(prec));
         free(a); free(b);
     }
-    printf("%s%dx%dx%dx%d c_sw %-5g recon %2d %-6s: Mhat %.2e Mhat^dag %.2e gamma5 %.2e (bound %g), padding %s\n",
-           cold ? "unit links " : "", lx, ly, lz, lt, csw, recon, solver_prec_name(prec), err[0], err[1], eg5, bound, pad ? "zero" : "NOT ZERO");
+    printf("%s%dx%dx%dx%d c_sw %-5g recon %2d %-6s%s: Mhat %.2e Mhat^dag %.2e gamma5 %.2e (bound %g), padding %s\n",
+           cold ? "unit links " : "", lx, ly, lz, lt, csw, recon, solver_prec_name(prec),
+           prec != SOLVER_HALF ? "" : half_bits == 16 ? " (16-bit links)" : " (32-bit links)", err[0], err[1], eg5, bound,
+           pad ? "zero" : "NOT ZERO");
     dirac_gpu_vec_free(vin);
     dirac_gpu_vec_free(vout);
     free(psi); free(in); free(out); free(outd); free(ref); free(g5);
     dirac_gpu_free(g);
     dirac_free(cpu);
     field_free(&u);
+    return err[0];
 }
 
 int main(void)
@@ -180,9 +187,16 @@ int main(void)
             for (int k = 0; k < 3; k++)
                 for (int q = 0; q < 3; q++) {
                     if (l == 2 && c == 1) continue; /* the small box: clover only */
-                    run(lats[l][0], lats[l][1], lats[l][2], lats[l][3], c ? 0.0 : 1.769, recons[k], precs[q], 0);
+                    const double e = run(lats[l][0], lats[l][1], lats[l][2], lats[l][3], c ? 0.0 : 1.769, recons[k],
+                                         precs[q], 0, 16);
+                    if (precs[q] != SOLVER_HALF || l == 2) continue;
+                    /* over the float links only the spinors' quantisation is left */
+                    const double e32 = run(lats[l][0], lats[l][1], lats[l][2], lats[l][3], c ? 0.0 : 1.769, recons[k],
+                                           SOLVER_HALF, 0, 32);
+                    CHECK(e32 < e, "recon %d c_sw %g: half over 32-bit links %.3g from the CPU, over 16-bit %.3g",
+                          recons[k], c ? 0.0 : 1.769, e32, e);
                 }
     for (int k = 1; k < 3; k++)
-        for (int q = 0; q < 3; q++) run(8, 8, 8, 8, 1.769, recons[k], precs[q], 1);
+        for (int q = 0; q < 3; q++) run(8, 8, 8, 8, 1.769, recons[k], precs[q], 1, 16);
     return unit_done("test_gpu_dirac");
 }
