@@ -106,6 +106,8 @@ extern "C" void gpu_peer_wait(struct gpu_peer *p)
     comm_waitall(&p->reqs);
     p->mask = 0;
 }
+/* the device-side wait: here the host's (the kernels run in the host's order) */
+extern "C" void gpu_peer_wait_device(struct gpu_peer *p) { gpu_peer_wait(p); }
 extern "C" void gpu_peer_release(struct gpu_peer *p) { (void)p; } /* the bytes were received at the wait */
 extern "C" void gpu_peer_close(struct gpu_peer *p)
 {

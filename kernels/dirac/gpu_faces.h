@@ -22,7 +22,10 @@
  *       interior(arg) (the interior launch, which runs while they travel),
  *       receive; *fwd, *bwd: the received faces on the device (from the next
  *       and from the previous rank) for the boundary launch.  tag: the MPI
- *       tags tag, tag + 1 of the staged path.
+ *       tags tag, tag + 1 of the staged path.  Through the peer the end of
+ *       the exchange is on the devices (gpu_peer_wait_device): the host
+ *       queues the boundary launch at once, and the device runs it once the
+ *       faces have arrived.
  *   gpu_faces_close(f)  collective (the peer unmapped before any rank frees
  *       its slots). */
 #ifndef LAT_DIRAC_GPU_FACES_H
@@ -80,7 +83,7 @@ static inline void gpu_faces_exchange(struct gpu_faces *f, size_t fb, int tag, v
         gpu_peer_send(f->peer, 0, 0, rf, fb);
         gpu_peer_send(f->peer, 1, fb, rb, fb);
         interior(arg);
-        gpu_peer_wait(f->peer);
+        gpu_peer_wait_device(f->peer); /* the boundary launch waits on the device, the host goes on */
     } else {
         gpu_download(f->host, f->dev, 2 * fb); /* waits for the pack only */
         interior(arg);

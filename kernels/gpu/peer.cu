@@ -14,7 +14,11 @@
  * CUDA-aware: only these small messages use MPI; none goes to this rank
  * itself).  A copy
  * into a peer's memory is visible to that peer's later kernels once the
- * copying stream is synchronised, which the message then tells it. */
+ * copying stream is synchronised, which the message then tells it.
+ * gpu_peer_wait_device ends a round without the host: arrival words in
+ * device memory (their own IPC mapping), written by the sender's copy
+ * stream after the copies and waited for by a kernel on the receiver's
+ * default stream (k_arrival_store, k_arrival_wait below). */
 #include "gpu/peer.h"
 #include "gpu/field.h"
 extern "C" {
@@ -42,6 +46,14 @@ struct gpu_peer {
     int owe_free;                     /* released: "free" messages posted, to be completed */
     struct comm_reqs free_reqs;
     unsigned char flag[2 * GPU_PEER_MAXPARTS], free_flag[2 * GPU_PEER_MAXPARTS];
+    /* gpu_peer_wait_device: this rank's arrival words (one per part,
+     * device memory, written by the senders), part i's receiver's words
+     * mapped here, and the rounds ended so far */
+    unsigned *arrival;
+    unsigned *remote_arrival[GPU_PEER_MAXPARTS];
+    void *opened_arrival[GPU_PEER_MAXPARTS];
+    unsigned round;
+    int host_wait; /* LAT_GPU_PEER_WAIT=host: gpu_peer_wait_device is gpu_peer_wait */
 };
 
 static void check(cudaError_t e, const char *what)
@@ -51,9 +63,42 @@ static void check(cudaError_t e, const char *what)
 
 static void unmap(struct gpu_peer *p)
 {
-    for (int i = 0; i < GPU_PEER_MAXPARTS; i++)
+    for (int i = 0; i < GPU_PEER_MAXPARTS; i++) {
         if (p->opened[i]) cudaIpcCloseMemHandle(p->opened[i]);
+        if (p->opened_arrival[i]) cudaIpcCloseMemHandle(p->opened_arrival[i]);
+    }
     memset(p->opened, 0, sizeof p->opened);
+    memset(p->opened_arrival, 0, sizeof p->opened_arrival);
+}
+
+/* ---- the device-side end of a round (gpu_peer_wait_device) ------------------
+ * The sender's copy stream, after the round's copies, stores the round's
+ * number into each receiver's arrival word of the part (a release store at
+ * system scope: the copies before it have completed, in stream order);
+ * the receiver's default stream runs one small kernel that spins until its
+ * words of the parts it receives reach the number (acquire loads), so the
+ * kernels queued after it read the round's bytes.  No host wait. */
+struct arrival_ptrs {
+    unsigned *w[GPU_PEER_MAXPARTS];
+    int n;
+};
+__global__ void k_arrival_store(arrival_ptrs a, unsigned round)
+{
+    const int i = threadIdx.x;
+    if (i >= a.n) return;
+    __threadfence_system();
+    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(a.w[i]), "r"(round) : "memory");
+}
+__global__ void k_arrival_wait(const unsigned *arrival, unsigned mask, unsigned round)
+{
+    const int i = threadIdx.x;
+    if (i >= GPU_PEER_MAXPARTS || !(mask >> i & 1u)) return;
+    for (;;) {
+        unsigned v;
+        asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(arrival + i) : "memory");
+        if ((int)(v - round) >= 0) break; /* the counter may wrap: compare the difference */
+        __nanosleep(100);
+    }
 }
 
 extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, const int *dir, int nparts)
@@ -65,11 +110,19 @@ extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, c
     p->nparts = nparts;
     p->rank = d->rank;
     p->dev = (char *)dev;
-    struct setup { cudaIpcMemHandle_t h; char host[64]; int ok; } mine, theirs[GPU_PEER_MAXPARTS];
+    struct setup { cudaIpcMemHandle_t h, ha; char host[64]; int ok; } mine, theirs[GPU_PEER_MAXPARTS];
     memset(&mine, 0, sizeof mine);
     memset(theirs, 0, sizeof theirs);
     gethostname(mine.host, sizeof mine.host - 1);
-    mine.ok = want && cudaIpcGetMemHandle(&mine.h, dev) == cudaSuccess;
+    const char *hw = getenv("LAT_GPU_PEER_WAIT");
+    p->host_wait = hw && strcmp(hw, "host") == 0;
+    /* the arrival words: their own allocation, mapped by the senders */
+    if (want && cudaMalloc((void **)&p->arrival, GPU_PEER_MAXPARTS * sizeof(unsigned)) == cudaSuccess)
+        cudaMemset(p->arrival, 0, GPU_PEER_MAXPARTS * sizeof(unsigned));
+    else
+        p->arrival = NULL;
+    mine.ok = want && p->arrival && cudaIpcGetMemHandle(&mine.h, dev) == cudaSuccess &&
+              cudaIpcGetMemHandle(&mine.ha, p->arrival) == cudaSuccess;
     struct comm_reqs r = {0, {0}};
     for (int i = 0; i < nparts; i++) {
         p->to[i] = (d->rank + dir[i] % d->size + d->size) % d->size;
@@ -86,10 +139,13 @@ extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, c
         }
         ok = theirs[i].ok && strcmp(theirs[i].host, mine.host) == 0;
         for (int k = 0; k < i && ok && !p->remote[i]; k++) /* one mapping per neighbour (R = 2: both parts) */
-            if (p->to[k] == p->to[i]) p->remote[i] = p->remote[k];
+            if (p->to[k] == p->to[i]) p->remote[i] = p->remote[k], p->remote_arrival[i] = p->remote_arrival[k];
         if (ok && !p->remote[i]) {
-            ok = cudaIpcOpenMemHandle(&p->opened[i], theirs[i].h, cudaIpcMemLazyEnablePeerAccess) == cudaSuccess;
+            ok = cudaIpcOpenMemHandle(&p->opened[i], theirs[i].h, cudaIpcMemLazyEnablePeerAccess) == cudaSuccess &&
+                 cudaIpcOpenMemHandle(&p->opened_arrival[i], theirs[i].ha, cudaIpcMemLazyEnablePeerAccess) ==
+                     cudaSuccess;
             p->remote[i] = (char *)p->opened[i];
+            p->remote_arrival[i] = (unsigned *)p->opened_arrival[i];
         }
     }
     cudaGetLastError(); /* a failed mapping is an answer, not an error */
@@ -98,6 +154,7 @@ extern "C" struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, c
     if (comm_is_root()) lat_debug("GPU exchange: %s", fail ? "through host memory" : "device to device (CUDA IPC)");
     if (fail) {
         unmap(p);
+        if (p->arrival) cudaFree(p->arrival);
         free(p);
         return NULL;
     }
@@ -141,6 +198,33 @@ extern "C" void gpu_peer_wait(struct gpu_peer *p)
     p->sent_mask = 0;
 }
 
+extern "C" void gpu_peer_wait_device(struct gpu_peer *p)
+{
+    if (p->host_wait || p->owe_free) { /* the host's round; a releasing caller keeps to gpu_peer_wait */
+        gpu_peer_wait(p);
+        return;
+    }
+    const unsigned round = ++p->round;
+    arrival_ptrs a;
+    a.n = 0;
+    unsigned recv = 0;
+    for (int i = 0; i < p->nparts; i++) {
+        if (!(p->sent_mask >> i & 1u) || p->to[i] == p->rank) continue;
+        a.w[a.n++] = p->remote_arrival[i] + i; /* the receiver's word of part i */
+        recv |= 1u << i; /* every rank sends the same parts: part i comes here from from[i] */
+    }
+    if (a.n) k_arrival_store<<<1, 32, 0, p->copy>>>(a, round);
+    check(cudaGetLastError(), "launching the peer arrival store");
+    /* the default stream's next work (the next pack overwrites what was
+     * sent; local parts are read) waits for this round's copies */
+    check(cudaEventRecord(p->sent, p->copy), "recording a peer event");
+    check(cudaStreamWaitEvent(0, p->sent, 0), "ordering after the peer copies");
+    if (recv) k_arrival_wait<<<1, 32>>>(p->arrival, recv, round);
+    check(cudaGetLastError(), "launching the peer arrival wait");
+    p->done_mask = p->sent_mask;
+    p->sent_mask = 0;
+}
+
 extern "C" void gpu_peer_release(struct gpu_peer *p)
 {
     if (p->owe_free) comm_waitall(&p->free_reqs); /* a release without a round between */
@@ -157,8 +241,12 @@ extern "C" void gpu_peer_close(struct gpu_peer *p)
     if (!p) return;
     if (p->sent_mask) gpu_peer_wait(p);
     if (p->owe_free) comm_waitall(&p->free_reqs);
+    /* the device-side rounds: every store into a neighbour's words and
+     * every wait on this rank's have run before anything is unmapped */
+    check(cudaDeviceSynchronize(), "finishing the peer rounds");
     unmap(p);
     comm_barrier(); /* every rank unmapped before any frees its buffer */
+    cudaFree(p->arrival);
     cudaStreamDestroy(p->copy);
     cudaEventDestroy(p->ready);
     cudaEventDestroy(p->sent);

@@ -32,6 +32,15 @@
  *       one the next round writes -- since this rank's unpack of it was
  *       queued before this round's pack, which the wait has seen run; no
  *       gpu_sync per round).
+ *   gpu_peer_wait_device(p)  ends the round as gpu_peer_wait does, but on
+ *       the devices and without a host wait: the default stream's work
+ *       queued after it (on this rank) runs once this rank's copies have
+ *       landed and the parts sent here have arrived.  The host returns at
+ *       once.  For callers that never release (alternating receive
+ *       regions, dirac/gpu_faces.h: the chain of stream orders that made
+ *       alternation safe holds on the devices as it did through the host).
+ *       LAT_GPU_PEER_WAIT=host (read at open), or a caller that releases:
+ *       gpu_peer_wait.
  *   gpu_peer_release(p)  this rank has finished reading its receive regions
  *       (the caller has waited for the kernels that read them): tells the
  *       round's senders, whose next round waits for it.  Every rank calls it
@@ -53,6 +62,7 @@ struct gpu_peer;
 struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, const int *dir, int nparts);
 void gpu_peer_send(struct gpu_peer *p, int i, size_t send_off, size_t recv_off, size_t bytes);
 void gpu_peer_wait(struct gpu_peer *p);
+void gpu_peer_wait_device(struct gpu_peer *p);
 void gpu_peer_release(struct gpu_peer *p);
 void gpu_peer_close(struct gpu_peer *p);
 
