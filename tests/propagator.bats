@@ -136,6 +136,23 @@ assert max(abs(a - b) / a for a, b in zip(w, g)) < 1e-12' "$want" "$got"
     [ "${#lines[@]}" -eq 1 ]
 }
 
+@test "--reliable-delta: more true residuals the larger it is, the tolerance reached, recorded in the history; refused outside (0, 1) and without mixed" {
+    for d in 0.5 0.01; do
+        "$BIN/lat-propagator" -q --kappa 0.12 --precision mixed --sloppy half --reliable-delta $d --tol 1e-10 --log "$T/l$d.tsv" \
+            --format json "$G/hot.lime" -o "$T/p$d.lime" > "$T/r$d.json"
+        [ "$(jget "$T/r$d.json" converged)" = True ]
+    done
+    n5=$(awk -F'\t' 'NR > 1 && $3 == 1' "$T/l0.5.tsv" | wc -l)
+    n01=$(awk -F'\t' 'NR > 1 && $3 == 1' "$T/l0.01.tsv" | wc -l)
+    echo "reliable updates: delta 0.5 $n5, delta 0.01 $n01"
+    [ "$n5" -gt "$n01" ]
+    grep -a -q 'reliable_delta=0.5 ' "$T/p0.5.lime"
+    run -2 "$BIN/lat-propagator" -q --kappa 0.12 --precision mixed --reliable-delta 1 "$G/hot.lime"
+    [ "${#lines[@]}" -eq 1 ] && [[ "$output" == *"must be in (0, 1)"* ]]
+    run -2 "$BIN/lat-propagator" -q --kappa 0.12 --reliable-delta 0.2 "$G/hot.lime"
+    [ "${#lines[@]}" -eq 1 ] && [[ "$output" == *"applies to --precision mixed only"* ]]
+}
+
 @test "wall source: accepted on a Coulomb-gauge configuration, refused (exit 1, no file) on another" {
     "$BIN/lat-overrelax" -q --gauge coulomb --omega 1.7 --theta 1e-13 "$G/hot.lime" -o "$T/coul.lime"
     "$BIN/lat-propagator" -q --kappa 0.12 --source wall:2 "$T/coul.lime" -o "$T/w.lime"

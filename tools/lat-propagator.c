@@ -90,7 +90,7 @@ static void check_input(struct dist *x, void *arg)
 
 int main(int argc, char **argv)
 {
-    double kappa = 0, csw = 0, tol = 1e-12, wall_theta = 1e-10;
+    double kappa = 0, csw = 0, tol = 1e-12, wall_theta = 1e-10, delta = 0.1;
     int max_iter = 10000, no_eo = 0, file_bits = 64;
     const char *bc = "p,p,p,a", *source = "point:0,0,0,0", *solver = "cg", *precision = "double", *sloppy = "single",
                *output = NULL, *format = "text", *fprec = "64", *device = NULL, *gpu_links = "12", *logpath = NULL;
@@ -106,6 +106,7 @@ int main(int argc, char **argv)
         {"max-iter", 0, CLI_INT, &max_iter, "N", "iterations per solve at most (default 10000)", NULL, 0},
         {"precision", 0, CLI_CHOICE, &precision, "P", "solver arithmetic (default double; mixed: reliable updates)", "double|single|mixed", 0},
         {"sloppy", 0, CLI_CHOICE, &sloppy, "P", "sloppy precision of --precision mixed (default single)", "single|half", 0},
+        {"reliable-delta", 0, CLI_DOUBLE, &delta, "D", "--precision mixed: a reliable update (the true residual in double) whenever the sloppy residual fell by D since the last (default 0.1)", NULL, 0},
         {"file-precision", 0, CLI_CHOICE, &fprec, "BITS", "precision of the propagator file (default 64)", "32|64", 0},
         {"device", 0, CLI_CHOICE, &device, "DEV", "where the solver runs (default auto; LAT_DEVICE overrides auto; gpu: SU(3), even-odd, under mpirun one GPU per rank)", "cpu|gpu|auto", 0},
         {"gpu-links", 0, CLI_CHOICE, &gpu_links, "R", "reals stored per link on the GPU (default 12; 8 compressed, 18 whole)", "18|12|8", 0},
@@ -125,6 +126,9 @@ int main(int argc, char **argv)
     if (max_iter < 1) cli_usage_error("--max-iter: must be >= 1 (got %d)", max_iter);
     if (cli_given(opts, "sloppy") && strcmp(precision, "mixed") != 0)
         cli_usage_error("--sloppy applies to --precision mixed only");
+    if (cli_given(opts, "reliable-delta") && strcmp(precision, "mixed") != 0)
+        cli_usage_error("--reliable-delta applies to --precision mixed only");
+    if (!(delta > 0 && delta < 1)) cli_usage_error("--reliable-delta: must be in (0, 1) (got %g)", delta);
     if (logpath && strcmp(logpath, "-") == 0 && run_report_to_stdout(output))
         cli_usage_error("--log - and the propagator cannot both go to standard output");
     run_report_validate(format, output, logpath);
@@ -133,7 +137,8 @@ int main(int argc, char **argv)
     dirac_params_default(&dp, kappa, csw);
     parse_bc(bc, &dp);
     struct prop_solve_opts so = {.bicgstab = solver[0] == 'b', .eo = !no_eo, .tol = tol, .max_iter = max_iter,
-                                 .precision = precision[0], .sloppy = precision[0] == 'm' ? sloppy[0] : 0};
+                                 .precision = precision[0], .sloppy = precision[0] == 'm' ? sloppy[0] : 0,
+                                 .delta = delta};
     struct device_choice dc = device_opt_choose(device);
     /* auto with --no-eo stays on the CPU; an explicit gpu with it is refused by prop_solve_check */
     so.gpu = dc.gpu && (dc.explicit_gpu || !no_eo);
@@ -248,9 +253,11 @@ int main(int argc, char **argv)
     size_t hl = 256 + (size_t)ncol * 40;
     char *results = lat_malloc(hl), *r0 = results;
     size_t left = hl;
-    int n = snprintf(r0, left, "kappa=%.17g csw=%.17g bc=%s source=%s solver=%s eo=%s device=%s precision=%s%s%s tol=%g iterations=",
+    char dw[48] = ""; /* a delta given is part of the provenance (the default's entries stay as they were) */
+    if (cli_given(opts, "reliable-delta")) snprintf(dw, sizeof dw, " reliable_delta=%g", delta);
+    int n = snprintf(r0, left, "kappa=%.17g csw=%.17g bc=%s source=%s solver=%s eo=%s device=%s precision=%s%s%s%s tol=%g iterations=",
                      kappa, csw, bc, srcw, solver, no_eo ? "no" : "yes", so.gpu ? "gpu" : "cpu", precision, precision[0] == 'm' ? " sloppy=" : "",
-                     precision[0] == 'm' ? sloppy : "", tol);
+                     precision[0] == 'm' ? sloppy : "", dw, tol);
     r0 += n; left -= (size_t)n;
     for (int k = 0; k < ncol; k++) { n = snprintf(r0, left, "%s%d", k ? "," : "", iters[k]); r0 += n; left -= (size_t)n; }
     n = snprintf(r0, left, " residuals=");

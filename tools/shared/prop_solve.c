@@ -183,7 +183,7 @@ static double true_residual(struct dirac_op *op, const double *b, const double *
 void prop_solve(struct dirac_op *op, struct prop_device *dev, const struct prop_solve_opts *o, const double *b, double *x,
                 struct prop_solve_result *r)
 {
-    struct solver_params sp = {.tol = o->tol, .max_iter = o->max_iter, .delta = 0, .history = o->history,
+    struct solver_params sp = {.tol = o->tol, .max_iter = o->max_iter, .delta = o->delta, .history = o->history,
                                .history_ctx = o->history_ctx};
     sp.sloppy = o->precision == 'm' ? (o->sloppy == 'h' ? SOLVER_HALF : SOLVER_SINGLE)
               : o->precision == 's' ? SOLVER_SINGLE : SOLVER_DOUBLE;

@@ -49,6 +49,7 @@ struct prop_solve_opts {
     char precision;   /* 'd' 's' 'm' */
     int gpu;          /* 1: solve on the GPU (prop_device_open) */
     char sloppy;      /* mixed: 's' or 'h' */
+    double delta;     /* mixed: the reliable-update factor (0: the solvers' 0.1) */
     solver_history_fn history; /* the solver's steps (solvers.h), NULL: none */
     void *history_ctx;
     char why[160];
