@@ -45,7 +45,6 @@ struct cpu_blas {
     size_t partial_cap, slots_cap;
 };
 
-
 /* the tile t of v in double: a pointer into v itself or into buf */
 static inline const double *tile_in(const struct solver_vec *v, size_t t, double *buf)
 {

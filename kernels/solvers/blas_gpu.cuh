@@ -343,7 +343,6 @@ struct bl_blas {
     size_t chunk_cap, slots_cap;
 };
 
-
 static size_t bl_elem(enum solver_prec p)
 {
     return p == SOLVER_DOUBLE ? sizeof(double) : p == SOLVER_SINGLE ? sizeof(float) : sizeof(int16_t);
@@ -351,7 +350,6 @@ static size_t bl_elem(enum solver_prec p)
 static int64_t bl_nsites(const struct solver_vec *v) { return (int64_t)(v->n / v->site_reals); }
 static size_t bl_stored(const struct solver_vec *v) { return gpu_spinor_storage(bl_nsites(v), (int)v->site_reals); }
 static int64_t bl_sites_pad(const struct solver_vec *v) { return gpu_spinor_nblk(bl_nsites(v)) * GPU_SPINOR_LANES; }
-
 
 /* f(T()) with T the storage type of precision p (int16_t: half); BL_T(t)
  * names it inside f (decayed: inside a function template, g++ may see the

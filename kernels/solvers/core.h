@@ -58,7 +58,9 @@
  *                 within a few per cent at every update -- the recursion
  *                 itself slows, 95, 1006, 2033, 5650 iterations a decade
  *                 -- so only the growth rule fires there, at the same
- *                 iterations 3815..8792 as before.)  A healthy recursion agrees with the
+ *                 iterations 3815..8792 as before; lat-propagator's CGNE
+ *                 now avoids that case: its half operator reads float
+ *                 links, dirac/gpu.h.)  A healthy recursion agrees with the
  *                 true residual within a few per cent and never starts a
  *                 plateau: healthy solves run bit for bit as before
  *                 (test_solvers: no promotion in healthy CG/CGNE
