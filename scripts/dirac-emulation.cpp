@@ -45,8 +45,9 @@
  *     same bounds;
  *   the 16-bit link format (dirac/gpu_link16.h) on its own: every stored
  *     real of the random links (18 and 12: the entries; 8: su3_pack8's
- *     reals) decodes to within half a step (0.5/32767, the phases
- *     pi x that) of the double it encodes, phases of +-pi are not clamped,
+ *     reals) decodes to within half a step (the step about 1/32767, the
+ *     phases' pi x that) of the double it encodes, phases of +-pi are not
+ *     clamped (|q| 32765..32767),
  *     the degenerate flag comes back exactly;
  *   the refusals of dirac_gpu_create (SU(2), recon 10).
  * Prints one line per case and "dirac-emulation PREC: N passed, M failed"
@@ -275,7 +276,8 @@ static void link16_format(void)
     }
     const double pi = 3.14159265358979323846;
     const int16_t qp = link16_encode(8, 6, pi), qm = link16_encode(8, 7, -pi);
-    CHECK(qp == 32767 && qm == -32767 && std::fabs(link16_decode(8, 6, qp) - pi) <= 0.5 * link16_decode_scale(8, 6),
+    /* the step is pi/32767 rounded up to 15 bits: +-pi at |q| 32765..32767, unclamped */
+    CHECK(qp >= 32765 && qp <= 32767 && qm == -qp && std::fabs(link16_decode(8, 6, qp) - pi) <= 0.5 * link16_decode_scale(8, 6),
           "16-bit links: the phase pi encodes as %d, -pi as %d", qp, qm);
     lat_complex one[9], back[9];
     lat_real w[8], wq[8];
@@ -287,7 +289,7 @@ static void link16_format(void)
     for (int c = 0; c < 9; c++) e = std::fmax(e, std::fmax(std::fabs((double)(back[c].re - one[c].re)), std::fabs((double)(back[c].im - one[c].im))));
     CHECK(w[7] == SU3_PACK8_DEGENERATE && wq[7] == SU3_PACK8_DEGENERATE && e == 0,
           "16-bit links: the unit matrix's degenerate form came back as flag %g, off by %g", (double)wq[7], e);
-    printf("16-bit links: +-pi stored as +-32767, the unit matrix (degenerate form) exact\n");
+    printf("16-bit links: +-pi stored as +-%d within half a step, the unit matrix (degenerate form) exact\n", qp);
     field_free(&u);
 }
 

@@ -120,25 +120,34 @@ __device__ __forceinline__ void load4(const float *p, lat_real *v)
     for (int k = 0; k < 4; k++) v[k] = (lat_real)t[k];
 }
 /* 4 int16 as one 8-byte load, decoded by dirac/half16_decode.h (the bits
- * of (float)(short), without a conversion instruction); the caller scales
- * by the norm */
+ * of (float)(short), without a conversion instruction) */
 __device__ __forceinline__ void load4(const dirac_half_t *p, lat_real *v)
 {
     float t[4];
     half16_decode4(__ldg((const unsigned long long *)p), t);
     for (int k = 0; k < 4; k++) v[k] = (lat_real)t[k];
 }
+/* the same times a step of at most 15 significant bits (a half block's
+ * norm, the 16-bit links' step): q * step, one fma a real
+ * (half16_decode.h) */
+__device__ __forceinline__ void load4_scaled(const dirac_half_t *p, float step, float off, lat_real *v)
+{
+    float m[4];
+    half16_biased4(__ldg((const unsigned long long *)p), m);
+    for (int k = 0; k < 4; k++) v[k] = (lat_real)half16_scale(m[k], step, off);
+}
 
 template <typename SS>
 __device__ __forceinline__ void spinor_load(const SS *base, const float *norm, int h, lat_complex *psi)
 {
     lat_real v[24];
-#pragma unroll
-    for (int q = 0; q < 6; q++) load4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
     if constexpr (sizeof(SS) == 2) {
-        const lat_real s = (lat_real)half_decode_scale_f(__ldg(norm + h)); /* float: no double division */
+        const float step = half_decode_scale_f(__ldg(norm + h)), off = half16_offset(step);
 #pragma unroll
-        for (int k = 0; k < 24; k++) v[k] *= s;
+        for (int q = 0; q < 6; q++) load4_scaled(base + gpu_spinor_index(24, 4 * q, h), step, off, v + 4 * q);
+    } else {
+#pragma unroll
+        for (int q = 0; q < 6; q++) load4(base + gpu_spinor_index(24, 4 * q, h), v + 4 * q);
     }
 #pragma unroll
     for (int k = 0; k < 12; k++) psi[k] = c_make(v[2 * k], v[2 * k + 1]);
@@ -174,21 +183,23 @@ __device__ __forceinline__ void spinor_store(SS *base, float *norm, int h, const
     }
     if constexpr (sizeof(SS) == 2) {
         /* quantise: solvers/half.h's format, its per-real steps in float
-         * (the sweep's arithmetic is float: no double op, no conversion) */
+         * (the sweep's arithmetic is float: no double op, no conversion);
+         * the largest |x| through a max that keeps NaN, so one test on it
+         * finds a NaN or infinity anywhere in the site */
         float mx = 0;
-        int finite = 1;
 #pragma unroll
-        for (int k = 0; k < 24; k++) {
-            const float a = fabsf((float)v[k]);
-            if (!isfinite(a)) finite = 0;
-            else mx = a > mx ? a : mx;
-        }
+        for (int k = 0; k < 24; k++) mx = half_fmax_nan(mx, fabsf((float)v[k]));
+        const int finite = isfinite(mx);
         const float nf = half_norm(mx, finite); /* NaN: the solver sees the breakdown */
-        const bool zero = !(finite && nf > 0);  /* q = 0: a zero or non-finite site */
-        const float pre = half_encode_prescale_f(nf), s = zero ? 0.0f : half_encode_scale_f(nf, pre);
         int16_t q[24];
+        if (finite && nf > 0) {
+            const float pre = half_encode_prescale_f(nf), s = half_encode_scale_f(nf, pre);
 #pragma unroll
-        for (int k = 0; k < 24; k++) q[k] = zero ? (int16_t)0 : half_quantise_f((float)v[k], pre, s);
+            for (int k = 0; k < 24; k++) q[k] = half_quantise_own_f((float)v[k], pre, s);
+        } else { /* a zero or non-finite site: q = 0 */
+#pragma unroll
+            for (int k = 0; k < 24; k++) q[k] = 0;
+        }
         norm[h] = nf;
 #pragma unroll
         for (int g = 0; g < 6; g++) store4(base + gpu_spinor_index(24, 4 * g, h), q + 4 * g);
@@ -198,28 +209,19 @@ __device__ __forceinline__ void spinor_store(SS *base, float *norm, int h, const
     }
 }
 
-/* the packed clover block pair of site h (72 reals, ncomp 72).  16-bit
- * storage: a gets the int16 values as they are, and the site's factor
- * q -> real (step[h]: half_decode_scale of its norm, made on the host) is
- * returned (1 otherwise): C psi = Q (s psi), so the caller scales the 12
- * complex numbers the clover multiplies (clover_rescale) instead of the 72
- * reals.  (Decoding here with half_decode_scale's double division took
- * 162 registers a thread, not 104: the host does it once.) */
+/* the packed clover block pair of site h (72 reals, ncomp 72); 16-bit
+ * storage: the int16 times the site's step (step[h], made on the host: no
+ * division in the kernel), one fma a real (load4_scaled) */
 template <typename LS>
-__device__ __forceinline__ lat_real clover_load(const LS *base, const float *step, int h, lat_real *a)
-{
-#pragma unroll
-    for (int q = 0; q < 18; q++) load4(base + gpu_spinor_index(72, 4 * q, h), a + 4 * q);
-    if constexpr (sizeof(LS) == 2) return (lat_real)__ldg(step + h);
-    return 1;
-}
-/* psi *= s for 16-bit clover (the factor of clover_load); nothing else */
-template <typename LS>
-__device__ __forceinline__ void clover_rescale(lat_real s, lat_complex *psi)
+__device__ __forceinline__ void clover_load(const LS *base, const float *step, int h, lat_real *a)
 {
     if constexpr (sizeof(LS) == 2) {
+        const float st = __ldg(step + h), off = half16_offset(st);
 #pragma unroll
-        for (int k = 0; k < 12; k++) psi[k] = c_scale(s, psi[k]);
+        for (int q = 0; q < 18; q++) load4_scaled(base + gpu_spinor_index(72, 4 * q, h), st, off, a + 4 * q);
+    } else {
+#pragma unroll
+        for (int q = 0; q < 18; q++) load4(base + gpu_spinor_index(72, 4 * q, h), a + 4 * q);
     }
 }
 
@@ -283,7 +285,7 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
 #pragma unroll
         for (int k = 0; k < 12; k++) v[k] = c_scale(a.alpha, acc[k]);
         if (clov) {
-            clover_rescale<LS>(clover_load(clov, a.clover_step, h, cl), v);
+            clover_load(clov, a.clover_step, h, cl);
             clover_apply_site(3, cl, v, psi);
             spinor_store<SS>((SS *)a.out, a.out_norm, h, psi);
         } else {
@@ -293,7 +295,7 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
     }
     spinor_load<SS>((const SS *)a.loc, a.loc_norm, h, psi);
     if (clov) {
-        clover_rescale<LS>(clover_load(clov, a.clover_step, h, cl), psi);
+        clover_load(clov, a.clover_step, h, cl);
         clover_apply_site(3, cl, psi, v);
 #pragma unroll
         for (int k = 0; k < 12; k++) v[k] = c_add(v[k], c_scale(a.alpha, acc[k]));
@@ -354,7 +356,7 @@ __global__ void __launch_bounds__(128) k_clover(const dslash_args a)
         spinor_store<SS>((SS *)a.out, a.out_norm, h, psi);
         return;
     }
-    clover_rescale<LS>(clover_load(clov, a.clover_step, h, cl), psi);
+    clover_load(clov, a.clover_step, h, cl);
     clover_apply_site(3, cl, psi, v);
     spinor_store<SS>((SS *)a.out, a.out_norm, h, v);
 }

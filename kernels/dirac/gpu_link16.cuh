@@ -10,9 +10,10 @@
  * Layout: gpu_field's float one (gpu_index of gpu/field.h with vec 4 and
  * the float ncomp: 20, 12, 8 reals per link in groups of 4), each real an
  * int16: a lane reads a group as one 8-byte load (a warp: 256 contiguous
- * bytes).  The int16 go to float through load4 (dirac/half16_decode.h:
- * the conversion's bits, no conversion instruction), then to lat_real with link16_decode_scale's
- * constant factors; recon 8 then unpacks with su3_unpack8 and recon 12
+ * bytes).  The int16 go to float through load4_scaled (dirac/
+ * half16_decode.h: the conversion's bits and one fma with
+ * link16_decode_scale's step, no conversion instruction; recon 8: load4,
+ * then its two steps); recon 8 then unpacks with su3_unpack8 and recon 12
  * rebuilds row 3 with su3_rebuild_row3, as gauge_accessor does for float.
  * The links are written only at dirac_gpu_create: every load goes through
  * L1 (__ldg, load4). */
@@ -29,9 +30,9 @@ template <int RECON> struct link16_accessor {
     static __device__ __forceinline__ void load(const dirac_half_t *b, CX *m)
     {
         lat_real v[ncomp];
-#pragma unroll
-        for (int q = 0; q < ncomp / vec; q++) load4(b + q * GPU_LANES * vec, v + q * vec);
         if constexpr (RECON == LINK_8) {
+#pragma unroll
+            for (int q = 0; q < ncomp / vec; q++) load4(b + q * GPU_LANES * vec, v + q * vec);
             const bool degenerate = v[7] == (lat_real)LINK16_DEGENERATE;
 #pragma unroll
             for (int c = 0; c < 8; c++) v[c] *= (lat_real)link16_decode_scale(LINK_8, c);
@@ -44,11 +45,14 @@ template <int RECON> struct link16_accessor {
                 m[c].im = d[c].im;
             }
         } else {
-            const lat_real s = (lat_real)link16_decode_scale(RECON, 0);
+            /* one step for every real: the fma decode (half16_decode.h) */
+            const float step = (float)link16_decode_scale(RECON, 0), off = half16_offset(step);
+#pragma unroll
+            for (int q = 0; q < ncomp / vec; q++) load4_scaled(b + q * GPU_LANES * vec, step, off, v + q * vec);
 #pragma unroll
             for (int c = 0; c < nrows * 3; c++) {
-                m[c].re = v[2 * c] * s;
-                m[c].im = v[2 * c + 1] * s;
+                m[c].re = v[2 * c];
+                m[c].im = v[2 * c + 1];
             }
             if (RECON == LINK_12) su3_rebuild_row3(m);
         }

@@ -2,15 +2,16 @@
  * operator's half sweeps (dirac/gpu.h, SOLVER_HALF), for C and CUDA: the
  * host (dirac/gpu.c) encodes once at dirac_gpu_create, the kernels
  * (dirac/gpu_link16.cuh) decode.  The per-real steps are solvers/half.h's
- * (half_quantise, half_encode_scale, half_decode_scale: q = round(x /
- * norm * 32767), clamped to +-32767); only the norm is fixed here instead
- * of taken per block:
+ * (half_norm, half_quantise, half_encode_scale, half_decode_scale: q =
+ * round(x / step), clamped to +-32767); only the step is fixed here
+ * instead of taken per block:
  *   links: the reals gpu_field stores for the link compression `recon`
  *     (gpu/field.h: 18, 12 or 8) in the float layout's places
  *     (gpu_index with vec 4 and the float ncomp: 20, 12, 8), each an int16
- *     with norm 1 (an SU(3) entry has |Re|, |Im| <= 1: step 1/32767, an
- *     error <= 1.5e-5 per real), except su3_pack8's two phases (reals 6
- *     and 7 of recon 8, in [-pi, pi]): norm LINK16_PHASE_NORM, float(pi),
+ *     with the step of a block of largest |x| 1 (an SU(3) entry has |Re|,
+ *     |Im| <= 1: step 1/32767 rounded up to 15 bits, an error <= 1.5e-5 per
+ *     real), except su3_pack8's two phases (reals 6 and 7 of recon 8, in
+ *     [-pi, pi]): the step of largest |x| LINK16_PHASE_MAX, float(pi),
  *     which rounds above pi, so no phase is clamped; su3_pack8's degenerate
  *     flag (real 7 = SU3_PACK8_DEGENERATE, outside [-pi, pi]) is stored as
  *     LINK16_DEGENERATE = -32768, a value no quantised real takes.
@@ -19,8 +20,9 @@
  *     the norm the site's largest |real|); the kernels get, per site, the
  *     float half_decode_scale(norm) (q -> real), made on the host.
  * Exports:
- *   LINK16_PHASE_NORM, LINK16_DEGENERATE
- *   link16_norm(recon, c)         the norm of stored real c
+ *   LINK16_PHASE_MAX, LINK16_DEGENERATE
+ *   link16_norm(recon, c)         the norm (step, solvers/half.h) of stored
+ *                                 real c
  *   link16_encode(recon, c, x)    x -> int16 (host)
  *   link16_decode_scale(recon, c) q -> x factor (a constant per c: the
  *                                 kernels fold it into lat_real)
@@ -33,10 +35,13 @@
 #include "dirac/half16_decode.h" /* the kernels' int16 -> float (gpu_link16.cuh, gpu_kernel.cuh) */
 #include <stdint.h>
 
-#define LINK16_PHASE_NORM ((float)3.14159265358979323846) /* 3.14159274 > pi */
+#define LINK16_PHASE_MAX ((float)3.14159265358979323846) /* 3.14159274 > pi */
 #define LINK16_DEGENERATE (-32768)
 
-static inline HALF_HD float link16_norm(int recon, int c) { return recon == 8 && c >= 6 ? LINK16_PHASE_NORM : 1.0f; }
+static inline HALF_HD float link16_norm(int recon, int c)
+{
+    return half_norm(recon == 8 && c >= 6 ? LINK16_PHASE_MAX : 1.0f, 1);
+}
 static inline HALF_HD double link16_decode_scale(int recon, int c) { return half_decode_scale(link16_norm(recon, c)); }
 static inline HALF_HD int16_t link16_encode(int recon, int c, double x)
 {

@@ -7,8 +7,20 @@
  *   half16_decode4(w, v)   the 4 int16 of a 64-bit word (an 8-byte load of
  *       4 consecutive int16, little-endian: lowest address in bits 0..15)
  *       into v[0..3]
- * Contract: the result is BIT-IDENTICAL to (float)(int16_t)u
- * (tests/unit/test_half16.c checks all 65536 values in both places).
+ *   half16_biased_lo(w), half16_biased_hi(w), half16_biased4(w, m)   the
+ *       same up to the subtraction: m = 2^23 + 32768 + q, exact
+ *   half16_offset(step)   -(2^23 + 32768) step, the second operand of
+ *   half16_scale(m, step, off)   fmaf(m, step, off) = q * step
+ * Contract: the decodes are BIT-IDENTICAL to (float)(int16_t)u, and
+ * half16_scale(half16_biased_*(w), step, half16_offset(step)) to
+ * (float)(int16_t)u * step for every step of at most 15 significant bits
+ * (solvers/half.h's norms) with 2^23.01 step finite (tests/unit/
+ * test_half16.c checks all 65536 values in both places, and the scaled
+ * decode over steps from subnormal to 1e30).  Why the second: a scaled
+ * decode (the step of the block, or of the 16-bit links) is then one
+ * logic op and one fma, not a logic op, an add and a multiply: the exact
+ * product m step less the exact (2^23 + 32768) step = 257 * 2^15 * step
+ * (9 + 15 bits) is q step before the fma's one rounding.
  * Why: on sm_90 an int -> float conversion (I2F) issues at 16 a clock per
  * SM, a logic op at 64 and a float add at 128, and a half Mhat decodes some
  * 700 int16 a site.  How: for u the 16 bits, u ^ 0x8000 = q + 32768 is in
@@ -26,14 +38,26 @@
 #define HALF16_EXP_BITS 0x4B000000u /* the float 2^23 */
 #define HALF16_BIAS_F 8421376.0f    /* 2^23 + 32768 */
 
-static inline HALF_HD float half16_decode_lo(uint32_t w)
+static inline HALF_HD float half16_biased_lo(uint32_t w)
 {
-    return half_bits_float(HALF16_EXP_BITS | ((w & 0xFFFFu) ^ 0x8000u)) - HALF16_BIAS_F;
+    return half_bits_float(HALF16_EXP_BITS | ((w & 0xFFFFu) ^ 0x8000u));
 }
-static inline HALF_HD float half16_decode_hi(uint32_t w)
+static inline HALF_HD float half16_biased_hi(uint32_t w)
 {
-    return half_bits_float(HALF16_EXP_BITS | ((w >> 16) ^ 0x8000u)) - HALF16_BIAS_F;
+    return half_bits_float(HALF16_EXP_BITS | ((w >> 16) ^ 0x8000u));
 }
+static inline HALF_HD void half16_biased4(uint64_t w, float m[4])
+{
+    const uint32_t lo = (uint32_t)w, hi = (uint32_t)(w >> 32);
+    m[0] = half16_biased_lo(lo);
+    m[1] = half16_biased_hi(lo);
+    m[2] = half16_biased_lo(hi);
+    m[3] = half16_biased_hi(hi);
+}
+static inline HALF_HD float half16_offset(float step) { return -HALF16_BIAS_F * step; }
+static inline HALF_HD float half16_scale(float m, float step, float off) { return fmaf(m, step, off); }
+static inline HALF_HD float half16_decode_lo(uint32_t w) { return half16_biased_lo(w) - HALF16_BIAS_F; }
+static inline HALF_HD float half16_decode_hi(uint32_t w) { return half16_biased_hi(w) - HALF16_BIAS_F; }
 static inline HALF_HD void half16_decode4(uint64_t w, float v[4])
 {
     const uint32_t lo = (uint32_t)w, hi = (uint32_t)(w >> 32);

@@ -19,7 +19,7 @@
  * contiguous reals (512 bytes in float, 1024 in double, 256 in half).
  * Half storage (SOLVER_HALF, solvers.h's format): int16 reals in this
  * layout plus one float norm per site, norm[s] (nblk * 32 of them, padding
- * sites 0): real = q * norm[s] / SOLVER_HALF_ONE.
+ * sites 0): real = q * norm[s] (the site's step, solvers/half.h).
  * Site order: the caller's (a half field of the Dirac operator: its half
  * index h = site/2 of dirac.h, the order of gpu_field's links).
  *

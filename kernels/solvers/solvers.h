@@ -72,10 +72,11 @@ struct solver_op {
 enum solver_prec { SOLVER_DOUBLE = 0, SOLVER_SINGLE = 1, SOLVER_HALF = 2 };
 const char *solver_prec_name(enum solver_prec p); /* "double", "single", "half" */
 
-/* Half precision: component k of site block s is q[k] * norm[s] / 32767,
- * norm[s] = max |x| over the block (0 for a zero block), q = round(x /
- * norm * 32767); the error is at most 2^-16 norm[s] plus the float rounding
- * of the norm, within 2^-15 relative to the block's largest component. */
+/* Half precision: component k of site block s is q[k] * norm[s], the
+ * block's step norm[s] = max |x| / 32767 rounded up to 15 significant bits
+ * (0 for a zero block; solvers/half.h says why), q = round(x / norm)
+ * within +-32767; the error is at most half a step, within 2^-16 (1 +
+ * 2^-14) relative to the block's largest component. */
 #define SOLVER_HALF_ONE 32767
 
 struct solver_vec {

@@ -35,6 +35,7 @@
 #ifndef LAT_TEST_BLAS_CHECKS_H
 #define LAT_TEST_BLAS_CHECKS_H
 
+#include "solvers/half.h" /* half_decode_scale: the stored step */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -98,8 +99,8 @@ static int bc_same(const struct solver_vec *g, const struct solver_vec *c, doubl
     int same = 1;
     double d = 0, m = 0;
     for (size_t s = 0; s < ns; s++) {
-        double sc = c->prec == SOLVER_HALF ? (double)c->norm[s] / SOLVER_HALF_ONE : 1;
-        double sg = c->prec == SOLVER_HALF ? (double)gn[s] / SOLVER_HALF_ONE : 1;
+        double sc = c->prec == SOLVER_HALF ? half_decode_scale(c->norm[s]) : 1;
+        double sg = c->prec == SOLVER_HALF ? half_decode_scale(gn[s]) : 1;
         if (c->prec == SOLVER_HALF && memcmp(&gn[s], &c->norm[s], sizeof(float))) same = 0;
         for (size_t k = 0; k < sr; k++) {
             size_t i = gpu_spinor_index(nc, (int)k, (int64_t)s);
