@@ -77,13 +77,8 @@ __host__ __device__ /* the halo (un)pack kernels use it too (gpu_halo.cu) */
 #endif
 static inline size_t gpu_index(int64_t nblk, int ncomp, int vec, int slot, int c, int64_t h)
 {
-    /* ((slot nblk + h/32) ncomp + c/vec*vec) 32 + (h%32) vec + c%vec for
-     * 0 <= h < 2^32 and slot nblk + h/32 < 2^32 (a rank's field): the
-     * block in 32 bits, one 32 x 32 -> 64-bit multiply (gpu/spinor.h's
-     * gpu_spinor_index says why) */
-    const uint32_t h32 = (uint32_t)h, blk = (uint32_t)slot * (uint32_t)nblk + h32 / GPU_LANES, lane = h32 % GPU_LANES;
-    return (size_t)blk * (uint32_t)(ncomp * GPU_LANES) + (size_t)(lane * (uint32_t)vec) +
-           (size_t)(c / vec * vec * GPU_LANES + c % vec);
+    return (((size_t)slot * (size_t)nblk + (size_t)(h / GPU_LANES)) * (size_t)ncomp + (size_t)(c / vec * vec)) * GPU_LANES +
+           (size_t)(h % GPU_LANES) * (size_t)vec + (size_t)(c % vec);
 }
 
 #ifdef __cplusplus

@@ -58,19 +58,11 @@ static inline GPU_SPINOR_HD size_t gpu_spinor_storage(int64_t nsites, int site_r
 {
     return (size_t)gpu_spinor_nblk(nsites) * GPU_SPINOR_LANES * (size_t)gpu_spinor_ncomp(site_reals);
 }
-/* ((s/32) ncomp + c/4*4) 32 + (s%32) 4 + c%4, for 0 <= s < 2^32 (a rank's
- * sites): the block and lane of s in 32 bits (a shift and a mask, not a
- * signed division's fix-ups in 64) and one 32 x 32 -> 64-bit multiply, so
- * that a kernel spends a few instructions on an address (the half sweeps
- * of the Wilson operator are bound by instruction issue and make some 20
- * addresses a site) */
 static inline GPU_SPINOR_HD size_t gpu_spinor_index(int ncomp, int c, int64_t s)
 {
-    const uint32_t s32 = (uint32_t)s, blk = s32 / GPU_SPINOR_LANES, lane = s32 % GPU_SPINOR_LANES;
-    /* c's part added in 64 bits: a constant offset the loads take as an
-     * immediate (not a 32-bit sum the compiler must widen per c) */
-    return (size_t)blk * (uint32_t)(ncomp * GPU_SPINOR_LANES) + (size_t)(lane * GPU_SPINOR_GROUP) +
-           (size_t)(c / GPU_SPINOR_GROUP * GPU_SPINOR_GROUP * GPU_SPINOR_LANES + c % GPU_SPINOR_GROUP);
+    return ((size_t)(s / GPU_SPINOR_LANES) * (size_t)ncomp + (size_t)(c / GPU_SPINOR_GROUP * GPU_SPINOR_GROUP)) *
+               GPU_SPINOR_LANES +
+           (size_t)(s % GPU_SPINOR_LANES) * GPU_SPINOR_GROUP + (size_t)(c % GPU_SPINOR_GROUP);
 }
 #ifdef __cplusplus
 extern "C" {

@@ -1,8 +1,9 @@
 /* test_gpu_index.c -- the device layouts' index functions, gpu_index
  * (gpu/field.h: links) and gpu_spinor_index (gpu/spinor.h: vectors,
  * clover), against their definitions written here in plain signed 64-bit
- * arithmetic (the form they had before they were rewritten in 32-bit
- * blocks for the kernels' instruction counts):
+ * arithmetic (a rewrite of both in 32-bit blocks, fewer instructions a
+ * site, made the half Wilson sweep 3 % slower on an H100 and was taken
+ * back: docs/PERFORMANCE.md, session 18; this test stays for the next):
  *   gpu_index(nblk, ncomp, vec, slot, c, h) = ((slot nblk + h/32) ncomp +
  *       c/vec*vec) 32 + (h%32) vec + c%vec
  *   gpu_spinor_index(ncomp, c, s) = ((s/32) ncomp + c/4*4) 32 + (s%32) 4 + c%4
