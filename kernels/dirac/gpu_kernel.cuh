@@ -37,12 +37,12 @@
  *       emulation: every thread in turn).
  *
  * Half storage: solvers/half.h's format through its per-real steps in float
- * (the one copy of the formula: half_norm, half_encode_prescale_f,
- * half_encode_scale_f, half_quantise_f, half_decode_scale_f: no double
- * operation and no float <-> int conversion; the int16 -> float decode of
- * every 16-bit load is dirac/half16_decode.h's, the bits of the
- * conversion): a
- * zero site has norm 0, a site with a NaN or infinity norm NaN and q = 0.  Padding sites
+ * (the one copy of the formula: half_norm, half_fmax_nan,
+ * half_encode_prescale_f, half_encode_scale_f, half_quantise_own_f,
+ * half_decode_scale_f: no double operation and no float <-> int
+ * conversion; every 16-bit load is decoded and scaled by its step in one
+ * fma, load4_scaled through dirac/half16_decode.h): a zero site has norm 0, a
+ * site with a NaN or infinity norm NaN and q = 0.  Padding sites
  * (h >= V/2) are never written: they stay zero.  The half clover is a block
  * of the same format per site (72 int16; clover_step[h], the factor
  * q -> real that half_decode_scale gives for its norm, computed on the

@@ -16,7 +16,7 @@
  * (float)(int16_t)u * step for every step of at most 15 significant bits
  * (solvers/half.h's norms) with 2^23.01 step finite (tests/unit/
  * test_half16.c checks all 65536 values in both places, and the scaled
- * decode over steps from subnormal to 1e30).  Why the second: a scaled
+ * decode over steps from subnormal to 3e28).  Why the second: a scaled
  * decode (the step of the block, or of the 16-bit links) is then one
  * logic op and one fma, not a logic op, an add and a multiply: the exact
  * product m step less the exact (2^23 + 32768) step = 257 * 2^15 * step
