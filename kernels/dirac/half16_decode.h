@@ -60,11 +60,8 @@ static inline HALF_HD float half16_decode_lo(uint32_t w) { return half16_biased_
 static inline HALF_HD float half16_decode_hi(uint32_t w) { return half16_biased_hi(w) - HALF16_BIAS_F; }
 static inline HALF_HD void half16_decode4(uint64_t w, float v[4])
 {
-    const uint32_t lo = (uint32_t)w, hi = (uint32_t)(w >> 32);
-    v[0] = half16_decode_lo(lo);
-    v[1] = half16_decode_hi(lo);
-    v[2] = half16_decode_lo(hi);
-    v[3] = half16_decode_hi(hi);
+    half16_biased4(w, v);
+    for (int k = 0; k < 4; k++) v[k] -= HALF16_BIAS_F;
 }
 
 #endif

@@ -182,7 +182,7 @@ static void quantise(void)
         CHECK(nnorm == 0, "scale %g: %ld float norms differ from the double encoder's", scales[c], nnorm);
         CHECK(nclamp == 0, "scale %g: %ld q of the unclamped quantiser differ from the clamped one's", scales[c], nclamp);
         CHECK(nfar == 0, "scale %g: %ld q differ from the double encoder's by more than 1 or away from a tie", scales[c], nfar);
-        CHECK(worst <= 0.5 + TIE, "scale %g: q %.6f steps from x 32767 / norm (bound %.6f)", scales[c], worst, 0.5 + TIE);
+        CHECK(worst <= 0.5 + TIE, "scale %g: q %.6f steps from x / norm (bound %.6f)", scales[c], worst, 0.5 + TIE);
         CHECK(nend == 0, "scale %g: %ld largest reals of a block not at |q| 32765..32767", scales[c], nend);
         printf("quantise, block scale %-6g: norms equal, %ld of %ld q differ by 1 (at ties), worst %.6f steps\n",
                scales[c], ndiff, nreal, worst);
