@@ -145,7 +145,10 @@ int main(int argc, char **argv)
     if (prop_solve_check(&so) != 0) cli_usage_error("%s", so.why);
 
     struct dist x;
+    const double t_read = lat_clock();
     dist_read(&x, input, check_input, NULL);
+    lat_debug("read the configuration: %.3f s", lat_clock() - t_read);
+    const double t_setup = lat_clock();
     struct conf *c = &x.c;
     const struct lattice *lat = &x.lat;
     struct propagator prop;
@@ -192,6 +195,7 @@ int main(int argc, char **argv)
         }
     }
 
+    lat_debug("the operator%s set up: %.3f s", dev ? " and the device" : "", lat_clock() - t_setup);
     const int ncol = PROP_NS * x.nc;
     const size_t nr = dirac_full_reals(op), sr = dirac_site_reals(op);
     int t_first;
@@ -280,7 +284,9 @@ int main(int argc, char **argv)
     int done = 0; /* rank 0 writes; a failure there stops every rank with its status */
     if (comm_is_root()) {
         comm_root_begin();
+        const double t_write = lat_clock();
         prop_write(output, &prop, xml, file_bits);
+        lat_debug("wrote the propagator: %.3f s", lat_clock() - t_write);
         comm_root_end(&done, sizeof done);
     } else {
         comm_root_wait(&done, sizeof done);

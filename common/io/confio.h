@@ -33,6 +33,17 @@ static inline void scidac_sum_site(struct scidac_sum *s, uint64_t rank, uint32_t
     s->a ^= rotl32(crc, (unsigned)(rank % 29));
     s->b ^= rotl32(crc, (unsigned)(rank % 31));
 }
+/* One chunk of a binary record: the sites x0 .. x0+k-1, sb bytes each at
+ * buf + i sb.  code(ctx, x, bytes) is called for every site (a writer's
+ * encoder fills the bytes, a reader's decoder reads them), then the CRC of
+ * the site's bytes is folded into *sum.  Sites are independent and the
+ * checksum's XORs are the same in any order, so the OpenMP threads share a
+ * chunk: code must touch nothing but its site's bytes and its site's data. */
+void scidac_code_chunk(struct scidac_sum *sum, int64_t x0, int64_t k, unsigned char *buf, size_t sb,
+                       void (*code)(void *ctx, int64_t x, unsigned char *bytes), void *ctx);
+/* The sites of a chunk when records are read or written: enough for every
+ * thread to have work, a few MiB of buffer. */
+#define SCIDAC_CHUNK_SITES 16384
 /* The SciDAC checksum of u as an ILDG file of precision prec would hold it. */
 struct scidac_sum scidac_checksum_field(const struct field *u, int prec);
 /* Encode the four links of one site big-endian in precision prec into buf
@@ -40,6 +51,9 @@ struct scidac_sum scidac_checksum_field(const struct field *u, int prec);
 void ildg_encode_site(const struct field *u, int64_t site, int prec, unsigned char *buf);
 static inline size_t ildg_site_bytes(int nc, int prec)
 { return (size_t)LAT_ND * field_link_reals(nc) * (size_t)(prec / 8); }
+/* The sites x0 .. x0+k-1 of u encoded so into buf (k site_bytes) on the
+ * OpenMP threads, their CRCs folded into *sum (scidac_code_chunk). */
+void ildg_encode_chunk(struct scidac_sum *sum, const struct field *u, int prec, int64_t x0, int64_t k, unsigned char *buf);
 
 /* ---- shared helpers ---- */
 /* "now" for files: SOURCE_DATE_EPOCH when set (reproducible builds), else

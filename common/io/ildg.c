@@ -157,29 +157,28 @@ static void check_binary_size(struct ildg_in *s, uint64_t len, int unread)
     }
 }
 
-/* decode one site (big-endian, file precision) into the field, checksum it */
-static void decode_site(struct ildg_in *s, int64_t site, const unsigned char *buf, size_t sb)
+/* decode one site (big-endian, file precision) into the field; its
+ * checksum is scidac_code_chunk's */
+static void decode_site(void *ctx, int64_t site, unsigned char *buf)
 {
+    struct ildg_in *s = ctx;
     size_t n = LAT_ND * field_link_reals(s->nc);
     double *d = field_link(&s->c->u, site, 0);
     size_t w = (size_t)(s->prec / 8);
     for (size_t i = 0; i < n; i++) d[i] = load_real(buf + i * w, s->prec, 1);
-    scidac_sum_site(&s->data_sum, (uint64_t)site, lat_crc32(0, buf, sb));
 }
-
-#define CHUNK_SITES 256
 
 static void read_binary_stream(struct ildg_in *s)
 {
     check_binary_size(s, s->r.hdr.len, 1);
     size_t sb = ildg_site_bytes(s->nc, s->prec);
-    unsigned char *buf = lat_malloc(sb * CHUNK_SITES);
+    unsigned char *buf = lat_malloc(sb * SCIDAC_CHUNK_SITES);
     int64_t V = s->c->u.lat.V, cap = 0;
-    for (int64_t x0 = 0; x0 < V; x0 += CHUNK_SITES) {
-        int64_t k = V - x0 < CHUNK_SITES ? V - x0 : CHUNK_SITES;
+    for (int64_t x0 = 0; x0 < V; x0 += SCIDAC_CHUNK_SITES) {
+        int64_t k = V - x0 < SCIDAC_CHUNK_SITES ? V - x0 : SCIDAC_CHUNK_SITES;
         if (lime_read(&s->r, buf, sb * (size_t)k) < 0) { free(buf); rdie(s, "%s", s->r.err); }
         conf_field_grow(&s->c->u, x0 + k, &cap);
-        for (int64_t i = 0; i < k; i++) decode_site(s, x0 + i, buf + (size_t)i * sb, sb);
+        scidac_code_chunk(&s->data_sum, x0, k, buf, sb, decode_site, s);
     }
     free(buf);
 }
@@ -190,7 +189,7 @@ static void decode_binary_buffered(struct ildg_in *s)
     size_t sb = ildg_site_bytes(s->nc, s->prec);
     int64_t cap = 0;
     conf_field_grow(&s->c->u, s->c->u.lat.V, &cap); /* the data is there: raw_binary */
-    for (int64_t x = 0; x < s->c->u.lat.V; x++) decode_site(s, x, s->raw_binary + (size_t)x * sb, sb);
+    scidac_code_chunk(&s->data_sum, 0, s->c->u.lat.V, s->raw_binary, sb, decode_site, s);
     free(s->raw_binary);
     s->raw_binary = NULL;
 }

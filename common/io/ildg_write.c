@@ -138,8 +138,6 @@ static void put_checksum(struct ildg_out *o, struct scidac_sum sum)
     free(s);
 }
 
-#define CHUNK_SITES 256
-
 void ildg_write(FILE *f, const char *name, const struct conf *c, int prec)
 {
     lime_write_gauge(f, name, c, prec, LIME_LAYOUT_ILDG, NULL, NULL);
@@ -189,20 +187,16 @@ void lime_write_gauge(FILE *f, const char *name, const struct conf *c, int prec,
     size_t sb = ildg_site_bytes(nc, prec);
     uint64_t total = (uint64_t)u->lat.V * sb;
     wcheck(o, lime_begin(&o->w, ildg ? "ildg-binary-data" : "scidac-binary-data", total, 0, 0));
-    unsigned char *buf = lat_malloc(sb * CHUNK_SITES);
+    unsigned char *buf = lat_malloc(sb * SCIDAC_CHUNK_SITES);
     struct scidac_sum sum = {0, 0};
     if (given) { /* the ranks write the data themselves */
         sum = given->sum;
         *data_offset = o->w.pos;
         wcheck(o, lime_skip(&o->w, total));
     }
-    for (int64_t x0 = 0; x0 < u->lat.V && !given; x0 += CHUNK_SITES) {
-        int64_t k = u->lat.V - x0 < CHUNK_SITES ? u->lat.V - x0 : CHUNK_SITES;
-        for (int64_t i = 0; i < k; i++) {
-            unsigned char *b = buf + (size_t)i * sb;
-            ildg_encode_site(u, x0 + i, prec, b);
-            scidac_sum_site(&sum, (uint64_t)(x0 + i), lat_crc32(0, b, sb));
-        }
+    for (int64_t x0 = 0; x0 < u->lat.V && !given; x0 += SCIDAC_CHUNK_SITES) {
+        int64_t k = u->lat.V - x0 < SCIDAC_CHUNK_SITES ? u->lat.V - x0 : SCIDAC_CHUNK_SITES;
+        ildg_encode_chunk(&sum, u, prec, x0, k, buf);
         wcheck(o, lime_write(&o->w, buf, sb * (size_t)k));
     }
     free(buf);

@@ -112,6 +112,14 @@ static void put_string(struct pw *o, const char *type, char *s, int mb, int me)
 
 static size_t site_bytes(int nc, int prec) { return 2 * PROP_NS * (size_t)nc * (size_t)(prec / 8); }
 
+/* one site of a column, big-endian in the file's precision */
+struct column_code { const double *f; size_t per; int prec; };
+static void encode_column_site(void *ctx, int64_t x, unsigned char *bytes)
+{
+    const struct column_code *c = ctx;
+    for (size_t j = 0; j < c->per; j++) store_real_be(bytes + j * (size_t)(c->prec / 8), c->f[(size_t)x * c->per + j], c->prec);
+}
+
 /* one QIO field record: private XML, user XML, the sites, the checksum */
 static void put_field(struct pw *o, const struct propagator *p, int prec, const char *user_xml, const double *f)
 {
@@ -121,13 +129,15 @@ static void put_field(struct pw *o, const struct propagator *p, int prec, const 
                1, 0);
     put_string(o, "scidac-record-xml", conf_strfmt("%s", user_xml), 0, 0);
     wcheck(o, lime_begin(&o->w, "scidac-binary-data", (uint64_t)p->lat.V * sb, 0, 0));
-    unsigned char buf[2 * PROP_NS * LAT_NC_MAX * 8];
+    unsigned char *buf = lat_malloc(sb * SCIDAC_CHUNK_SITES);
     struct scidac_sum sum = {0, 0};
-    for (int64_t x = 0; x < p->lat.V; x++) {
-        for (size_t j = 0; j < per; j++) store_real_be(buf + j * (size_t)(prec / 8), f[(size_t)x * per + j], prec);
-        scidac_sum_site(&sum, (uint64_t)x, lat_crc32(0, buf, sb));
-        wcheck(o, lime_write(&o->w, buf, sb));
+    struct column_code cc = {f, per, prec};
+    for (int64_t x0 = 0; x0 < p->lat.V; x0 += SCIDAC_CHUNK_SITES) {
+        int64_t k = p->lat.V - x0 < SCIDAC_CHUNK_SITES ? p->lat.V - x0 : SCIDAC_CHUNK_SITES;
+        scidac_code_chunk(&sum, x0, k, buf, sb, encode_column_site, &cc);
+        wcheck(o, lime_write(&o->w, buf, sb * (size_t)k));
     }
+    free(buf);
     wcheck(o, lime_end(&o->w));
     put_string(o, "scidac-checksum", scidac_checksum_xml(sum), 0, 1);
 }
@@ -138,10 +148,12 @@ void prop_write(const char *path, const struct propagator *p, const char *info_x
     if (prec != 32 && prec != 64) lat_die(1, where, "internal error: propagator precision %d is not 32 or 64", prec);
     const int nc = p->nc, ncol = PROP_NS * nc;
     const size_t nr = prop_column_reals(p);
-    for (int k = 0; k < ncol; k++)
-        for (size_t i = 0; i < nr; i++)
-            if (!isfinite(p->col[k][i]))
-                lat_die(1, where, "refusing to write the propagator: non-finite number in spin %d colour %d", k / nc, k % nc);
+    for (int k = 0; k < ncol; k++) {
+        int bad = 0; /* the threads share the scan of a column; the message names the column */
+#pragma omp parallel for schedule(static) reduction(| : bad)
+        for (size_t i = 0; i < nr; i++) bad |= !isfinite(p->col[k][i]);
+        if (bad) lat_die(1, where, "refusing to write the propagator: non-finite number in spin %d colour %d", k / nc, k % nc);
+    }
     FILE *f = out_open(path, 1);
     struct pw out = {.name = out_name()}, *o = &out;
     lime_writer_init(&o->w, f);

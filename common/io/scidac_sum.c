@@ -44,6 +44,24 @@ uint32_t lat_crc32(uint32_t crc, const void *buf, size_t n)
     return ~c;
 }
 
+void scidac_code_chunk(struct scidac_sum *sum, int64_t x0, int64_t k, unsigned char *buf, size_t sb,
+                       void (*code)(void *ctx, int64_t x, unsigned char *bytes), void *ctx)
+{
+    if (!crc_ready) crc_init(); /* before the threads: the tables are filled once */
+    uint32_t a = 0, b = 0;
+#pragma omp parallel for schedule(static) reduction(^ : a, b) if (k >= 1024)
+    for (int64_t i = 0; i < k; i++) {
+        unsigned char *site = buf + (size_t)i * sb;
+        code(ctx, x0 + i, site);
+        struct scidac_sum one = {0, 0};
+        scidac_sum_site(&one, (uint64_t)(x0 + i), lat_crc32(0, site, sb));
+        a ^= one.a;
+        b ^= one.b;
+    }
+    sum->a ^= a;
+    sum->b ^= b;
+}
+
 void ildg_encode_site(const struct field *u, int64_t site, int prec, unsigned char *buf)
 {
     size_t n = LAT_ND * field_link_reals(u->nc);
@@ -51,15 +69,25 @@ void ildg_encode_site(const struct field *u, int64_t site, int prec, unsigned ch
     for (size_t i = 0; i < n; i++) store_real_be(buf + i * (size_t)(prec / 8), d[i], prec);
 }
 
+struct field_code { const struct field *u; int prec; };
+static void encode_field_site(void *ctx, int64_t x, unsigned char *bytes)
+{
+    const struct field_code *f = ctx;
+    ildg_encode_site(f->u, x, f->prec, bytes);
+}
+
+void ildg_encode_chunk(struct scidac_sum *sum, const struct field *u, int prec, int64_t x0, int64_t k, unsigned char *buf)
+{
+    struct field_code f = {u, prec};
+    scidac_code_chunk(sum, x0, k, buf, ildg_site_bytes(u->nc, prec), encode_field_site, &f);
+}
+
 struct scidac_sum scidac_checksum_field(const struct field *u, int prec)
 {
     struct scidac_sum s = {0, 0};
-    size_t sb = ildg_site_bytes(u->nc, prec);
-    unsigned char *buf = lat_malloc(sb);
-    for (int64_t x = 0; x < u->lat.V; x++) {
-        ildg_encode_site(u, x, prec, buf);
-        scidac_sum_site(&s, (uint64_t)x, lat_crc32(0, buf, sb));
-    }
+    unsigned char *buf = lat_malloc(ildg_site_bytes(u->nc, prec) * SCIDAC_CHUNK_SITES);
+    for (int64_t x0 = 0; x0 < u->lat.V; x0 += SCIDAC_CHUNK_SITES)
+        ildg_encode_chunk(&s, u, prec, x0, u->lat.V - x0 < SCIDAC_CHUNK_SITES ? u->lat.V - x0 : SCIDAC_CHUNK_SITES, buf);
     free(buf);
     return s;
 }

@@ -150,6 +150,8 @@ void sun_random_haar(int n, double *md, struct lat_rng *r)
 
 void field_set_random(struct field *u, uint64_t seed)
 {
+    /* every site its own Philox stream: the threads give the same bits */
+#pragma omp parallel for schedule(static) if (u->lat.V >= 1024)
     for (int64_t s = 0; s < u->lat.V; s++) {
         struct lat_rng r;
         rng_init(&r, seed, 0, (uint64_t)geometry_any_global_site(u->dom, s), 0, RNG_HOT_START);
