@@ -76,7 +76,9 @@ void prop_source_field_slab(const struct prop_source *s, const struct lattice *l
 {
     const size_t per = 2 * PROP_NS * (size_t)nc, at = 2 * ((size_t)spin * (size_t)nc + (size_t)colour);
     const int64_t V3 = lat->V / lat->L[3];
-    memset(field, 0, (size_t)(V3 * nt) * per * sizeof(double));
+    const size_t n = (size_t)(V3 * nt) * per; /* 2 GB a column at 48^3x96: zeroed by the threads */
+#pragma omp parallel for schedule(static) if (n >= 65536)
+    for (size_t i = 0; i < n; i++) field[i] = 0;
     if (s->x[3] < t0 || s->x[3] >= t0 + nt) return; /* the source is on another rank's slab */
     const int64_t first = (int64_t)t0 * V3;
     if (!s->wall) {
