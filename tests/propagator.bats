@@ -207,6 +207,24 @@ assert err < 1e-12' "$T/lat.tsv" "$T/py.tsv"
     [[ "$output" == "[4, 2, 2, 4] [1, 0, 1, 2] 0.000e+00 <latPropagator><test>pattern</test></latPropagator>" ]]
 }
 
+@test "1 and 2 threads: the same hot start, the same propagator bytes (the encoder and checksums share the sites out); propagator.py reads the file" {
+    # 8x4x4x8 = 1024 sites: the size from which the hot start, the readers'
+    # and writers' chunks (io/confio.h: scidac_code_chunk) go to the threads
+    export SOURCE_DATE_EPOCH=1
+    mkdir "$T/one" "$T/two"
+    for n in one two; do
+        t=1; [ $n = two ] && t=2
+        (cd "$T/$n" && OMP_NUM_THREADS=$t "$BIN/lat-heatbath" -q --start hot -b 5.8 -L 8x4x4x8 -n 0 -s 11 -o c.lime &&
+            OMP_NUM_THREADS=$t "$BIN/lat-propagator" -q --kappa 0.12 --csw 1.769 --tol 1e-8 -o p.lime c.lime)
+    done
+    cmp "$T/one/c.lime" "$T/two/c.lime"
+    cmp "$T/one/p.lime" "$T/two/p.lime"
+    run python3 "$PY" read "$T/two/p.lime"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "lattice=8x4x4x8 nc=3 prec=64 sources=1 first=0,0,0,0" ]
+}
+
 @test "bad input: one line, the right exit status, no partial output" {
     echo keep > "$T/old.lime"
     expect_error 2 lat-propagator -- "$BIN/lat-propagator" --kappa 0 "$G/hot.lime" -o "$T/old.lime"
