@@ -14,6 +14,7 @@
  * field as one of 200.  Exit 0, 1 data/runtime error, 2 usage error; every
  * check happens before anything is written.  See lat-heatbath(1). */
 #include "base/cli.h"
+#include "base/clock.h"
 #include "base/comm.h"
 #include "io/dist.h"
 #include "lattice/field.h"
@@ -210,6 +211,7 @@ int main(int argc, char **argv)
     struct run r;
     memset(&r, 0, sizeof r);
     r.file_prec = atoi(fprec);
+    const double t_start = lat_clock();
     if (is_hot || is_cold) {
         dist_new(&r.x, &lat, nc);
         if (is_hot) field_set_random(r.x.u, (uint64_t)seed);
@@ -228,6 +230,7 @@ int main(int argc, char **argv)
         comm_bcast(&first_sweep, sizeof first_sweep, 0); /* the counter of the random streams */
     }
     if (first_sweep < 0) first_sweep = 0;
+    lat_debug("the start (%s): %.3f s", is_hot ? "hot" : is_cold ? "cold" : start, lat_clock() - t_start);
     const struct hb_backend *be = NULL;
     if (therm + sweeps > 0) {
         const struct hb_backend *g = hb_backend_for(BACKEND_GPU);
@@ -248,8 +251,10 @@ int main(int argc, char **argv)
     const char *start_name = is_hot || is_cold ? "-" : start; /* the report's file: the input, if any */
     if (therm + sweeps == 0) { /* a start configuration as it is */
         results_of(r.x.u, first_sweep, res, sizeof res);
+        const double t_write = lat_clock();
         write_conf(&r, output, res);
-        lat_debug("wrote a %s SU(%d) %s configuration", is_hot ? "Haar-random" : is_cold ? "unit" : "copied", nc, ext);
+        lat_debug("wrote a %s SU(%d) %s configuration: %.3f s", is_hot ? "Haar-random" : is_cold ? "unit" : "copied", nc, ext,
+                  lat_clock() - t_write);
         struct report *rep = heatbath_report(format, &r, start_name, output, beta, seed, first_sweep, first_sweep, 0, 0, 0);
         run_report_end(rep, format, output);
         dist_free(&r.x);
@@ -268,7 +273,11 @@ int main(int argc, char **argv)
     double elapsed = hb_chain_run(&chain, r.x.u);
     progress_log_close(&pr);
     results_of(r.x.u, last, res, sizeof res);
-    if (every == 0 || output) write_conf(&r, output, res);
+    if (every == 0 || output) {
+        const double t_write = lat_clock();
+        write_conf(&r, output, res);
+        lat_debug("wrote the configuration: %.3f s", lat_clock() - t_write);
+    }
     struct plaquette pl = measure_plaquette(r.x.u);
     double links = 4.0 * (double)lat.V, rate = (double)(last - first_sweep) * links * (1 + nor) / elapsed;
     /* the summary line, as the gauge-fixing tools end (-q silences it), or
