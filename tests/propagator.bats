@@ -225,6 +225,21 @@ assert err < 1e-12' "$T/lat.tsv" "$T/py.tsv"
     [ "$output" = "lattice=8x4x4x8 nc=3 prec=64 sources=1 first=0,0,0,0" ]
 }
 
+@test "a spoilt source with valid checksums: the first bad value in file order is named, on 1 and 2 threads (1024 sites: the threaded check)" {
+    # real 5 of the spin-0 colour-0 source: NaN at one site, 0.5 at another
+    python3 "$PY" writefree "$T/a.lime" 4x4x4x16 0 p,p,p,a 0,0,0,0 half@300,nan@900
+    python3 "$PY" writefree "$T/b.lime" 4x4x4x16 0 p,p,p,a 0,0,0,0 half@900,nan@300
+    python3 "$PY" writefree "$T/ok.lime" 4x4x4x16 0 p,p,p,a 0,0,0,0
+    "$BIN/lat-meson" "$T/ok.lime" > /dev/null
+    for t in 1 2; do
+        export OMP_NUM_THREADS=$t
+        expect_error 1 lat-meson -- "$BIN/lat-meson" "$T/a.lime"
+        [[ "$stderr" == *"the source of spin 0 colour 0 is not a unit source (site 300)"* ]]
+        expect_error 1 lat-meson -- "$BIN/lat-meson" "$T/b.lime"
+        [[ "$stderr" == *"non-finite number in the source of spin 0 colour 0"* ]]
+    done
+}
+
 @test "bad input: one line, the right exit status, no partial output" {
     echo keep > "$T/old.lime"
     expect_error 2 lat-propagator -- "$BIN/lat-propagator" --kappa 0 "$G/hot.lime" -o "$T/old.lime"

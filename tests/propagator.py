@@ -7,7 +7,10 @@ space, written here from the formulas (no code shared with lat).
   propagator.py read FILE                 check the file, print lattice, source, nc, prec
   propagator.py free FILE KAPPA BC        max |S_file - S_free| (BC: p,p,p,a style)
   propagator.py freepion LAT KAPPA BC SRC analytic free pion C(t), t from the source
-  propagator.py writefree OUT LAT KAPPA BC SRC   the free propagator as a file, encoded here
+  propagator.py writefree OUT LAT KAPPA BC SRC [FAULTS]   the free propagator as a file, encoded here;
+                                          KAPPA 0: zero solutions (no free field computed);
+                                          FAULTS (comma list) spoil the source of spin 0 colour 0 with
+                                          valid checksums: nan@X (a NaN at site X), half@X (0.5 at site X)
   propagator.py mesons FILE               every channel's C(t), p = 0 and |p|^2 = 1 (12x12 matrices)
   propagator.py diff A B                  max |S_A - S_B| / max |S_A|
   propagator.py covariance FILE FILE2 G   max |S2(x) - g(x) S(x) g(x0)^dag| (G: SciDAC g(x) file)
@@ -276,12 +279,16 @@ def lime_record(typ, body, mb, me):
     h = struct.pack(">IHHQ", 0x456789AB, 1, (0x8000 if mb else 0) | (0x4000 if me else 0), len(body))
     return h + typ.encode().ljust(128, b"\0") + body + b"\0" * ((-len(body)) % 8)
 
-def cmd_writefree(out, lattice, kappa, bc, srcs):
+def cmd_writefree(out, lattice, kappa, bc, srcs, faults=""):
     """the analytic free propagator as a DD-pairs file, encoded here (64-bit)"""
     L = [int(v) for v in lattice.split("x")]
     x0 = [int(v) for v in srcs.split(",")]
-    S = free_prop(L, kappa, bc, x0)
-    V, nc = len(S), 3
+    V, nc = L[0] * L[1] * L[2] * L[3], 3
+    S = free_prop(L, kappa, bc, x0) if kappa else [[[0] * 4 for r in range(4)] for x in range(V)]
+    spoil = {}  # site -> value put into real 5 (spin 0, colour 2, imaginary part) of the first source
+    for f in filter(None, faults.split(",")):
+        what, at = f.split("@")
+        spoil[int(at)] = {"nan": float("nan"), "half": 0.5}[what]
     head = '<?xml version="1.0" encoding="UTF-8"?>'
     recs = [lime_record("scidac-private-file-xml", (head + "<scidacFile><version>1.1</version><spacetime>4</spacetime>"
                         "<dims>%d %d %d %d</dims><volfmt>0</volfmt></scidacFile>" % tuple(L)).encode() + b"\0", 1, 0),
@@ -301,6 +308,8 @@ def cmd_writefree(out, lattice, kappa, bc, srcs):
                             else:
                                 z = S[x][r][beta] if a == b else 0
                             vals += [complex(z).real, complex(z).imag]
+                    if kind == "usqcdSourceInfo" and beta == 0 and b == 0 and x in spoil:
+                        vals[5] = spoil[x]
                     sites.append(struct.pack(">24d", *vals))
                 ca, cb = checksum(sites)
                 recs.append(lime_record("scidac-private-record-xml", (head + "<scidacRecord><version>1.1</version>"
@@ -344,7 +353,7 @@ def main():
     elif a[0] == "mesons":
         cmd_mesons(a[1])
     elif a[0] == "writefree":
-        cmd_writefree(a[1], a[2], float(a[3]), a[4], a[5])
+        cmd_writefree(a[1], a[2], float(a[3]), a[4], a[5], a[6] if len(a) > 6 else "")
     elif a[0] == "free":
         cmd_free(a[1], float(a[2]), a[3])
     elif a[0] == "freepion":

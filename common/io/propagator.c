@@ -122,6 +122,14 @@ static void encode_column_site(void *ctx, int64_t x, unsigned char *bytes)
     for (size_t j = 0; j < c->per; j++) store_real_be(bytes + j * (size_t)(c->prec / 8), c->f[(size_t)x * c->per + j], c->prec);
 }
 
+/* and back, from the file's bytes into the reader's column */
+struct column_decode { double *f; size_t per; int prec; };
+static void decode_column_site(void *ctx, int64_t x, unsigned char *bytes)
+{
+    const struct column_decode *c = ctx;
+    for (size_t j = 0; j < c->per; j++) c->f[(size_t)x * c->per + j] = load_real(bytes + j * (size_t)(c->prec / 8), c->prec, 1);
+}
+
 /* one QIO field record: private XML, user XML, the sites, the checksum */
 static void put_field(struct pw *o, const struct propagator *p, int prec, const char *user_xml, const double *f)
 {
@@ -340,36 +348,61 @@ static void read_field(struct pr *s, int64_t left)
     const size_t per = 2 * PROP_NS * (size_t)nc;
     double *f = NULL;
     int64_t cap = 0;
-    unsigned char buf[2 * PROP_NS * LAT_NC_MAX * 8];
+    unsigned char *buf = lat_malloc(sb * SCIDAC_CHUNK_SITES);
     struct scidac_sum sum = {0, 0};
-    int64_t nonzero = 0, first = -1, t_first = -1, one_t = 1;
-    for (int64_t xs = 0; xs < p->lat.V; xs++) {
-        if (xs >= cap) { /* grow as the data arrive */
-            cap = cap ? cap * 2 : 1024;
+    /* the unit sites of a source: how many, the first, their smallest and
+     * largest t (a wall source has them all on one t) */
+    int64_t nonzero = 0, first = -1, t_lo = INT64_MAX, t_hi = -1;
+    for (int64_t x0 = 0; x0 < p->lat.V; x0 += SCIDAC_CHUNK_SITES) {
+        const int64_t n = p->lat.V - x0 < SCIDAC_CHUNK_SITES ? p->lat.V - x0 : SCIDAC_CHUNK_SITES;
+        if (x0 + n > cap) { /* grow as the data arrive */
+            while (cap < x0 + n) cap = cap ? cap * 2 : SCIDAC_CHUNK_SITES;
             if (cap > p->lat.V) cap = p->lat.V;
             f = lat_realloc(f, (size_t)cap * per * sizeof(double));
         }
-        if (lime_read(&s->r, buf, sb) < 0) { free(f); rdie(s, "%s", s->r.err); }
-        scidac_sum_site(&sum, (uint64_t)xs, lat_crc32(0, buf, sb));
-        int unit = 0; /* a source site holds 1 at (spin, colour), else nothing */
-        for (size_t j = 0; j < per; j++) {
-            double d = load_real(buf + j * (size_t)(prec / 8), prec, 1);
-            if (!isfinite(d)) { free(f); rdie(s, "non-finite number in the %s of spin %d colour %d", which ? "solution" : "source", spin, colour); }
-            f[(size_t)xs * per + j] = d;
-            if (which == 0 && d != 0 && !(j == 2 * (size_t)k && d == 1.0)) {
-                free(f);
-                rdie(s, "the source of spin %d colour %d is not a unit source (site %" PRId64 ")", spin, colour, xs);
+        if (lime_read(&s->r, buf, sb * (size_t)n) < 0) { free(f); free(buf); rdie(s, "%s", s->r.err); }
+        struct column_decode cd = {f, per, prec};
+        scidac_code_chunk(&sum, x0, n, buf, sb, decode_column_site, &cd);
+        /* the checks, on the threads: the first offending real in file
+         * order decides the message, as a site-by-site reader would */
+        uint64_t bad = UINT64_MAX;
+        int64_t units = 0, unit_first = INT64_MAX, lo = INT64_MAX, hi = -1;
+#pragma omp parallel for schedule(static) reduction(min : bad, unit_first, lo) reduction(max : hi) reduction(+ : units) if (n >= 1024)
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t xs = x0 + i;
+            const double *v = f + (size_t)xs * per;
+            int unit = 0; /* a source site holds 1 at (spin, colour), else nothing */
+            for (size_t j = 0; j < per; j++) {
+                if (!isfinite(v[j]) || (which == 0 && v[j] != 0 && !(j == 2 * (size_t)k && v[j] == 1.0))) {
+                    if ((uint64_t)xs * per + j < bad) bad = (uint64_t)xs * per + j;
+                    break;
+                }
+                if (which == 0 && v[j] != 0) unit = 1;
             }
-            if (which == 0 && d != 0) unit = 1;
+            if (unit) {
+                int c[LAT_ND];
+                lattice_coords(&p->lat, xs, c);
+                units++;
+                if (xs < unit_first) unit_first = xs;
+                if (c[3] < lo) lo = c[3];
+                if (c[3] > hi) hi = c[3];
+            }
         }
-        if (unit) {
-            int c[LAT_ND];
-            lattice_coords(&p->lat, xs, c);
-            if (first < 0) { first = xs; t_first = c[3]; }
-            if (c[3] != t_first) one_t = 0;
-            nonzero++;
+        if (bad != UINT64_MAX) {
+            const int finite = isfinite(f[bad]);
+            free(f);
+            free(buf);
+            if (!finite) rdie(s, "non-finite number in the %s of spin %d colour %d", which ? "solution" : "source", spin, colour);
+            rdie(s, "the source of spin %d colour %d is not a unit source (site %" PRIu64 ")", spin, colour, bad / per);
         }
+        nonzero += units;
+        if (first < 0 && units) first = unit_first;
+        if (lo < t_lo) t_lo = lo;
+        if (hi > t_hi) t_hi = hi;
     }
+    free(buf);
+    const int one_t = nonzero > 0 && t_lo == t_hi;
+    const int64_t t_first = t_lo;
     expect(s, "scidac-checksum");
     x = read_text(s);
     char a[32], b[32];
