@@ -20,30 +20,51 @@ struct dist_header {
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
+/* a slab's sites by their index x in the file's (global) order: local
+ * index x - shift; the chunks of scidac_code_chunk go to the threads */
+struct slab_code { struct field *u; int prec; int64_t shift; };
+static void encode_slab_site(void *ctx, int64_t x, unsigned char *bytes)
+{
+    const struct slab_code *c = ctx;
+    ildg_encode_site(c->u, x - c->shift, c->prec, bytes);
+}
+static void decode_slab_site(void *ctx, int64_t x, unsigned char *bytes)
+{
+    const struct slab_code *c = ctx;
+    double *dst = field_link(c->u, x - c->shift, 0);
+    const size_t n = (size_t)LAT_ND * field_link_reals(c->u->nc), w = (size_t)(c->prec / 8);
+    for (size_t j = 0; j < n; j++) dst[j] = load_real(bytes + j * w, c->prec, 1);
+}
+
+/* 1 when a real of sites [s0, s0 + n) of u is NaN or Inf */
+static int slab_nonfinite(const struct field *u, int64_t s0, int64_t n)
+{
+    const size_t nreal = (size_t)LAT_ND * field_link_reals(u->nc);
+    const double *v = field_link(u, s0, 0);
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= 1024)
+    for (int64_t i = 0; i < n * (int64_t)nreal; i++) bad |= !isfinite(v[i]);
+    return bad;
+}
+
 /* Every rank reads its slices (halos too) of the binary record with
  * MPI-IO, decodes them and checksums its owned sites; the checksums are
  * combined (XOR, as the SciDAC sum is built) and compared with the file's. */
 static void read_slab_parallel(struct dist *x, const char *path, const struct conf_deferred *df)
 {
     const struct geometry *d = x->dom;
-    const int Lt = d->global.L[3], w = df->prec / 8;
-    const size_t sb = ildg_site_bytes(x->nc, df->prec), nreal = (size_t)LAT_ND * field_link_reals(x->nc);
+    const int Lt = d->global.L[3];
+    const size_t sb = ildg_site_bytes(x->nc, df->prec);
     unsigned char *buf = lat_malloc((size_t)d->v3 * sb);
     struct comm_file *f = comm_file_open(path, 0);
-    struct scidac_sum sum = {0, 0};
+    struct scidac_sum sum = {0, 0}, halo_sum = {0, 0}; /* the halo slices are another rank's to checksum */
     double bad = 0;
     for (int k = 0; k < d->lt + 2; k++) {
         const int gt = mod(d->t0 - 1 + k, Lt), owned = k >= 1 && k <= d->lt;
         comm_file_read_at(f, df->offset + (uint64_t)gt * (uint64_t)d->v3 * sb, buf, (size_t)d->v3 * sb);
-        for (int64_t i = 0; i < d->v3; i++) {
-            const unsigned char *b = buf + (size_t)i * sb;
-            double *dst = field_link(&x->slab, (int64_t)k * d->v3 + i, 0);
-            for (size_t j = 0; j < nreal; j++) {
-                dst[j] = load_real(b + j * (size_t)w, df->prec, 1);
-                if (!isfinite(dst[j])) bad = 1;
-            }
-            if (owned) scidac_sum_site(&sum, (uint64_t)gt * (uint64_t)d->v3 + (uint64_t)i, lat_crc32(0, b, sb));
-        }
+        struct slab_code c = {&x->slab, df->prec, (int64_t)(gt - k) * d->v3};
+        scidac_code_chunk(owned ? &sum : &halo_sum, (int64_t)gt * d->v3, d->v3, buf, sb, decode_slab_site, &c);
+        if (slab_nonfinite(&x->slab, (int64_t)k * d->v3, d->v3)) bad = 1;
     }
     comm_file_close(f);
     free(buf);
@@ -194,20 +215,14 @@ static void write_parallel(struct dist *x, const char *path, const struct conf_w
 {
     const struct geometry *d = x->dom;
     const int prec = o && o->prec ? o->prec : (x->c.file_prec == 32 ? 32 : 64);
-    const size_t sb = ildg_site_bytes(x->nc, prec), nreal = (size_t)LAT_ND * field_link_reals(x->nc);
+    const size_t sb = ildg_site_bytes(x->nc, prec);
     const size_t bytes = (size_t)d->v3 * (size_t)d->lt * sb;
     unsigned char *buf = lat_malloc(bytes);
     struct scidac_sum sum = {0, 0};
-    double bad = 0;
-    for (int64_t i = 0; i < d->v3 * d->lt; i++) {
-        const int64_t s = d->v3 + i; /* owned sites start at slice 1 */
-        const double *v = field_link(&x->slab, s, 0);
-        for (size_t j = 0; j < nreal; j++)
-            if (!isfinite(v[j])) bad = 1;
-        unsigned char *b = buf + (size_t)i * sb;
-        ildg_encode_site(&x->slab, s, prec, b);
-        scidac_sum_site(&sum, (uint64_t)geometry_global_site(d, s), lat_crc32(0, b, sb));
-    }
+    /* owned sites start at slice 1: local s, global geometry_global_site(d, s) */
+    double bad = slab_nonfinite(&x->slab, d->v3, d->v3 * d->lt);
+    struct slab_code c = {&x->slab, prec, geometry_global_site(d, 0)};
+    scidac_code_chunk(&sum, geometry_global_site(d, d->v3), d->v3 * d->lt, buf, sb, encode_slab_site, &c);
     uint32_t ab[2] = {sum.a, sum.b};
     comm_xor_u32(ab, 2);
     comm_max(&bad, 1);
