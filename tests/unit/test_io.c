@@ -15,6 +15,9 @@
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static char dir[64];
 
@@ -244,6 +247,49 @@ static void test_checksums(void)
     s = scidac_checksum_field(&u, 32);
     CHECK(s.a != 0x35b49a1bu, "single precision differs");
     field_free(&u);
+}
+
+/* scidac_code_chunk against the site-by-site definition: random bytes of
+ * 5000 sites of 40 bytes, the chunk offset x0 in the rotations, sizes on
+ * both sides of its threshold (1024), 1 and 2 threads, a decoder copy */
+static void copy_site(void *ctx, int64_t x, unsigned char *bytes)
+{
+    const unsigned char *src = ctx;
+    memcpy(bytes, src + (size_t)x * 40, 40);
+}
+
+static void test_code_chunk(void)
+{
+    enum { N = 5000, SB = 40 };
+    unsigned char *src = malloc((size_t)N * SB), *buf = malloc((size_t)N * SB);
+    uint32_t r = 12345;
+    for (size_t i = 0; i < (size_t)N * SB; i++) { r = r * 1664525u + 1013904223u; src[i] = (unsigned char)(r >> 24); }
+    const int64_t sizes[][2] = {{0, 1}, {7, 1023}, {3, 1024}, {0, N}, {1000, 4000}};
+#ifdef _OPENMP
+    const int threads_before = omp_get_max_threads();
+#endif
+    for (int t = 1; t <= 2; t++) {
+#ifdef _OPENMP
+        omp_set_num_threads(t);
+#endif
+        for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
+            const int64_t x0 = sizes[c][0], k = sizes[c][1];
+            struct scidac_sum want = {0x1234u, 0x5678u}, got = want; /* a sum carried in from earlier chunks */
+            for (int64_t x = x0; x < x0 + k; x++) scidac_sum_site(&want, (uint64_t)x, lat_crc32(0, src + (size_t)x * SB, SB));
+            memset(buf, 0, (size_t)N * SB);
+            /* the encoder's view: the callback fills buf from the source */
+            scidac_code_chunk(&got, x0, k, buf, SB, copy_site, src);
+            CHECK(got.a == want.a && got.b == want.b, "code_chunk x0 %lld k %lld, %d threads: %08x %08x, want %08x %08x",
+                  (long long)x0, (long long)k, t, got.a, got.b, want.a, want.b);
+            CHECK(memcmp(buf, src + (size_t)x0 * SB, (size_t)k * SB) == 0, "code_chunk x0 %lld k %lld: the bytes",
+                  (long long)x0, (long long)k);
+        }
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(threads_before);
+#endif
+    free(src);
+    free(buf);
 }
 
 static void test_xml(void)
@@ -576,6 +622,7 @@ int main(void)
     test_lime_pipe();
     test_lime_errors();
     test_checksums();
+    test_code_chunk();
     test_xml();
     test_roundtrips();
     test_su2();
