@@ -67,7 +67,9 @@ static void write_conf(struct run *r, const char *path, const char *results)
         if (r->base_history && !r->x.c.history) lat_die(1, NULL, "out of memory");
     }
     struct conf_write_opts o = {.format = CONF_ILDG, .prec = r->file_prec, .nersc_3x3 = 0};
+    const double t_write = lat_clock();
     dist_write(&r->x, path, &o, entry);
+    lat_debug("wrote the configuration: %.3f s", lat_clock() - t_write);
     free(r->x.c.history);
     r->x.c.history = NULL;
     free(entry);
@@ -251,10 +253,8 @@ int main(int argc, char **argv)
     const char *start_name = is_hot || is_cold ? "-" : start; /* the report's file: the input, if any */
     if (therm + sweeps == 0) { /* a start configuration as it is */
         results_of(r.x.u, first_sweep, res, sizeof res);
-        const double t_write = lat_clock();
         write_conf(&r, output, res);
-        lat_debug("wrote a %s SU(%d) %s configuration: %.3f s", is_hot ? "Haar-random" : is_cold ? "unit" : "copied", nc, ext,
-                  lat_clock() - t_write);
+        lat_debug("wrote a %s SU(%d) %s configuration", is_hot ? "Haar-random" : is_cold ? "unit" : "copied", nc, ext);
         struct report *rep = heatbath_report(format, &r, start_name, output, beta, seed, first_sweep, first_sweep, 0, 0, 0);
         run_report_end(rep, format, output);
         dist_free(&r.x);
@@ -273,11 +273,7 @@ int main(int argc, char **argv)
     double elapsed = hb_chain_run(&chain, r.x.u);
     progress_log_close(&pr);
     results_of(r.x.u, last, res, sizeof res);
-    if (every == 0 || output) {
-        const double t_write = lat_clock();
-        write_conf(&r, output, res);
-        lat_debug("wrote the configuration: %.3f s", lat_clock() - t_write);
-    }
+    if (every == 0 || output) write_conf(&r, output, res);
     struct plaquette pl = measure_plaquette(r.x.u);
     double links = 4.0 * (double)lat.V, rate = (double)(last - first_sweep) * links * (1 + nor) / elapsed;
     /* the summary line, as the gauge-fixing tools end (-q silences it), or

@@ -49,6 +49,8 @@ struct scidac_sum scidac_checksum_field(const struct field *u, int prec);
 /* Encode the four links of one site big-endian in precision prec into buf
  * (ildg_site_bytes(nc, prec) = LAT_ND * 2 nc^2 * prec/8 bytes). */
 void ildg_encode_site(const struct field *u, int64_t site, int prec, unsigned char *buf);
+/* And back: the site's links from those bytes. */
+void ildg_decode_site(struct field *u, int64_t site, int prec, const unsigned char *buf);
 static inline size_t ildg_site_bytes(int nc, int prec)
 { return (size_t)LAT_ND * field_link_reals(nc) * (size_t)(prec / 8); }
 /* The sites x0 .. x0+k-1 of u encoded so into buf (k site_bytes) on the

@@ -31,9 +31,7 @@ static void encode_slab_site(void *ctx, int64_t x, unsigned char *bytes)
 static void decode_slab_site(void *ctx, int64_t x, unsigned char *bytes)
 {
     const struct slab_code *c = ctx;
-    double *dst = field_link(c->u, x - c->shift, 0);
-    const size_t n = (size_t)LAT_ND * field_link_reals(c->u->nc), w = (size_t)(c->prec / 8);
-    for (size_t j = 0; j < n; j++) dst[j] = load_real(bytes + j * w, c->prec, 1);
+    ildg_decode_site(c->u, x - c->shift, c->prec, bytes);
 }
 
 /* 1 when a real of sites [s0, s0 + n) of u is NaN or Inf */

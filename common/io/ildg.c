@@ -162,10 +162,7 @@ static void check_binary_size(struct ildg_in *s, uint64_t len, int unread)
 static void decode_site(void *ctx, int64_t site, unsigned char *buf)
 {
     struct ildg_in *s = ctx;
-    size_t n = LAT_ND * field_link_reals(s->nc);
-    double *d = field_link(&s->c->u, site, 0);
-    size_t w = (size_t)(s->prec / 8);
-    for (size_t i = 0; i < n; i++) d[i] = load_real(buf + i * w, s->prec, 1);
+    ildg_decode_site(&s->c->u, site, s->prec, buf);
 }
 
 static void read_binary_stream(struct ildg_in *s)

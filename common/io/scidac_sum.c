@@ -69,6 +69,13 @@ void ildg_encode_site(const struct field *u, int64_t site, int prec, unsigned ch
     for (size_t i = 0; i < n; i++) store_real_be(buf + i * (size_t)(prec / 8), d[i], prec);
 }
 
+void ildg_decode_site(struct field *u, int64_t site, int prec, const unsigned char *buf)
+{
+    size_t n = LAT_ND * field_link_reals(u->nc);
+    double *d = field_link(u, site, 0);
+    for (size_t i = 0; i < n; i++) d[i] = load_real(buf + i * (size_t)(prec / 8), prec, 1);
+}
+
 struct field_code { const struct field *u; int prec; };
 static void encode_field_site(void *ctx, int64_t x, unsigned char *bytes)
 {
