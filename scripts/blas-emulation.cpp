@@ -33,7 +33,7 @@
  *     double, single, half; y double);
  *   - the same fused checks on tables with a reduction layout (the GPU's
  *     and the CPU's on one layout; chunk sizes of 5 .. 2600 sites, one to
- *     three pieces a chunk, a rank's run of chunks among the global slots,
+ *     six pieces a chunk, a rank's run of chunks among the global slots,
  *     parts = 2): the fused layout path against the unfused layout path,
  *     bit for bit, and one launch per fused call; a = NaN, which makes
  *     the unfused axpy write NaN into the padding sites no chunk holds,
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
     int w2 = bc_solves(gpu, cpu, 45, 6, BLAS_EMU_MARGIN);
     bc_determinism(gpu, 45, 6);
     /* with reduction layouts: several chunk sizes (one chunk, one piece
-     * per chunk, 2 and 3 pieces with stride steps), a rank's run of chunks
+     * per chunk, 3 and 6 pieces with stride steps), a rank's run of chunks
      * inside the global slots, parts = 2 (staggered_reduce_layout's
      * even/odd halves); every vector with padding sites past the chunks */
     emu_layout(77, 24, 77, 0, 1, 1, 5);

@@ -40,6 +40,7 @@ template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bo
 #include "solvers/blas_gpu.h"
 extern "C" struct solver_blas *solver_blas_gpu_open(void) { return blas_gpu_make(NULL); }
 extern "C" struct solver_blas *solver_blas_gpu_open_layout(const struct solver_reduce_layout *l) { return blas_gpu_make(l); }
+extern "C" void solver_blas_gpu_device_loop(struct solver_blas *b, const struct geometry *d) { blas_gpu_device_loop(b, d); }
 extern "C" void solver_blas_gpu_close(struct solver_blas *b) { blas_gpu_destroy(b); }
 #endif
 

@@ -6,13 +6,14 @@
  * Defines, extern "C" with the contracts of kernels/gpu/field.h and gpu.h
  * (device memory is host memory, no device can fail):
  *   gpu_alloc (lat_calloc: zeroed, dies on failure; 0 bytes allowed),
- *   gpu_free, gpu_upload, gpu_download (memcpy, counted for
+ *   gpu_free, gpu_upload, gpu_download, gpu_download_async (memcpy, counted for
  *   gpu_transfer_take), gpu_memset (memset),
  *   gpu_sync, gpu_check (nothing to wait for, no launch error),
  *   gpu_available (1), gpu_inject_fault (nothing to break),
  *   gpu_device_name ("emulation"), gpu_mem_info (0, 0),
  *   gpu_copy_bandwidth (0), gpu_timer_start/stop (0 seconds),
- *   gpu_peer_open/send/wait/release/close (gpu/peer.h) as MPI messages: a
+ *   gpu_peer_open/send/wait/release/close (gpu/peer.h) as MPI messages (and
+ *   gpu_peer_remote NULL: no buffer of another rank is mapped here): a
  *   send posts the bytes with the offset they land at in the receiver's
  *   buffer (the sender's choice, as with a copy into the receiver's
  *   memory), the round's wait receives them there, LAT_GPU_HALO=host
@@ -53,6 +54,7 @@ static void host_count(unsigned long long *b, unsigned long long *k, size_t n)
 }
 extern "C" void gpu_upload(void *d, const void *s, size_t n) { host_count(&host_transfers.up_bytes, &host_transfers.up_calls, n), memcpy(d, s, n); }
 extern "C" void gpu_download(void *d, const void *s, size_t n) { host_count(&host_transfers.down_bytes, &host_transfers.down_calls, n), memcpy(d, s, n); }
+extern "C" void gpu_download_async(void *d, const void *s, size_t n) { gpu_download(d, s, n); }
 extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
 
 /* ---- the device: always there, never failing ---- */
@@ -109,6 +111,7 @@ extern "C" void gpu_peer_wait(struct gpu_peer *p)
 /* the device-side wait: here the host's (the kernels run in the host's order) */
 extern "C" void gpu_peer_wait_device(struct gpu_peer *p) { gpu_peer_wait(p); }
 extern "C" void gpu_peer_release(struct gpu_peer *p) { (void)p; } /* the bytes were received at the wait */
+extern "C" void *gpu_peer_remote(struct gpu_peer *p, int i) { (void)p, (void)i; return NULL; } /* no mapping here */
 extern "C" void gpu_peer_close(struct gpu_peer *p)
 {
     if (p && p->mask) gpu_peer_wait(p);

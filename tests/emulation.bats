@@ -107,12 +107,12 @@
     echo "$output" | grep -q '^45 sites x 6 reals: 47 of 47 fused cases .*; 35 vectors) give the unfused bits$'
     # multi_axpy_caxpby (the multi-shift's x_i, p_i): one launch for 12 shifts, two for 35, in d, s, h
     [ "$(echo "$output" | grep -cE '^(77 sites x 24|45 sites x 6) reals: multi_axpy_caxpby [dsh] p, double x_i: 1 launch for 12 shifts, 2 for 35$')" -eq 6 ]
-    # ... and with reduction layouts (6: chunks of 5..2600 sites, 1..3 pieces, parts 1 and 2): the fused
+    # ... and with reduction layouts (6: chunks of 5..2600 sites, 1..6 pieces, parts 1 and 2): the fused
     # layout path = the unfused layout path bit for bit, one launch, the padding written as the unfused axpy does
     [ "$(echo "$output" | grep -cE '^layout of [0-9]+-site chunks .* 47 of 47 fused cases .* give the unfused bits$')" -eq 6 ]
     [ "$(echo "$output" | grep -cE '^layout of .*: axpy_norm2 and axpy_cdot one launch each \(one precision\), yes$')" -eq 6 ]
     [ "$(echo "$output" | grep -cE '^layout of .*: a = NaN \(unfused padding sites NaN: yes\), fused y = unfused y bits: yes$')" -eq 6 ]
-    echo "$output" | grep -q '^layout of 1100-site chunks (2 pieces), first 1 of 4, 2 parts: '
+    echo "$output" | grep -q '^layout of 1100-site chunks (3 pieces), first 1 of 4, 2 parts: '
     # BiCGstab's fused kernels (cdot_norm2, caxpby_norm2_cdot, caxpby2): every precision set it uses, the
     # unfused GPU bits and one launch, without a layout (2 shapes) and on the 6 layouts; whole BiCGstab
     # solves d/s/h with and without them bit for bit (2 shapes, one layout)

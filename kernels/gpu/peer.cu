@@ -236,6 +236,12 @@ extern "C" void gpu_peer_release(struct gpu_peer *p)
     }
 }
 
+extern "C" void *gpu_peer_remote(struct gpu_peer *p, int i)
+{
+    if (!p || i < 0 || i >= p->nparts) lat_die(1, "GPU", "internal error: peer part %d out of range", i);
+    return p->host_wait ? NULL : p->remote[i];
+}
+
 extern "C" void gpu_peer_close(struct gpu_peer *p)
 {
     if (!p) return;

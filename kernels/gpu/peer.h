@@ -45,6 +45,13 @@
  *       (the caller has waited for the kernels that read them): tells the
  *       round's senders, whose next round waits for it.  Every rank calls it
  *       after the same rounds, or none does.
+ *   gpu_peer_remote(p, i)  part i's receiver's buffer as mapped here: a
+ *       device pointer a kernel of this rank may store into directly (over
+ *       NVLink), for callers that end their rounds themselves on the devices
+ *       (solvers/blas_gpu_multishift.cuh: data, a system fence, a round
+ *       number in the receiver's word, the receiver's kernel spinning on
+ *       it); NULL where there is no such mapping (the host emulation's MPI
+ *       stand-in, LAT_GPU_PEER_WAIT=host): then gpu_peer_send/_wait_device.
  *   gpu_peer_close(p)  collective; unmaps (call it before any rank frees
  *       its buffer; NULL is fine).
  */
@@ -64,6 +71,7 @@ void gpu_peer_send(struct gpu_peer *p, int i, size_t send_off, size_t recv_off, 
 void gpu_peer_wait(struct gpu_peer *p);
 void gpu_peer_wait_device(struct gpu_peer *p);
 void gpu_peer_release(struct gpu_peer *p);
+void *gpu_peer_remote(struct gpu_peer *p, int i);
 void gpu_peer_close(struct gpu_peer *p);
 
 #ifdef __cplusplus

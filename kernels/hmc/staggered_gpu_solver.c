@@ -103,6 +103,9 @@ struct staggered_gpu_solver *staggered_gpu_solver_create(const struct field *u, 
     staggered_reduce_layout(cpu, 1, &normal);
     staggered_reduce_layout(cpu, 0, &half);
     struct solver_blas *blas = solver_blas_gpu_open_layout(&normal), *blas_half = solver_blas_gpu_open_layout(&half);
+    /* the multi-shift's loop with its scalars on the devices, sums
+     * swapped device to device, on a slab too (collective) */
+    if (blas && u->dom) solver_blas_gpu_device_loop(blas, u->dom);
     if (!blas || !blas_half) {
         snprintf(why, len, "the solvers' GPU vector kernels are not usable here");
         if (blas) solver_blas_gpu_close(blas);

@@ -5,8 +5,9 @@
  * device copies, the launch (GPU_RED_BS threads per block, the default
  * stream, the launch error checked at once: one line, exit 1, gpu/util.cu),
  * the reductions' partials in page-locked host memory (one async copy, one
- * stream wait), and the checks of open: a usable GPU, one process without a
- * layout. */
+ * stream wait), the device multi-shift loop's flags (an async copy and an
+ * event per ring slot, blas_gpu_multishift.cuh's BL_MS_POST / BL_MS_WAIT),
+ * and the checks of open: a usable GPU, one process without a layout. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stddef.h>
@@ -64,6 +65,26 @@ static void blas_fetch_partials(void *host, const void *dev, size_t bytes)
     if (e == cudaSuccess) e = cudaStreamSynchronize(0);
     if (e != cudaSuccess) lat_die(1, "GPU", "solver_blas_gpu reduction: %s", cudaGetErrorString(e));
 }
+/* the multi-shift loop's flags (blas_gpu_multishift.cuh): an async copy
+ * into page-locked memory and an event per ring slot, waited for
+ * BL_MS_AHEAD iterations later (one table solves at a time in a process:
+ * the events are shared) */
+static cudaEvent_t blas_ms_events[8]; /* >= BL_MS_AHEAD */
+static void blas_ms_post(int slot, void *host, const void *dev, size_t bytes)
+{
+    cudaError_t e = cudaSuccess;
+    if (!blas_ms_events[slot]) e = cudaEventCreateWithFlags(&blas_ms_events[slot], cudaEventDisableTiming);
+    if (e == cudaSuccess) gpu_download_async(host, dev, bytes);
+    if (e == cudaSuccess) e = cudaEventRecord(blas_ms_events[slot], 0);
+    if (e != cudaSuccess) lat_die(1, "GPU", "solver_blas_gpu multi-shift flags: %s", cudaGetErrorString(e));
+}
+static void blas_ms_wait(int slot)
+{
+    cudaError_t e = cudaEventSynchronize(blas_ms_events[slot]);
+    if (e != cudaSuccess) lat_die(1, "GPU", "solver_blas_gpu multi-shift flags: %s", cudaGetErrorString(e));
+}
+#define BL_MS_POST(slot, host, dev, bytes) blas_ms_post(slot, host, dev, bytes)
+#define BL_MS_WAIT(slot) blas_ms_wait(slot)
 #define BL_HOST_ALLOC(bytes) blas_pinned_alloc(bytes)
 #define BL_HOST_FREE(p) cudaFreeHost(p)
 #define BL_FETCH_PARTIALS(host, dev, bytes) blas_fetch_partials(host, dev, bytes)
@@ -83,6 +104,11 @@ extern "C" struct solver_blas *solver_blas_gpu_open_layout(const struct solver_r
 {
     if (!gpu_available(NULL, 0)) return NULL;
     return blas_gpu_make(layout);
+}
+
+extern "C" void solver_blas_gpu_device_loop(struct solver_blas *blas, const struct geometry *d)
+{
+    blas_gpu_device_loop(blas, d);
 }
 
 extern "C" void solver_blas_gpu_close(struct solver_blas *blas)

@@ -13,7 +13,9 @@
  * and the GPU layer's gpu_free, gpu_memset, gpu_download (gpu/field.h).
  * Exported (host): blas_gpu_make(layout) the table (NULL: out of host
  * memory; layout NULL: one process, the fixed grid below),
- * blas_gpu_destroy(table); the table's fused kernels are
+ * blas_gpu_device_loop(table, d) (blas_gpu.h's _device_loop),
+ * blas_gpu_destroy(table); the table's multishift_loop is
+ * blas_gpu_multishift.cuh's; the table's fused kernels are
  * blas_gpu_fused.cuh's and blas_gpu_bicg.cuh's (both included here, before the table),
  * all eight with or without a layout (with one, axpy_norm2 / axpy_cdot run on the layout's
  * chunk grid: the bits of axpy followed by the chunked reduction).
@@ -62,6 +64,9 @@ extern "C" {
 #include "solvers/half.h"
 #include "gpu/spinor.h"
 #include "gpu/field.h"
+extern "C" {
+#include "lattice/geometry.h" /* the ranks of the device loop's peers */
+}
 #include "lattice/observables_site.h" /* obs_max_nan, which reduce.cuh's red_max uses */
 #include "gpu/reduce.cuh"
 
@@ -341,6 +346,7 @@ struct bl_blas {
     struct solver_reduce_layout layout;
     double *chunk_dev, *chunk_host, *slots;
     size_t chunk_cap, slots_cap;
+    struct bl_ms *ms; /* the multi-shift loop on the device (blas_gpu_multishift.cuh) */
 };
 
 static size_t bl_elem(enum solver_prec p)
@@ -389,7 +395,7 @@ template <class OP> static void bl_elementwise(const struct solver_vec *x, struc
 }
 
 /* the four forms of blas_cpu.c's real_axpby, chosen as it chooses them */
-static bl_op_real bl_real_op(double a, double b)
+static __host__ __device__ bl_op_real bl_real_op(double a, double b)
 {
     int form = b == 0 ? BL_AX : b == 1 ? BL_Y_AX : a == 1 ? BL_X_BY : BL_AX_BY;
     return bl_op_real{a, b, form};
@@ -443,6 +449,7 @@ template <int K> static void bl_reduce(struct bl_blas *c, const struct solver_ve
 
 #include "solvers/blas_gpu_fused.cuh" /* the fused kernels (multi_axpy, ..., axpy_cdot) */
 #include "solvers/blas_gpu_bicg.cuh"  /* BiCGstab's (cdot_norm2, caxpby_norm2_cdot, caxpby2) */
+#include "solvers/blas_gpu_multishift.cuh" /* the multi-shift CG's loop with its scalars on the device */
 
 static struct solver_vec *bl_alloc(void *ctx, size_t n, size_t site_reals, enum solver_prec prec)
 {
@@ -568,7 +575,9 @@ static struct solver_blas *blas_gpu_make(const struct solver_reduce_layout *layo
     t.cdot_norm2 = bl_cdot_norm2;               /* with a layout too: its chunk grid */
     t.caxpby_norm2_cdot = bl_caxpby_norm2_cdot;
     t.caxpby2 = bl_caxpby2;
+    t.multishift_loop = bl_multishift_loop;
     c->blas = t;
+    bl_ms_open(c);
     return &c->blas;
 }
 
@@ -578,6 +587,7 @@ static void blas_gpu_destroy(struct solver_blas *blas)
     struct bl_blas *c = (struct bl_blas *)blas;
     gpu_free(c->partial_dev);
     BL_HOST_FREE(c->partial);
+    bl_ms_release(c);
     gpu_free(c->chunk_dev);
     free(c->chunk_host);
     free(c->slots);

@@ -16,6 +16,14 @@
  *       cdot and norm2 sum per chunk and over ranks in global order (the
  *       same bits for any number of ranks, one process included), so it
  *       runs under mpirun.  The elementwise kernels are unchanged.
+ *   solver_blas_gpu_device_loop(blas, d)  collective over the ranks of the
+ *       t-slab decomposition d: lets the table's multishift_loop (the
+ *       multi-shift CG's recursion in double with its scalars on the
+ *       devices, blas_gpu_multishift.cuh) run on R > 1 ranks, its sums
+ *       swapped device to device (gpu/peer.h; every rank must be able to map
+ *       every other, else it stays off and multishift.c's own loop runs).
+ *       On one process the loop is on from open (with a layout); without a
+ *       layout it is never used.  LAT_GPU_MULTISHIFT=host keeps it off.
  *   solver_blas_gpu_close(blas)  frees the table (vectors are the caller's).
  *
  * Contracts (blas_gpu.cuh has the details): every kernel takes any mix of
@@ -38,6 +46,8 @@ extern "C" {
 #endif
 struct solver_blas *solver_blas_gpu_open(void);
 struct solver_blas *solver_blas_gpu_open_layout(const struct solver_reduce_layout *layout);
+struct geometry;
+void solver_blas_gpu_device_loop(struct solver_blas *blas, const struct geometry *d);
 void solver_blas_gpu_close(struct solver_blas *blas);
 #ifdef __cplusplus
 }

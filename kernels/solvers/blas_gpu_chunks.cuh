@@ -60,11 +60,17 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_red_chunk(const X *x, const f
     bl_chunk_walk<K>(chunk_sites, nsub, partial, bl_sum_site<X, Y, K>{x, xnorm, y, ynorm, ncomp});
 }
 
-/* the pieces (blocks) of a chunk of chunk_sites sites: fixed by its size */
+/* the pieces (blocks) of a chunk of chunk_sites sites: fixed by its size
+ * alone (so any R gives the same sums), 2 sites a thread and at most 64
+ * pieces -- enough blocks for a GPU that holds a few timeslices: lat-hmc
+ * 32^3x8 on two H100 (8 chunks of 16384 sites a rank) has 256 blocks
+ * instead of 128 with 4 sites a thread and a trajectory 8 % faster
+ * (7.22 s against 7.84), one GPU 1.4 % slower (9.83 s against 9.69;
+ * session 20, docs/PERFORMANCE.md) */
 static int bl_chunk_pieces(int64_t chunk_sites)
 {
-    int64_t n = (chunk_sites + 4 * GPU_RED_BS - 1) / (4 * GPU_RED_BS);
-    return n < 1 ? 1 : n > 32 ? 32 : (int)n;
+    int64_t n = (chunk_sites + 2 * GPU_RED_BS - 1) / (2 * GPU_RED_BS);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
 /* a vector's chunk grid under the layout: its chunks, their sites and
@@ -114,6 +120,26 @@ template <int K> static bl_chunk_grid bl_chunk_prepare(struct bl_blas *c, const 
     return g;
 }
 
+/* chunk ci's sum k from the chunk partials of a launch: its pieces added
+ * in order, into its global slot (blas_cpu.c's slot rule, parts included)
+ * -- the host's bl_chunk_finish and the device's multi-shift loop
+ * (blas_gpu_multishift.cuh, a thread per chunk sum) */
+template <int K>
+static __host__ __device__ void bl_chunk_slot(const double *chunk, const bl_chunk_grid &g, const struct solver_reduce_layout &l,
+                                              size_t ci, int k, double *slots)
+{
+    const size_t slot = (ci / g.per_part) * l.total_chunks + l.first_chunk + ci % g.per_part;
+    const double *piece = chunk + ci * (size_t)g.nsub * K + k;
+    double sum = 0;
+    for (int b0 = 0; b0 < g.nsub; b0 += 8) { /* 8 loads in flight (a GPU thread), added in order */
+        double v[8];
+        for (int j = 0; j < 8; j++) v[j] = b0 + j < g.nsub ? piece[(size_t)(b0 + j) * K] : 0;
+        for (int j = 0; j < 8; j++)
+            if (b0 + j < g.nsub) sum = bl_add(sum, v[j]);
+    }
+    slots[slot * K + k] = sum;
+}
+
 /* the host's part after a launch of g.nb blocks wrote c->chunk_dev (the
  * one copy of it: bl_reduce_chunks and the fused bl_axpy_reduce_chunks
  * call it): per chunk the pieces' partials added in order, the chunk sums
@@ -122,17 +148,10 @@ template <int K> static bl_chunk_grid bl_chunk_prepare(struct bl_blas *c, const 
  * global order into out -- R ranks give the bits of one process */
 template <int K> static void bl_chunk_finish(struct bl_blas *c, const bl_chunk_grid &g, double *out)
 {
-    const struct solver_reduce_layout *l = &c->layout;
     gpu_download(c->chunk_host, c->chunk_dev, g.nb * K * sizeof(double));
     memset(c->slots, 0, g.nslot * K * sizeof(double));
-    for (size_t ci = 0; ci < g.nchunk; ci++) {
-        const size_t slot = (ci / g.per_part) * l->total_chunks + l->first_chunk + ci % g.per_part;
-        for (int k = 0; k < K; k++) {
-            double sum = 0;
-            for (int b = 0; b < g.nsub; b++) sum += c->chunk_host[(ci * (size_t)g.nsub + (size_t)b) * K + k];
-            c->slots[slot * K + k] = sum;
-        }
-    }
+    for (size_t ci = 0; ci < g.nchunk; ci++)
+        for (int k = 0; k < K; k++) bl_chunk_slot<K>(c->chunk_host, g, c->layout, ci, k, c->slots);
     if (comm_size() > 1) comm_sum(c->slots, g.nslot * K);
     for (size_t sl = 0; sl < g.nslot; sl++)
         for (int k = 0; k < K; k++) out[k] += c->slots[sl * K + k];

@@ -202,6 +202,16 @@ template <class R, class P, class Y> struct bl_axpy_caxpby_args {
     bl_op_complex caxpby[BL_MULTI_MAX]; /* p = b r + c p */
 };
 
+/* group i of y += a p, then p = b r + c p (flat storage): p loaded once */
+template <class R, class P, class Y>
+static __device__ __forceinline__ void bl_axpy_caxpby_group(const R *r, P *p, Y *y, size_t i, const bl_op_real &axpy,
+                                                            const bl_op_complex &caxpby)
+{
+    const bl_g pv = bl_load(p, 4 * i, 1.0); /* p as stored */
+    bl_store(y, 4 * i, axpy(pv, bl_load(y, 4 * i, 1.0)));
+    bl_store(p, 4 * i, caxpby(bl_load(r, 4 * i, 1.0), pv));
+}
+
 /* flat (neither r nor p half, y not half): group i, p loaded once into
  * registers, the operand of both updates -- bl_flat_item's loads and
  * stores twice, with the reload of p, which the first store leaves as it
@@ -213,9 +223,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     const unsigned j = blockIdx.x / nb_per;
     const size_t i = (size_t)(blockIdx.x % nb_per) * GPU_RED_BS + threadIdx.x;
     if (i >= ngroups) return;
-    const bl_g pv = bl_load(m.p[j], 4 * i, 1.0); /* p as stored */
-    bl_store(m.y[j], 4 * i, m.axpy[j](pv, bl_load(m.y[j], 4 * i, 1.0)));
-    bl_store(m.p[j], 4 * i, m.caxpby[j](bl_load(m.r, 4 * i, 1.0), pv));
+    bl_axpy_caxpby_group(m.r, m.p[j], m.y[j], i, m.axpy[j], m.caxpby[j]);
 }
 
 /* per site (r and p half, y double): the two unfused site items in order
@@ -372,14 +380,21 @@ template <class X, class Y, int K> struct bl_axpy_sum_site {
 };
 
 template <class X, class Y, int K>
-__global__ void __launch_bounds__(GPU_RED_BS)
-    k_bl_axpy_red_chunk(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t chunk_sites, int nsub, int ncomp,
-                        int64_t nsites, int64_t nsites_pad, bl_op_real op, double *partial)
+static __device__ __forceinline__ void bl_axpy_red_chunk(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t chunk_sites,
+                                                         int nsub, int ncomp, int64_t nsites, int64_t nsites_pad,
+                                                         const bl_op_real &op, double *partial)
 {
     if (blockIdx.x == 0) /* the padding sites: updated as the unfused axpy does, never summed */
         for (int64_t s = nsites + threadIdx.x; s < nsites_pad; s += GPU_RED_BS) bl_axpy_site(x, xnorm, y, ynorm, s, ncomp, op);
     /* blas_gpu_chunks.cuh's walk: the sites and order of k_bl_red_chunk */
     bl_chunk_walk<K>(chunk_sites, nsub, partial, bl_axpy_sum_site<X, Y, K>{x, xnorm, y, ynorm, ncomp, op});
+}
+template <class X, class Y, int K>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_axpy_red_chunk(const X *x, const float *xnorm, Y *y, float *ynorm, int64_t chunk_sites, int nsub, int ncomp,
+                        int64_t nsites, int64_t nsites_pad, bl_op_real op, double *partial)
+{
+    bl_axpy_red_chunk<X, Y, K>(x, xnorm, y, ynorm, chunk_sites, nsub, ncomp, nsites, nsites_pad, op, partial);
 }
 
 /* with a layout: y += a x and out[k] += the reduction, one launch of

@@ -10,7 +10,10 @@
  *   alpha_i = alpha_k zeta_{k+1} / zeta_k,  beta_i = beta_k (zeta_{k+1} / zeta_k)^2,
  *   x_i += alpha_i p_i,  p_i = zeta_{k+1} r_{k+1} + beta_i p_i,
  * from zeta_{-1} = zeta_0 = 1, alpha_{-1} = 1, beta_{-1} = 0.  Shift i is
- * frozen once |zeta_i r| <= its stopping tolerance |b|.  Then every shift's
+ * frozen once |zeta_i r| <= its stopping tolerance |b| (the scalar steps:
+ * multishift_step.h; in double a backend with a multishift_loop, the GPU's,
+ * may run this recursion itself, its scalars on the device, with the same
+ * bits: solvers.h's struct solver_ms_loop).  Then every shift's
  * true residual b - (A^dag A + sigma_i) x_i is computed in double; a shift
  * that misses its tolerance there is refined by solver_cg on the operator
  * A^dag A + sigma_i (normal_op below), started from its x_i.
@@ -30,6 +33,7 @@
  * residual per shift per update; the base's updates leave their gaps
  * (measured) as they were. */
 #include "solvers/core.h"
+#include "solvers/multishift_step.h"
 #include "base/log.h"
 #include <math.h>
 #include <stdlib.h>
@@ -84,6 +88,12 @@ static void normal_apply_f(void *ctx, float *out, const float *in)
     op->apply_f(op->ctx, (float *)N->tmp_f->data, in);
     op->apply_dag_f(op->ctx, out, (const float *)N->tmp_f->data);
     if (N->sigma != 0) N->blas->axpy(N->blas->ctx, N->sigma, &vin, &vout);
+}
+
+/* struct solver_ms_loop's operator: the solve's, in its sloppy precision */
+static void ms_apply(void *actx, int dag, struct solver_vec *out, const struct solver_vec *in)
+{
+    sloppy_apply((struct solve *)actx, dag, out, in);
 }
 
 /* r = b - (A^dag A + sigma) x in double, returns |r| */
@@ -201,6 +211,17 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
     const int reliable = sp != SOLVER_DOUBLE; /* the base's reliable updates */
     double maxr = sqrt(rr); /* the largest |r| since the last one (QUDA's rule, as solve_reliable) */
     if (reliable) stop[nb] = tol ? tol[nb] : par->tol; /* the base is kept true: no floor */
+    /* in double, a backend may run the loop below itself with its scalars
+     * on the device (no host wait an iteration; the same bits); not with
+     * a history, which wants every iteration's residuals on the host */
+    if (!reliable && blas->multishift_loop && !par->history) {
+        struct solver_ms_loop L = {nshift, nb, par->max_iter, sigma, stop, rr, s->bnorm, r, w, q, pv, xv,
+                                   ms_apply, s, result};
+        if (blas->multishift_loop(c, &L)) {
+            nactive = 0;
+            for (int i = 0; i < nshift; i++) active[i] = 0; /* result holds every shift's status and iterations */
+        }
+    }
     for (k = 1; k <= par->max_iter && nactive > 0; k++) {
         sloppy_apply(s, 0, w, pv[nb]);
         sloppy_apply(s, 1, q, w);
@@ -210,20 +231,16 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
                 if (active[i]) result[i].status = SOLVER_BREAKDOWN, result[i].iterations = k - 1, active[i] = 0;
             break;
         }
-        double alpha = rr / pq;
+        double alpha = ms_div(rr, pq);
         /* the active shifts' vectors gathered, so that each vector update
          * is one fused call over all of them (one launch on a GPU) */
         int na = 0;
         for (int i = 0; i < nshift; i++) {
             if (!active[i]) continue;
-            double si = sigma[i] - sigma[nb];
-            if (i == nb) {
-                zeta_next[i] = 1;
-            } else {
-                double den = alpha * beta_prev * (zeta_prev[i] - zeta[i]) + zeta_prev[i] * alpha_prev * (1 + si * alpha);
-                zeta_next[i] = zeta[i] * zeta_prev[i] * alpha_prev / den;
-            }
-            coef[na] = alpha * zeta_next[i] / zeta[i];
+            zeta_next[i] = i == nb ? 1
+                                   : ms_zeta_next(zeta[i], zeta_prev[i], alpha, alpha_prev, beta_prev,
+                                                  ms_sub(sigma[i], sigma[nb]));
+            coef[na] = ms_shift_alpha(alpha, zeta_next[i], zeta[i]);
             pa[na] = pv[i];
             xa[na] = &xv[i];
             na++;
@@ -249,12 +266,11 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
             base_updates++;
             report(par, k, nb, 1, rn / s->bnorm);
         }
-        const double beta = rr_new / rr;
+        const double beta = ms_div(rr_new, rr);
         for (int i = 0, j = 0; i < nshift; i++) {
             if (!active[i]) continue;
-            double ratio = zeta_next[i] / zeta[i];
             ca[j] = (solver_complex){zeta_next[i], 0};
-            cb[j] = (solver_complex){beta * ratio * ratio, 0};
+            cb[j] = (solver_complex){ms_shift_beta(beta, zeta_next[i], zeta[i]), 0};
             j++;
         }
         if (update) /* p_i = zeta_next r + beta_i p_i */
@@ -265,7 +281,7 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
             if (!active[i]) continue;
             zeta_prev[i] = zeta[i];
             zeta[i] = zeta_next[i];
-            double rel = fabs(zeta[i]) * sqrt(rr_new) / s->bnorm;
+            double rel = ms_rel_residual(zeta[i], rr_new, s->bnorm);
             report(par, k, i, 0, rel);
             if (rel <= stop[i]) {
                 active[i] = 0;

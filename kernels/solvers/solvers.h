@@ -101,6 +101,7 @@ void solver_caxpby2_check(const struct solver_vec *x1, const struct solver_vec *
  * precision (mixing allowed; the CPU computes in double), y has x's n and
  * site_reals.  Reductions accumulate in double and are deterministic (the
  * CPU: see blas_cpu.c), summed over ranks by the backend. */
+struct solver_ms_loop;
 struct solver_blas {
     void *ctx;
     /* a zeroed vector (n reals, blocks of site_reals); NULL when out of memory */
@@ -151,6 +152,33 @@ struct solver_blas {
      * neither x1 nor x2 */
     void (*caxpby2)(void *ctx, solver_complex a1, const struct solver_vec *x1, solver_complex b1, solver_complex a2,
                     const struct solver_vec *x2, solver_complex b2, struct solver_vec *y);
+    /* optional: the multi-shift CG's recursion in double (multishift.c's
+     * loop, struct solver_ms_loop) run with its scalars where the vectors
+     * are -- a GPU's, so that no iteration waits for the host; the bits of
+     * multishift.c's own loop.  Returns 0 (nothing done) when it cannot
+     * take this solve; multishift.c then runs its own loop. */
+    int (*multishift_loop)(void *ctx, struct solver_ms_loop *loop);
+};
+
+/* what multishift.c hands a backend's multishift_loop: the recursion from
+ * its start (r = p_i = b, x_i = 0, |r|^2 = rr) to every shift frozen,
+ * a breakdown or max_iter iterations, as multishift.c's loop runs it in
+ * double (its vector calls axpy_cdot, axpy_norm2, multi_axpy_caxpby and
+ * the scalar steps of solvers/multishift_step.h).  result[i] gets the
+ * status (SOLVER_CONVERGED: frozen at stop[i]; SOLVER_BREAKDOWN; else
+ * SOLVER_MAX_ITER) and the iterations of shift i; the rest of result is
+ * multishift.c's. */
+struct solver_ms_loop {
+    int nshift, base, max_iter;    /* base: the smallest shift */
+    const double *sigma, *stop;     /* the shifts; shift i frozen once |zeta_i r| <= stop[i] |b| */
+    double rr, bnorm;               /* |r|^2 at the start, |b| */
+    struct solver_vec *r, *w, *q;   /* the residual (b on entry), work vectors */
+    struct solver_vec *const *p;    /* the directions (b on entry) */
+    struct solver_vec *x;           /* nshift solutions (zero on entry) */
+    /* out = A in (dag 0) or A^dag in (dag 1), double vectors */
+    void (*apply)(void *actx, int dag, struct solver_vec *out, const struct solver_vec *in);
+    void *actx;
+    struct solver_result *result;
 };
 
 /* The CPU kernels (blas_cpu.c), OpenMP threads over site blocks.

@@ -60,6 +60,7 @@ extern "C" {
 #include "dirac/staggered_gpu.h"
 #include "gpu/field.h"
 #include "solvers/solvers.h"
+#include "solvers/blas_gpu.h" /* solver_blas_gpu_device_loop */
 #ifdef __cplusplus
 }
 #endif
@@ -214,11 +215,20 @@ static void ssc_solves(const struct geometry *d, struct staggered_op *cpu, const
     const int64_t vh = staggered_gpu_half_sites(g);
     const size_t n = (size_t)vh * 6;
     double *b = (double *)lat_calloc(2 * n, sizeof(double)), *x = (double *)lat_calloc(2 * n, sizeof(double));
+    double *xkeep = (double *)lat_calloc(6 * n, sizeof(double)); /* the three x_i of a solve */
     ssc_random_half(d, cpu, 9, b);
     struct solver_reduce_layout ln;
     staggered_reduce_layout(cpu, 1, &ln);
     struct solver_blas *bn = ssc_blas_open(&ln);
     CHECK(bn != NULL, "no GPU vector kernels");
+    /* the double solve again with multishift.c's own loop (the host's
+     * scalars): the device loop (blas_gpu_multishift.cuh, on here and on
+     * every R) must give its bits and iterations */
+    if (bn) solver_blas_gpu_device_loop(bn, d);
+    setenv("LAT_GPU_MULTISHIFT", "host", 1);
+    struct solver_blas *bh = ssc_blas_open(&ln);
+    unsetenv("LAT_GPU_MULTISHIFT");
+    CHECK(bh != NULL, "no GPU vector kernels");
     struct solver_op sn;
     staggered_gpu_solver_op_normal(&sn, g);
     const double sigma[3] = {0, 0.01, 0.1};
@@ -231,10 +241,14 @@ static void ssc_solves(const struct geometry *d, struct staggered_op *cpu, const
         double *xp[3];
         memset(x, 0, 2 * n * sizeof(double));
         for (int i = 0; i < 3; i++) xs[i] = sv_upload(SOLVER_DOUBLE, 2 * vh, x), xp[i] = (double *)xs[i].data;
+        struct gpu_transfer_count tdev, thost;
+        gpu_transfer_take(&tdev);
         const enum solver_status st = solver_multishift_cg(&sn, bn, (const double *)vb.data, 3, sigma, NULL, xp, &par, mres);
+        gpu_transfer_take(&tdev); /* the device-to-host copies of the solve */
         double worst = 0, odd = 0;
         for (int i = 0; i < 3; i++) {
             sv_download(&xs[i], 2 * vh, x);
+            memcpy(xkeep + i * 2 * n, x, 2 * n * sizeof(double));
             const double ri = ssc_residual(cpu, sigma[i], b, x, n);
             if (ri > worst) worst = ri;
             for (size_t k = n; k < 2 * n; k++) odd += fabs(x[k]);
@@ -242,6 +256,42 @@ static void ssc_solves(const struct geometry *d, struct staggered_op *cpu, const
             sv_free(&xs[i]);
         }
         comm_sum(&odd, 1);
+        if (p == SOLVER_DOUBLE && bh) { /* the host loop's bits (xkeep: the device loop's x_i) */
+            struct solver_result hres[3];
+            struct solver_vec hs[3];
+            double *hp[3], *xh = (double *)lat_calloc(2 * n, sizeof(double));
+            memset(xh, 0, 2 * n * sizeof(double));
+            for (int i = 0; i < 3; i++) hs[i] = sv_upload(SOLVER_DOUBLE, 2 * vh, xh), hp[i] = (double *)hs[i].data;
+            gpu_transfer_take(&thost);
+            const enum solver_status sh = solver_multishift_cg(&sn, bh, (const double *)vb.data, 3, sigma, NULL, hp, &par, hres);
+            gpu_transfer_take(&thost);
+            double differ = 0;
+            int same_it = sh == st;
+            for (int i = 0; i < 3; i++) {
+                sv_download(&hs[i], 2 * vh, xh);
+                sv_free(&hs[i]);
+                same_it &= hres[i].iterations == mres[i].iterations && hres[i].status == mres[i].status;
+                for (size_t k2 = 0; k2 < 2 * n; k2++) differ += memcmp(&xh[k2], &xkeep[i * 2 * n + k2], sizeof(double)) != 0;
+            }
+            comm_sum(&differ, 1);
+            CHECK(same_it && differ == 0, "multi-shift CG double: the device loop and multishift.c's loop differ "
+                  "(%g reals, iterations %s)", differ, same_it ? "same" : "differ");
+            /* the host loop fetches two sums an iteration; the device loop
+             * (when it ran: LAT_GPU_HALO=host turns it off on R > 1) none
+             * through gpu_download on a GPU, one flag copy an iteration in
+             * the emulation */
+            const int dev_loop = comm_size() == 1 || !getenv("LAT_GPU_HALO") || strcmp(getenv("LAT_GPU_HALO"), "host") != 0;
+            const unsigned long long it = (unsigned long long)mres[0].iterations;
+            CHECK(dev_loop ? tdev.down_calls + it / 2 < thost.down_calls : tdev.down_calls == thost.down_calls,
+                  "multi-shift CG double: %llu device-to-host copies with the device loop %s, %llu without",
+                  tdev.down_calls, dev_loop ? "on" : "off (no peers)", thost.down_calls);
+            if (comm_is_root())
+                printf("R=%d multi-shift CG double, device loop %s = host loop: %s (iterations %d/%d/%d; "
+                       "device-to-host copies %llu and %llu)\n", comm_size(), dev_loop ? "on" : "off",
+                       same_it && differ == 0 ? "bits and iterations" : "NO", hres[0].iterations, hres[1].iterations,
+                       hres[2].iterations, tdev.down_calls, thost.down_calls);
+            free(xh);
+        }
         CHECK(st == SOLVER_CONVERGED && worst < 2e-10 && odd == 0,
               "multi-shift CG sloppy %s: %s, worst CPU residual %.3g, odd half %g", ssc_pname[p], solver_status_name(st),
               worst, odd);
@@ -255,7 +305,8 @@ static void ssc_solves(const struct geometry *d, struct staggered_op *cpu, const
         sv_free(&vb);
     }
     if (bn) ssc_blas_close(bn);
-    free(b), free(x);
+    if (bh) ssc_blas_close(bh);
+    free(b), free(x), free(xkeep);
     staggered_gpu_free(g);
 }
 
