@@ -12,8 +12,11 @@
  *
  * Vectors: the CPU's even half fields (dirac/staggered.h's half index
  * x/2, 6 reals a site, V/2 sites) are uploaded into gpu/spinor.h's layout;
- * the multi-shift solve runs on the _normal view ([even | odd], V sites,
- * b's odd half zero, kept on the device), CG on the _ee view.  The device
+ * vectors are [even | odd] storage of V sites (the normal view's, b's odd
+ * half zero, kept on the device), and both the multi-shift solve and CG run
+ * on their even halves with the _ee view's K (the multi-shift through its
+ * Hermitian form, solver_op.hermitian: one K an iteration, V/2-site
+ * vectors; the odd halves of its solutions zeroed).  The device
  * copies of the links are refreshed only by staggered_gpu_solver_set_links:
  * call it whenever the links changed.
  *

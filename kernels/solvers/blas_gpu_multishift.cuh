@@ -422,9 +422,7 @@ static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
     struct bl_ms *m = c->ms;
     if (!m || !m->enabled || m->off || L->nshift > BL_MS_MAX || L->nshift < 1 || !c->layout.chunk_reals) return 0;
     if (comm_size() != m->nranks) return 0;
-    const struct solver_vec *all[3] = {L->r, L->w, L->q};
-    for (int i = 0; i < 3; i++)
-        if (all[i]->prec != SOLVER_DOUBLE) return 0;
+    if (L->r->prec != SOLVER_DOUBLE || L->q->prec != SOLVER_DOUBLE) return 0;
     for (int i = 0; i < L->nshift; i++) {
         if (L->p[i]->prec != SOLVER_DOUBLE || L->x[i].prec != SOLVER_DOUBLE) return 0;
         solver_vec_same_shape(L->r, L->p[i], "solver_blas_gpu multishift_loop");
@@ -458,8 +456,7 @@ static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
             BL_MS_WAIT(slot);
             if (m->ring[slot].done) break;
         }
-        L->apply(L->actx, 0, L->w, L->p[L->base]);
-        L->apply(L->actx, 1, L->q, L->w);
+        L->apply(L->actx, L->q, L->w, L->p[L->base]);
         blas_launch(k_bl_axpy_red_chunk<double, double, 2>, (unsigned)g.nb, true, pb, (const float *)NULL, q, (float *)NULL,
                     g.chunk_sites, g.nsub, g.ncomp, nsites, nsites_pad, qop, c->chunk_dev);
         bl_ms_reduce<2>(c, g); /* <p_base, q>, then alpha */

@@ -1,5 +1,6 @@
 /* solvers/multishift.c -- multi-shift CG (Jegerlehner, hep-lat/9612014):
- * (A^dag A + sigma_i) x_i = b for all shifts with the Krylov space of one,
+ * (A^dag A + sigma_i) x_i = b for all shifts with the Krylov space of one
+ * (op->hermitian: (A + sigma_i) x_i = b, one application an iteration),
  * in double or mixed precision.  Exported: solver_multishift_cg (solvers.h).
  *
  * The base system is the smallest shift (the worst conditioned, which
@@ -74,8 +75,12 @@ static void normal_apply(void *ctx, double *out, const double *in)
     const struct solver_op *op = N->op;
     struct solver_vec vin = {SOLVER_DOUBLE, op->n, op->site_reals, (void *)in, NULL};
     struct solver_vec vout = {SOLVER_DOUBLE, op->n, op->site_reals, out, NULL};
-    op->apply(op->ctx, (double *)N->tmp->data, in);
-    op->apply_dag(op->ctx, out, (const double *)N->tmp->data);
+    if (op->hermitian) {
+        op->apply(op->ctx, out, in);
+    } else {
+        op->apply(op->ctx, (double *)N->tmp->data, in);
+        op->apply_dag(op->ctx, out, (const double *)N->tmp->data);
+    }
     if (N->sigma != 0) N->blas->axpy(N->blas->ctx, N->sigma, &vin, &vout);
 }
 
@@ -85,24 +90,40 @@ static void normal_apply_f(void *ctx, float *out, const float *in)
     const struct solver_op *op = N->op;
     struct solver_vec vin = {SOLVER_SINGLE, op->n, op->site_reals, (void *)in, NULL};
     struct solver_vec vout = {SOLVER_SINGLE, op->n, op->site_reals, out, NULL};
-    op->apply_f(op->ctx, (float *)N->tmp_f->data, in);
-    op->apply_dag_f(op->ctx, out, (const float *)N->tmp_f->data);
+    if (op->hermitian) {
+        op->apply_f(op->ctx, out, in);
+    } else {
+        op->apply_f(op->ctx, (float *)N->tmp_f->data, in);
+        op->apply_dag_f(op->ctx, out, (const float *)N->tmp_f->data);
+    }
     if (N->sigma != 0) N->blas->axpy(N->blas->ctx, N->sigma, &vin, &vout);
 }
 
-/* struct solver_ms_loop's operator: the solve's, in its sloppy precision */
-static void ms_apply(void *actx, int dag, struct solver_vec *out, const struct solver_vec *in)
+/* q = A^dag A p (w = A p on the way), or q = A p for a Hermitian A, in the
+ * sloppy precision: the recursion's operator (struct solver_ms_loop's too) */
+static void ms_normal(void *actx, struct solver_vec *q, struct solver_vec *w, const struct solver_vec *p)
 {
-    sloppy_apply((struct solve *)actx, dag, out, in);
+    struct solve *s = (struct solve *)actx;
+    if (s->op->hermitian) {
+        sloppy_apply(s, 0, q, p);
+        return;
+    }
+    sloppy_apply(s, 0, w, p);
+    sloppy_apply(s, 1, q, w);
 }
 
-/* r = b - (A^dag A + sigma) x in double, returns |r| */
+/* r = b - (A^dag A + sigma) x (Hermitian A: b - (A + sigma) x) in double,
+ * returns |r| */
 static double shifted_residual(struct solve *s, struct solver_vec *w, double sigma, struct solver_vec *x,
                                struct solver_vec *r)
 {
     const struct solver_blas *bl = s->blas;
-    op_apply(s->op, 0, w, x);
-    op_apply(s->op, 1, r, w);
+    if (s->op->hermitian) {
+        op_apply(s->op, 0, r, x);
+    } else {
+        op_apply(s->op, 0, w, x);
+        op_apply(s->op, 1, r, w);
+    }
     bl->axpy(bl->ctx, sigma, x, r);
     bl->axpy(bl->ctx, -1, &s->b, r);
     return sqrt(bl->norm2(bl->ctx, r));
@@ -134,7 +155,7 @@ static void refine(struct solve *s, struct normal_op *N, int i, double ti, doubl
     const struct solver_params *par = s->par;
     int single = N->tmp_f != NULL;
     struct solver_op nop = {op->n, op->site_reals, N, normal_apply, normal_apply, single ? normal_apply_f : NULL,
-                            single ? normal_apply_f : NULL, NULL};
+                            single ? normal_apply_f : NULL, NULL, 0};
     struct refine_history h = {par, i, res->iterations};
     struct solver_params rp = *par;
     rp.tol = ti;
@@ -161,7 +182,7 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
     struct solve S, *s = &S;
     /* solve_begin on shift 0 checks the operator and parameters, views b,
      * and prepares the sloppy operator's work vectors */
-    if (solve_begin(s, who, op, blas, b, x[0], par, &result[0], 1)) {
+    if (solve_begin(s, who, op, blas, b, x[0], par, &result[0], !op->hermitian)) {
         for (int i = 0; i < nshift; i++) {
             struct solver_vec xi = {SOLVER_DOUBLE, op->n, op->site_reals, x[i], NULL};
             blas->zero(blas->ctx, &xi);
@@ -216,15 +237,14 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
      * a history, which wants every iteration's residuals on the host */
     if (!reliable && blas->multishift_loop && !par->history) {
         struct solver_ms_loop L = {nshift, nb, par->max_iter, sigma, stop, rr, s->bnorm, r, w, q, pv, xv,
-                                   ms_apply, s, result};
+                                   ms_normal, s, result};
         if (blas->multishift_loop(c, &L)) {
             nactive = 0;
             for (int i = 0; i < nshift; i++) active[i] = 0; /* result holds every shift's status and iterations */
         }
     }
     for (k = 1; k <= par->max_iter && nactive > 0; k++) {
-        sloppy_apply(s, 0, w, pv[nb]);
-        sloppy_apply(s, 1, q, w);
+        ms_normal(s, q, w, pv[nb]);
         double pq = blas_axpy_cdot(blas, sigma[nb], pv[nb], q).re; /* q += sigma p, <p, q> */
         if (!(pq > 0) || !isfinite(pq)) {
             for (int i = 0; i < nshift; i++)

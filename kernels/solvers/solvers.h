@@ -64,6 +64,11 @@ struct solver_op {
      * half directly); when set, the sloppy operator calls it for every
      * precision instead of apply_f and the half round trip; NULL: unused */
     void (*apply_vec)(void *ctx, int dag, struct solver_vec *out, const struct solver_vec *in);
+    /* 1: A itself is Hermitian positive definite, and solver_multishift_cg
+     * solves (A + sigma_i) x_i = b with one application an iteration
+     * instead of (A^dag A + sigma_i) x_i = b (the staggered K on even
+     * sites); 0: the normal equations.  The other solvers ignore it. */
+    int hermitian;
 };
 
 /* the largest site block the kernels take (they work block by block) */
@@ -175,8 +180,8 @@ struct solver_ms_loop {
     struct solver_vec *r, *w, *q;   /* the residual (b on entry), work vectors */
     struct solver_vec *const *p;    /* the directions (b on entry) */
     struct solver_vec *x;           /* nshift solutions (zero on entry) */
-    /* out = A in (dag 0) or A^dag in (dag 1), double vectors */
-    void (*apply)(void *actx, int dag, struct solver_vec *out, const struct solver_vec *in);
+    /* q = A^dag A p (w = A p on the way; Hermitian A: q = A p), double vectors */
+    void (*apply)(void *actx, struct solver_vec *q, struct solver_vec *w, const struct solver_vec *p);
     void *actx;
     struct solver_result *result;
 };
