@@ -33,7 +33,10 @@
  *         solver_multishift_cg on the _normal view (the multi-shift CG of
  *         the RHMC; sigma 0, 0.01, 0.1; sloppy double and half) to tol 1e-10 with the GPU operator and vector kernels:
  *         converged, |b - (K + sigma) x| / |b| with the CPU's K < 2e-10,
- *         the odd halves exactly zero;
+ *         the odd halves exactly zero; in double the table's device loop
+ *         (solvers/blas_gpu_multishift.cuh, on for every R) gives the bits
+ *         and iterations of multishift.c's own loop (a second table opened
+ *         with LAT_GPU_MULTISHIFT=host) with fewer device-to-host copies;
  *         R even: a slab of 3 timeslices a rank (Lt = 3R) refused with a
  *         reason naming the even number of timeslices.
  *       Rank 0 writes every result gathered (slab order = global order)
