@@ -260,7 +260,7 @@ int main(int argc, char **argv)
     struct solver_op so, wo;
     staggered_solver_op_normal(&so, op);
     struct counted_op co = {&so};
-    wo = (struct solver_op){so.n, so.site_reals, &co, c_apply, c_apply_dag, c_apply_f, c_apply_dag_f, NULL, 0};
+    wo = (struct solver_op){so.n, so.site_reals, &co, c_apply, c_apply_dag, c_apply_f, c_apply_dag_f, NULL, 0, NULL};
     IB = solver_blas_cpu_open(NULL);
     struct solver_blas wb = {NULL, b_alloc, b_free, b_zero, b_copy, b_scale, b_axpy, b_xpay, b_caxpby, b_cdot, b_norm2,
                              b_multi_axpy, b_multi_caxpby, b_axpy_norm2, b_axpy_cdot,

@@ -13,7 +13,8 @@
  *   gpu_device_name ("emulation"), gpu_mem_info (0, 0),
  *   gpu_copy_bandwidth (0), gpu_timer_start/stop (0 seconds),
  *   gpu_peer_open/send/wait/release/close (gpu/peer.h) as MPI messages (and
- *   gpu_peer_remote NULL: no buffer of another rank is mapped here): a
+ *   gpu_peer_remote and gpu_peer_put_stream NULL: no buffer of another
+ *   rank is mapped here): a
  *   send posts the bytes with the offset they land at in the receiver's
  *   buffer (the sender's choice, as with a copy into the receiver's
  *   memory), the round's wait receives them there, LAT_GPU_HALO=host
@@ -112,6 +113,7 @@ extern "C" void gpu_peer_wait(struct gpu_peer *p)
 extern "C" void gpu_peer_wait_device(struct gpu_peer *p) { gpu_peer_wait(p); }
 extern "C" void gpu_peer_release(struct gpu_peer *p) { (void)p; } /* the bytes were received at the wait */
 extern "C" void *gpu_peer_remote(struct gpu_peer *p, int i) { (void)p, (void)i; return NULL; } /* no mapping here */
+extern "C" void *gpu_peer_put_stream(struct gpu_peer *p, size_t bytes) { (void)p, (void)bytes; return NULL; }
 extern "C" void gpu_peer_close(struct gpu_peer *p)
 {
     if (p && p->mask) gpu_peer_wait(p);

@@ -17,6 +17,22 @@
  *       next pack, whose copy the neighbour waited for); slots of the double
  *       face whatever the precision, so that a mixed solve's single sweep
  *       cannot write what the double one before may still be reading.
+ *   gpu_faces_pack_to(f, fb, direct, &out_fwd, &out_bwd)  before the pack:
+ *       where it writes the two faces.  Answers NULL with this rank's slots
+ *       0 and 1 (the pack goes on the default stream, gpu_faces_exchange
+ *       sends them), unless `direct` and the peer maps the neighbours'
+ *       slots here (not the host emulation, not LAT_GPU_FACES=copy): then
+ *       the neighbours' receive slots of this sweep over NVLink, and the
+ *       stream (a cudaStream_t, gpu_peer_put_stream's) the caller launches
+ *       the pack on -- it runs beside the interior launch, and the
+ *       exchange only waits.  Why (issue 21, 32^3x8 on two GPUs, four
+ *       slices a slab): the pack, the copy engine's two copies and the
+ *       arrival store ran one after the other while only two slices of
+ *       interior could run, 23 us a sweep of 42.  A caller may pack a
+ *       sweep's faces ahead of it (staggered_gpu.c's prepare) unless
+ *       no_ahead.  LAT_GPU_FACES (read at open, for timing): copy -- the
+ *       copy engine's path, nothing ahead (as before session 21); direct --
+ *       the direct pack, nothing ahead.
  *   gpu_faces_exchange(f, fb, tag, interior, arg, fwd, bwd)  after the pack
  *       (queued on the default stream): send the two faces, call
  *       interior(arg) (the interior launch, which runs while they travel),
@@ -46,6 +62,10 @@ struct gpu_faces {
     struct gpu_peer *peer;
     unsigned sweeps;          /* which receive slots (peer) */
     int no_halo;
+    int copy_only;            /* LAT_GPU_FACES=copy: never the direct pack */
+    int no_ahead;             /* LAT_GPU_FACES=copy or direct: no pack ahead of its sweep (the operators' prepare) */
+    int put;                  /* this sweep's pack stored into the neighbours (gpu_faces_pack_to) */
+    size_t put_rf;            /* and the receive slot it chose */
 };
 
 static inline void gpu_faces_open(struct gpu_faces *f, const struct geometry *d, size_t face_bytes, const char *what)
@@ -58,6 +78,10 @@ static inline void gpu_faces_open(struct gpu_faces *f, const struct geometry *d,
     f->sweeps = 0;
     const char *nh = getenv("LAT_GPU_NO_HALO");
     f->no_halo = nh && !strcmp(nh, "1");
+    const char *fc = getenv("LAT_GPU_FACES");
+    f->copy_only = fc && !strcmp(fc, "copy");
+    f->no_ahead = fc && (!strcmp(fc, "copy") || !strcmp(fc, "direct"));
+    f->put = 0;
     const int dirs[2] = {-1, +1}; /* part 0: the fwd face to the previous rank; 1: bwd to the next */
     f->peer = gpu_peer_open(d, f->dev, dirs, 2);
 }
@@ -71,12 +95,34 @@ static inline void gpu_faces_close(struct gpu_faces *f)
     f->dom = NULL;
 }
 
+static inline void *gpu_faces_pack_to(struct gpu_faces *f, size_t fb, int direct, void **out_fwd, void **out_bwd)
+{
+    *out_fwd = f->dev;
+    *out_bwd = f->dev + fb;
+    if (!direct || f->copy_only || f->no_halo || !f->peer) return NULL;
+    char *to_prev = (char *)gpu_peer_remote(f->peer, 0), *to_next = (char *)gpu_peer_remote(f->peer, 1);
+    if (!to_prev || !to_next) return NULL;
+    void *stream = gpu_peer_put_stream(f->peer, fb);
+    if (!stream) return NULL;
+    f->put = 1;
+    f->put_rf = (2 + 2 * (size_t)(f->sweeps++ & 1u)) * f->face_bytes; /* as the copies' slots below */
+    *out_fwd = to_prev + f->put_rf;
+    *out_bwd = to_next + f->put_rf + f->face_bytes;
+    return stream;
+}
+
 static inline void gpu_faces_exchange(struct gpu_faces *f, size_t fb, int tag, void (*interior)(void *), void *arg,
                                const void **fwd, const void **bwd)
 {
     size_t rf = 2 * fb, rb = 3 * fb; /* the received faces' offsets in dev */
     if (f->no_halo) {
         interior(arg);
+    } else if (f->put) { /* the pack stored them into the neighbours */
+        rf = f->put_rf;
+        rb = rf + f->face_bytes;
+        f->put = 0;
+        interior(arg);
+        gpu_peer_wait_device(f->peer);
     } else if (f->peer) {
         rf = (2 + 2 * (size_t)(f->sweeps++ & 1u)) * f->face_bytes;
         rb = rf + f->face_bytes;

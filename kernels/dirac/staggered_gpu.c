@@ -159,13 +159,19 @@ struct vref {
     float *norm;
     int64_t off; /* first site */
 };
-static void sweep(struct staggered_gpu *g, enum solver_prec prec, int parity, int hop, double alpha, double beta,
-                  struct vref out, struct vref in, struct vref loc)
+static struct staggered_gpu_sweep make_sweep(struct staggered_gpu *g, enum solver_prec prec, int parity, int hop,
+                                             double alpha, double beta, struct vref out, struct vref in, struct vref loc)
 {
     struct staggered_gpu_sweep w = {prec == SOLVER_DOUBLE ? &g->links_d : &g->links_s,
                                     (int)prec, parity, hop, g->vh, alpha, beta,
                                     out.data, out.norm, out.off, in.data, in.norm, in.off, loc.data, loc.norm, loc.off,
-                                    0, 0, 0, NULL, NULL, NULL, NULL}; /* staggered_gpu_run sets the slab members */
+                                    0, 0, 0, NULL, NULL, NULL, NULL, NULL}; /* staggered_gpu_run sets the slab members */
+    return w;
+}
+static void sweep(struct staggered_gpu *g, enum solver_prec prec, int parity, int hop, double alpha, double beta,
+                  struct vref out, struct vref in, struct vref loc)
+{
+    struct staggered_gpu_sweep w = make_sweep(g, prec, parity, hop, alpha, beta, out, in, loc);
     staggered_gpu_run(g, &w);
 }
 
@@ -173,7 +179,9 @@ static void sweep(struct staggered_gpu *g, enum solver_prec prec, int parity, in
  * on a slab pack the two faces, send them, launch the interior (it runs
  * while the faces travel), then the boundary slices -- dirac/gpu.c's
  * sweep, whose comments say why the peer's receive slots alternate and
- * how the host staging overlaps */
+ * how the host staging overlaps.  With the neighbours' slots mapped the
+ * pack stores the faces into them itself, on the peer's stream beside the
+ * interior launch (gpu_faces_pack_to) */
 enum { FACE_TAG = 160 };
 
 struct sg_call { /* the interior launch, for gpu_faces_exchange */
@@ -186,27 +194,61 @@ static void sg_interior(void *arg)
     c->w->sites = DIRAC_SITES_INTERIOR;
     c->run(c->w);
 }
+static void sg_nothing(void *arg) { (void)arg; }
 
-void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w)
+static void (*sg_runner(const struct staggered_gpu_sweep *w))(const struct staggered_gpu_sweep *)
 {
-    const int dbl = w->links->prec == 'd';
-    void (*run)(const struct staggered_gpu_sweep *) = dbl ? staggered_gpu_sweep_d : staggered_gpu_sweep_s;
+    return w->links->prec == 'd' ? staggered_gpu_sweep_d : staggered_gpu_sweep_s;
+}
+static size_t sg_face_bytes(const struct staggered_gpu *g, const struct staggered_gpu_sweep *w)
+{
+    return g->faces->face_bytes / (w->links->prec == 'd' ? 1 : 2); /* 3 V3h complex of the compute precision */
+}
+static void sg_slab_members(const struct staggered_gpu *g, struct staggered_gpu_sweep *w)
+{
     w->tg0 = g->tg0;
     w->ltg = g->ltg;
     w->face_fwd = w->face_bwd = NULL;
     w->face_out_fwd = w->face_out_bwd = NULL;
+    w->stream = NULL;
+}
+/* the pack of sweep w's faces: into the neighbours' slots on the peer's
+ * stream where they are mapped, else into this rank's on the default one */
+static void sg_pack(struct staggered_gpu *g, const struct staggered_gpu_sweep *w)
+{
+    struct staggered_gpu_sweep pack = *w;
+    pack.stream = gpu_faces_pack_to(g->faces, sg_face_bytes(g, w), 1, &pack.face_out_fwd, &pack.face_out_bwd);
+    sg_runner(w)(&pack);
+}
+
+/* a pack queued ahead whose sweep will not come: its round completed (on
+ * every rank alike), the faces dropped */
+static void sg_drop_early(struct staggered_gpu *g)
+{
+    const void *fwd, *bwd;
+    gpu_faces_exchange(g->faces, g->early.fb, FACE_TAG, sg_nothing, NULL, &fwd, &bwd);
+    g->early.in = NULL;
+}
+
+void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w)
+{
+    void (*run)(const struct staggered_gpu_sweep *) = sg_runner(w);
+    sg_slab_members(g, w);
+    int packed = 0;
+    if (g->early.in) { /* staggered_gpu_prepare packed a sweep's faces ahead */
+        packed = w->hop && w->in == g->early.in && w->in_off == g->early.in_off && w->parity == g->early.parity &&
+                 w->links == g->early.links;
+        if (packed) g->early.in = NULL;
+        else sg_drop_early(g); /* not this sweep's: the caller's contract was broken, the answer is still right */
+    }
     if (!g->dom || !w->hop) {
         w->sites = DIRAC_SITES_ALL;
         run(w);
         return;
     }
-    const size_t fb = g->faces->face_bytes / (dbl ? 1 : 2); /* 3 V3h complex of the compute precision */
-    struct staggered_gpu_sweep pack = *w;
-    pack.face_out_fwd = g->faces->dev;
-    pack.face_out_bwd = g->faces->dev + fb;
-    if (!g->faces->no_halo) run(&pack);
+    if (!packed && !g->faces->no_halo) sg_pack(g, w);
     struct sg_call c = {run, w};
-    gpu_faces_exchange(g->faces, fb, FACE_TAG, sg_interior, &c, &w->face_fwd, &w->face_bwd);
+    gpu_faces_exchange(g->faces, sg_face_bytes(g, w), FACE_TAG, sg_interior, &c, &w->face_fwd, &w->face_bwd);
     w->sites = DIRAC_SITES_BOUNDARY;
     run(w);
 }
@@ -234,6 +276,25 @@ void staggered_gpu_ee_apply(struct staggered_gpu *g, enum solver_prec prec, stru
     sweep(g, prec, 0, 1, -0.5, g->mass * g->mass, ref(out, 0), t, ref(in, 0));
 }
 
+/* K's first sweep's faces of in, packed and sent now (the solver's
+ * prepare: issue 21, the multi-shift's other shifts update while they
+ * travel); staggered_gpu_run takes them for that sweep, or completes and
+ * drops the round when another sweep comes first; in NULL: none comes */
+static void staggered_gpu_prepare(struct staggered_gpu *g, const struct solver_vec *in)
+{
+    if (g->early.in) sg_drop_early(g); /* in NULL, or a second prepare before the sweep */
+    if (!in || !g->dom || g->faces->no_halo || g->faces->no_ahead) return;
+    const struct vref t = {g->tmp[in->prec], NULL, 0};
+    struct staggered_gpu_sweep w = make_sweep(g, in->prec, 1, 1, 0.5, 0, t, ref(in, 0), none);
+    sg_slab_members(g, &w);
+    sg_pack(g, &w);
+    g->early.in = w.in;
+    g->early.in_off = w.in_off;
+    g->early.parity = w.parity;
+    g->early.links = w.links;
+    g->early.fb = sg_face_bytes(g, &w);
+}
+
 /* ---- the solver's views --------------------------------------------------- */
 static struct solver_vec raw(struct staggered_gpu *g, enum solver_prec prec, int full, const void *p)
 {
@@ -246,6 +307,7 @@ static void ee_vec(void *c, int dag, struct solver_vec *o, const struct solver_v
     (void)dag; /* Hermitian */
     staggered_gpu_ee_apply((struct staggered_gpu *)c, i->prec, o, i);
 }
+static void ee_prepare(void *c, const struct solver_vec *i) { staggered_gpu_prepare((struct staggered_gpu *)c, i); }
 static void ee_d(void *c, double *o, const double *i)
 {
     struct staggered_gpu *g = c;
@@ -263,7 +325,7 @@ void staggered_gpu_solver_op_ee(struct solver_op *s, struct staggered_gpu *g)
 {
     *s = (struct solver_op){.n = (size_t)g->vh * STAGGERED_GPU_SITE_REALS, .site_reals = STAGGERED_GPU_SITE_REALS,
                             .ctx = g, .apply = ee_d, .apply_dag = ee_d, .apply_f = ee_f, .apply_dag_f = ee_f,
-                            .apply_vec = ee_vec};
+                            .apply_vec = ee_vec, .prepare = ee_prepare};
 }
 
 /* A = M^dag P_e on [even | odd]: (x_e, x_o) -> (m x_e, -1/2 hop_oe x_e);

@@ -54,7 +54,7 @@ void staggered_gpu_hop_d(struct staggered_gpu *g, int parity, double alpha, doub
     /* D = 1/2 the hop sum (staggered_hop); 0.5 alpha is exact */
     struct staggered_gpu_sweep w = {&g->links_d, SOLVER_DOUBLE, parity, 1,  g->vh, 0.5 * alpha, beta, out, NULL,
                                     out_off,     in,            NULL,   in_off, loc,  NULL,        loc_off,
-                                    0,           0,             0,      NULL,   NULL, NULL,        NULL};
+                                    0,           0,             0,      NULL,   NULL, NULL,        NULL, NULL};
     staggered_gpu_run(g, &w);
 }
 

@@ -34,7 +34,9 @@
  * writes this rank's faces of `in` (parity 1 - parity, at in_off):
  * face_out_fwd (its slice 0, for the previous rank) and face_out_bwd (its
  * last slice times U_t^dag and the sign, for the next), in the kernel's
- * arithmetic: the receiver's sums get the bits of one process. */
+ * arithmetic: the receiver's sums get the bits of one process.  The faces
+ * may be the neighbours' memory (gpu_faces_pack_to): then `stream` is the
+ * peer's and the pack runs there. */
 #ifndef LAT_DIRAC_STAGGERED_GPU_IMPL_H
 #define LAT_DIRAC_STAGGERED_GPU_IMPL_H
 
@@ -66,6 +68,7 @@ struct staggered_gpu_sweep {
     int sites, tg0, ltg;
     const void *face_fwd, *face_bwd; /* received, or NULL */
     void *face_out_fwd, *face_out_bwd; /* non-NULL: the pack instead */
+    void *stream; /* the launch's stream (a cudaStream_t; NULL: the default) */
 };
 
 struct staggered_gpu {
@@ -81,6 +84,15 @@ struct staggered_gpu {
     const struct geometry *dom;
     int tg0, ltg;
     struct gpu_faces *faces;
+    /* the pack staggered_gpu_prepare queued ahead of its sweep (in NULL:
+     * none): that sweep's input, offset, parity and links, its face bytes */
+    struct {
+        const void *in;
+        int64_t in_off;
+        int parity;
+        const struct gpu_field *links;
+        size_t fb;
+    } early;
 };
 
 #ifdef __cplusplus

@@ -167,14 +167,23 @@ __device__ __forceinline__ int sg_site(const kgeo &g, int sites, int i)
 {
     return dirac_sites_index(g.Vh, g.V3h, sites, i);
 }
-/* a face site: 3 complex in lat_real */
+/* a face site: 3 complex in lat_real, each one access of two reals (the
+ * pack's stores may go over NVLink: 16 bytes a store in double, not 8) */
+struct alignas(2 * sizeof(lat_real)) sg_pair {
+    lat_real re, im;
+};
 __device__ __forceinline__ void sg_face_load(const lat_real *f, int j, lat_complex *c)
 {
-    for (int k = 0; k < 3; k++) c[k] = c_make(f[6 * j + 2 * k], f[6 * j + 2 * k + 1]);
+    const sg_pair *q = (const sg_pair *)f + 3 * j;
+    for (int k = 0; k < 3; k++) {
+        const sg_pair v = q[k];
+        c[k] = c_make(v.re, v.im);
+    }
 }
 __device__ __forceinline__ void sg_face_store(lat_real *f, int j, const lat_complex *c)
 {
-    for (int k = 0; k < 3; k++) f[6 * j + 2 * k] = c[k].re, f[6 * j + 2 * k + 1] = c[k].im;
+    sg_pair *q = (sg_pair *)f + 3 * j;
+    for (int k = 0; k < 3; k++) q[k] = sg_pair{c[k].re, c[k].im};
 }
 __device__ __forceinline__ void sg_negate(lat_complex *c)
 {

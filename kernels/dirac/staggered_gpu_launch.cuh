@@ -8,7 +8,8 @@
  * It defines SG_ENTRY(w), staggered_gpu_impl.h's launch contract: one
  * launch of k_staggered_hop, or of k_staggered_face for a slab's pack
  * (staggered_gpu_kernel.cuh's sg_launch), SG_BLOCK threads a block, one
- * thread per output (or face) site, on the default stream, for the
+ * thread per output (or face) site, on w->stream (the default stream
+ * unless a pack's faces go straight to the neighbours), for the
  * field's recon (12, 18, 8) and the vectors' storage (_d: double; _s:
  * float or half).  Instantiations: SU(3) only (STAGGERED_NC_MAX 3), three
  * recons per vector storage and kernel: 6 in _d, 12 in _s. */
@@ -33,8 +34,9 @@ namespace SG_NS {
 
 template <typename VS> static void launch_vs(const struct staggered_gpu_sweep *w)
 {
-    sg_launch<SG_STORE, VS>(w, [](auto kernel, unsigned nb, const kgeo &g, auto *links, const sg_args &a) {
-        kernel<<<nb, SG_BLOCK>>>(g, links, a);
+    const cudaStream_t stream = (cudaStream_t)w->stream;
+    sg_launch<SG_STORE, VS>(w, [stream](auto kernel, unsigned nb, const kgeo &g, auto *links, const sg_args &a) {
+        kernel<<<nb, SG_BLOCK, 0, stream>>>(g, links, a);
     });
 }
 } // namespace SG_NS

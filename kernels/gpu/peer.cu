@@ -242,6 +242,18 @@ extern "C" void *gpu_peer_remote(struct gpu_peer *p, int i)
     return p->host_wait ? NULL : p->remote[i];
 }
 
+extern "C" void *gpu_peer_put_stream(struct gpu_peer *p, size_t bytes)
+{
+    if (!p || p->host_wait || p->owe_free || p->sent_mask) return NULL;
+    for (int i = 0; i < p->nparts; i++)
+        if (p->to[i] == p->rank) return NULL; /* a local part is a copy within dev: gpu_peer_send's */
+    check(cudaEventRecord(p->ready, 0), "recording a peer event");
+    check(cudaStreamWaitEvent(p->copy, p->ready, 0), "ordering the caller's peer stores");
+    p->sent_mask = (1u << p->nparts) - 1u;
+    halo_count(bytes * (size_t)p->nparts);
+    return (void *)p->copy;
+}
+
 extern "C" void gpu_peer_close(struct gpu_peer *p)
 {
     if (!p) return;

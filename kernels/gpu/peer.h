@@ -52,6 +52,17 @@
  *       number in the receiver's word, the receiver's kernel spinning on
  *       it); NULL where there is no such mapping (the host emulation's MPI
  *       stand-in, LAT_GPU_PEER_WAIT=host): then gpu_peer_send/_wait_device.
+ *   gpu_peer_put_stream(p, bytes)  for a caller whose own kernel stores a
+ *       round's parts straight into the receivers' buffers
+ *       (gpu_peer_remote, `bytes` a part): answers the peer's stream (a
+ *       cudaStream_t), ordered after the work queued on the default stream
+ *       so far, on which the caller launches that kernel; every part then
+ *       counts as sent, and gpu_peer_wait_device ends the round (its
+ *       arrival stores follow the kernel on that stream, the default
+ *       stream waits for it).  The kernel runs beside what the default
+ *       stream does meanwhile (dirac/gpu_faces.h: the pack beside the
+ *       interior).  NULL where gpu_peer_remote is NULL, or for a caller
+ *       that releases: then gpu_peer_send.
  *   gpu_peer_close(p)  collective; unmaps (call it before any rank frees
  *       its buffer; NULL is fine).
  */
@@ -72,6 +83,7 @@ void gpu_peer_wait(struct gpu_peer *p);
 void gpu_peer_wait_device(struct gpu_peer *p);
 void gpu_peer_release(struct gpu_peer *p);
 void *gpu_peer_remote(struct gpu_peer *p, int i);
+void *gpu_peer_put_stream(struct gpu_peer *p, size_t bytes);
 void gpu_peer_close(struct gpu_peer *p);
 
 #ifdef __cplusplus

@@ -21,7 +21,10 @@
  * async copy into page-locked memory), so up to BL_MS_AHEAD - 1 iterations
  * are queued past the last one; once the flag is set every scalar and
  * update kernel leaves x_i and p_i alone, and the operator's work on them is
- * wasted, nothing else.  Measured (lat-hmc 32^3x8, two H100, session 20):
+ * wasted, nothing else.  With the loop's prepare (the operator's: a GPU
+ * slab operator packs and sends p_base's faces) the update runs as two
+ * launches, the base's first, then prepare, then the other shifts', whose
+ * vector traffic hides the faces' journey (session 21).  Measured (lat-hmc 32^3x8, two H100, session 20):
  * one GPU 2-5 % faster than with the host's waits, two about the same --
  * the face exchange is their floor (docs/PERFORMANCE.md); the first form
  * (sums swapped by copies, a one-thread scalar kernel loading its operands
@@ -304,11 +307,15 @@ __global__ void __launch_bounds__(GPU_RED_BS)
 }
 
 /* x_i += alpha_i p_i, p_i = zeta_next r + beta_i p_i for the shifts this
- * iteration updates (block b: shift b / nb_per) */
+ * iteration updates (block b: shift b / nb_per of those the launch takes:
+ * which 0 all, 1 the base alone, 2 all but the base) */
+enum { BL_MS_ALL = 0, BL_MS_BASE = 1, BL_MS_OTHERS = 2 };
 __global__ void __launch_bounds__(GPU_RED_BS)
-    k_bl_ms_update(const bl_ms_vecs v, const struct bl_ms_state *st, size_t ngroups, unsigned nb_per)
+    k_bl_ms_update(const bl_ms_vecs v, const struct bl_ms_state *st, size_t ngroups, unsigned nb_per, int which, int base)
 {
-    const unsigned j = blockIdx.x / nb_per;
+    unsigned j = blockIdx.x / nb_per;
+    if (which == BL_MS_BASE) j = (unsigned)base;
+    else if (which == BL_MS_OTHERS && j >= (unsigned)base) j++;
     const size_t i = (size_t)(blockIdx.x % nb_per) * GPU_RED_BS + threadIdx.x;
     if (i >= ngroups || !st->upd[j]) return;
     bl_axpy_caxpby_group(v.r, v.p[j], v.x[j], i, st->axpy[j], st->caxpby[j]);
@@ -463,9 +470,19 @@ static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
         blas_launch(k_bl_ms_axpy_norm2, (unsigned)g.nb, true, (const double *)q, r, g.chunk_sites, g.nsub, g.ncomp, nsites,
                     nsites_pad, (const struct bl_ms_state *)m->st, c->chunk_dev);
         bl_ms_reduce<1>(c, g); /* |r|^2, then beta */
-        blas_launch(k_bl_ms_update, nb_per * (unsigned)L->nshift, false, v, (const struct bl_ms_state *)m->st, ngroups, nb_per);
+        if (L->prepare && L->nshift > 1) { /* p_base first: the operator sends its faces while the others update */
+            blas_launch(k_bl_ms_update, nb_per, false, v, (const struct bl_ms_state *)m->st, ngroups, nb_per, (int)BL_MS_BASE,
+                        L->base);
+            L->prepare(L->actx, L->p[L->base]);
+            blas_launch(k_bl_ms_update, nb_per * (unsigned)(L->nshift - 1), false, v, (const struct bl_ms_state *)m->st, ngroups,
+                        nb_per, (int)BL_MS_OTHERS, L->base);
+        } else {
+            blas_launch(k_bl_ms_update, nb_per * (unsigned)L->nshift, false, v, (const struct bl_ms_state *)m->st, ngroups,
+                        nb_per, (int)BL_MS_ALL, L->base);
+        }
         BL_MS_POST(k % BL_MS_AHEAD, &m->ring[k % BL_MS_AHEAD], &m->st->f, sizeof(struct bl_ms_flags));
     }
+    if (L->prepare) L->prepare(L->actx, NULL); /* the loop may end with the base's faces sent */
     struct bl_ms_flags f;
     struct bl_ms_out o;
     gpu_download(&f, &m->st->f, sizeof f);

@@ -112,6 +112,15 @@ static void ms_normal(void *actx, struct solver_vec *q, struct solver_vec *w, co
     sloppy_apply(s, 1, q, w);
 }
 
+/* p will be ms_normal's next input, and its values are queued: the
+ * operator may begin (struct solver_ms_loop's prepare; the first
+ * application, A p, is on p in either form) */
+static void ms_prepare(void *actx, const struct solver_vec *p)
+{
+    struct solve *s = (struct solve *)actx;
+    if (s->op->prepare) s->op->prepare(s->op->ctx, p);
+}
+
 /* r = b - (A^dag A + sigma) x (Hermitian A: b - (A + sigma) x) in double,
  * returns |r| */
 static double shifted_residual(struct solve *s, struct solver_vec *w, double sigma, struct solver_vec *x,
@@ -155,7 +164,7 @@ static void refine(struct solve *s, struct normal_op *N, int i, double ti, doubl
     const struct solver_params *par = s->par;
     int single = N->tmp_f != NULL;
     struct solver_op nop = {op->n, op->site_reals, N, normal_apply, normal_apply, single ? normal_apply_f : NULL,
-                            single ? normal_apply_f : NULL, NULL, 0};
+                            single ? normal_apply_f : NULL, NULL, 0, NULL};
     struct refine_history h = {par, i, res->iterations};
     struct solver_params rp = *par;
     rp.tol = ti;
@@ -237,7 +246,7 @@ enum solver_status solver_multishift_cg(const struct solver_op *op, const struct
      * a history, which wants every iteration's residuals on the host */
     if (!reliable && blas->multishift_loop && !par->history) {
         struct solver_ms_loop L = {nshift, nb, par->max_iter, sigma, stop, rr, s->bnorm, r, w, q, pv, xv,
-                                   ms_normal, s, result};
+                                   ms_normal, s, result, ms_prepare};
         if (blas->multishift_loop(c, &L)) {
             nactive = 0;
             for (int i = 0; i < nshift; i++) active[i] = 0; /* result holds every shift's status and iterations */

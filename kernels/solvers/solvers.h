@@ -69,6 +69,14 @@ struct solver_op {
      * instead of (A^dag A + sigma_i) x_i = b (the staggered K on even
      * sites); 0: the normal equations.  The other solvers ignore it. */
     int hermitian;
+    /* optional: in's final values are queued; the next application to in
+     * (apply, or apply_vec with dag 0) may begin its work now -- a GPU
+     * operator on t-slabs packs and sends in's faces while the caller's
+     * other work runs (solver_ms_loop's prepare).  The caller changes in
+     * only after that application; whatever the operator is asked next
+     * instead, it must still answer right.  in NULL: no application
+     * follows, what was begun is dropped.  NULL: unused. */
+    void (*prepare)(void *ctx, const struct solver_vec *in);
 };
 
 /* the largest site block the kernels take (they work block by block) */
@@ -184,6 +192,11 @@ struct solver_ms_loop {
     void (*apply)(void *actx, struct solver_vec *q, struct solver_vec *w, const struct solver_vec *p);
     void *actx;
     struct solver_result *result;
+    /* NULL, or: p (the base's direction, just updated) is final in the
+     * queue, the next apply's input; called after the base's update and
+     * before the other shifts' (the operator's prepare: its faces travel
+     * while those updates run); p NULL at the loop's end: no apply follows */
+    void (*prepare)(void *actx, const struct solver_vec *p);
 };
 
 /* The CPU kernels (blas_cpu.c), OpenMP threads over site blocks.

@@ -88,7 +88,7 @@ static void dense_init(double shift, int singular)
             dense_hf[i][j] = (float complex)dense_h[i][j];
         }
 }
-static struct solver_op dense_op = {2 * DN, 8, NULL, dense_apply, dense_apply_dag, dense_apply_f, dense_apply_dag_f, NULL, 0};
+static struct solver_op dense_op = {2 * DN, 8, NULL, dense_apply, dense_apply_dag, dense_apply_f, dense_apply_dag_f, NULL, 0, NULL};
 
 /* ---- test operator 2: 4^4 lattice, 4 spins x 3 colours per site ----
  * (A psi)(x) = d psi(x) - sum_mu [(1+a) U_mu(x) psi(x+mu) + (1-a) U_mu(x-mu)^dag psi(x-mu)];
@@ -130,7 +130,7 @@ LAT_APPLY(lat_apply, double, double complex, lu, +, lat_d)
 LAT_APPLY(lat_apply_dag, double, double complex, lu, -, lat_d)
 LAT_APPLY(lat_apply_f, float, float complex, lu_f, +, lat_d + lat_d_sloppy)
 LAT_APPLY(lat_apply_dag_f, float, float complex, lu_f, -, lat_d + lat_d_sloppy)
-static struct solver_op lat_op = {VOL * SR, SR, NULL, lat_apply, lat_apply_dag, lat_apply_f, lat_apply_dag_f, NULL, 0};
+static struct solver_op lat_op = {VOL * SR, SR, NULL, lat_apply, lat_apply_dag, lat_apply_f, lat_apply_dag_f, NULL, 0, NULL};
 
 static double nrm(size_t n, const double *v);
 static void random_vec(size_t n, double *v);
@@ -727,7 +727,7 @@ static void test_multishift(const struct solver_op *op, const char *name, double
     struct solver_result res[NS];
     enum solver_status st = solver_multishift_cg(op, BL, b, NS, sigma, tol, xs, &p, res);
     CHECK(st == SOLVER_CONVERGED, "%s multi-shift: %s", name, solver_status_name(st));
-    struct solver_op nop = {n, op->site_reals, (void *)op, normal_apply, normal_apply, NULL, NULL, NULL, 0};
+    struct solver_op nop = {n, op->site_reals, (void *)op, normal_apply, normal_apply, NULL, NULL, NULL, 0, NULL};
     for (int i = 0; i < NS; i++) {
         normal_sigma = sigma[i];
         double t = true_res(&nop, b, xs[i]);
@@ -754,7 +754,7 @@ static void test_multishift(const struct solver_op *op, const char *name, double
     /* the Hermitian form on H = A^dag A: (H + sigma) x = b, one application
      * an iteration -- the same arithmetic, so the same bits and iterations */
     {
-        const struct solver_op hop = {n, op->site_reals, (void *)op, herm_apply, herm_apply, NULL, NULL, NULL, 1};
+        const struct solver_op hop = {n, op->site_reals, (void *)op, herm_apply, herm_apply, NULL, NULL, NULL, 1, NULL};
         double *xh[NS];
         struct solver_result rh[NS];
         for (int i = 0; i < NS; i++) xh[i] = malloc(n * sizeof *xh[i]);
@@ -824,7 +824,7 @@ static enum solver_status ms_solve(const struct solver_op *op, const double *b, 
 {
     counted_inner = op;
     count_d = count_f = 0;
-    struct solver_op cop = {op->n, op->site_reals, NULL, cnt_apply, cnt_apply_dag, cnt_apply_f, cnt_apply_dag_f, NULL, 0};
+    struct solver_op cop = {op->n, op->site_reals, NULL, cnt_apply, cnt_apply_dag, cnt_apply_f, cnt_apply_dag_f, NULL, 0, NULL};
     struct solver_params p = {tol, 20000, sloppy, 0, getenv("DBG") ? dbg_cb : NULL, NULL};
     return solver_multishift_cg(&cop, BL, b, ns, sigma, NULL, x, &p, res);
 }
@@ -851,7 +851,7 @@ static void test_multishift_mixed(const struct solver_op *op, const char *name, 
         xm[i] = malloc(n * sizeof(double));
         x2[i] = malloc(n * sizeof(double));
     }
-    struct solver_op nop = {n, op->site_reals, (void *)op, normal_apply, normal_apply, NULL, NULL, NULL, 0};
+    struct solver_op nop = {n, op->site_reals, (void *)op, normal_apply, normal_apply, NULL, NULL, NULL, 0, NULL};
     const double tols[2] = {1e-10, 1e-12};
     for (int it = 0; it < 2; it++)
         for (enum solver_prec sp = SOLVER_SINGLE; sp <= (half ? SOLVER_HALF : SOLVER_SINGLE); sp++) {
@@ -1157,7 +1157,7 @@ static void test_fused_fallback(void)
         same &= eq, cases++;
         memset(xf, 0, n * sizeof *xf), memset(xp, 0, n * sizeof *xp);
         fused_calls = 0;
-        struct solver_op nop = {n, dense_op.site_reals, (void *)&dense_op, normal_apply, normal_apply, NULL, NULL, NULL, 0};
+        struct solver_op nop = {n, dense_op.site_reals, (void *)&dense_op, normal_apply, normal_apply, NULL, NULL, NULL, 0, NULL};
         normal_sigma = 0.1; /* CG needs a Hermitian positive operator: M^dag M + 0.1 */
         solver_cg(&nop, &fused, b, xf, &par, &rf[0]);
         calls = fused_calls;
@@ -1298,7 +1298,7 @@ static int test_ranks(void)
     solver_complex c = bl->cdot(bl->ctx, &vg, &vh);
     if (me == 0) printf("norm2 %a cdot %a %a\n", nn, c.re, c.im);
     struct diag d = {first * chunk / 2};
-    struct solver_op op = {rank_n, 24, &d, diag_apply_d, diag_apply_d, diag_apply_f, diag_apply_f, NULL, 0};
+    struct solver_op op = {rank_n, 24, &d, diag_apply_d, diag_apply_d, diag_apply_f, diag_apply_f, NULL, 0, NULL};
     const solve_fn fs[3] = {solver_cg, solver_bicgstab, solver_cgne};
     for (int f = 0; f < 3; f++)
         for (enum solver_prec p = SOLVER_DOUBLE; p <= SOLVER_HALF; p++) {
