@@ -94,15 +94,12 @@ __device__ __forceinline__ bool dslash_first(const dslash_args &a, const int x[4
 __device__ __forceinline__ void face_load(const lat_real *f, int j, lat_complex *w)
 {
 #pragma unroll
-    for (int k = 0; k < 6; k++) w[k] = c_make(f[12 * j + 2 * k], f[12 * j + 2 * k + 1]);
+    for (int k = 0; k < 6; k++) w[k] = face_cx_load(f, 6 * (size_t)j + k);
 }
 __device__ __forceinline__ void face_store(lat_real *f, int j, const lat_complex *w)
 {
 #pragma unroll
-    for (int k = 0; k < 6; k++) {
-        f[12 * j + 2 * k] = w[k].re;
-        f[12 * j + 2 * k + 1] = w[k].im;
-    }
+    for (int k = 0; k < 6; k++) face_cx_store(f, 6 * (size_t)j + k, w[k]);
 }
 
 /* ---- spinor storage: 6 groups of 4 reals per site (gpu/spinor.h) ------- */

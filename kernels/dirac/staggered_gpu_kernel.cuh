@@ -167,23 +167,14 @@ __device__ __forceinline__ int sg_site(const kgeo &g, int sites, int i)
 {
     return dirac_sites_index(g.Vh, g.V3h, sites, i);
 }
-/* a face site: 3 complex in lat_real, each one access of two reals (the
- * pack's stores may go over NVLink: 16 bytes a store in double, not 8) */
-struct alignas(2 * sizeof(lat_real)) sg_pair {
-    lat_real re, im;
-};
+/* a face site: 3 complex in lat_real */
 __device__ __forceinline__ void sg_face_load(const lat_real *f, int j, lat_complex *c)
 {
-    const sg_pair *q = (const sg_pair *)f + 3 * j;
-    for (int k = 0; k < 3; k++) {
-        const sg_pair v = q[k];
-        c[k] = c_make(v.re, v.im);
-    }
+    for (int k = 0; k < 3; k++) c[k] = face_cx_load(f, 3 * (size_t)j + k);
 }
 __device__ __forceinline__ void sg_face_store(lat_real *f, int j, const lat_complex *c)
 {
-    sg_pair *q = (sg_pair *)f + 3 * j;
-    for (int k = 0; k < 3; k++) q[k] = sg_pair{c[k].re, c[k].im};
+    for (int k = 0; k < 3; k++) face_cx_store(f, 3 * (size_t)j + k, c[k]);
 }
 __device__ __forceinline__ void sg_negate(lat_complex *c)
 {

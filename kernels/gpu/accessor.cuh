@@ -35,6 +35,10 @@
  *   matrix_accessor<Store, NC>       full N x N matrices (the transform):
  *         at(gt, g, p, h), load(b, m), store(b, m), load_column /
  *         store_column(b, c, col) (column c only, element loads)
+ *   face_cx_load(f, k), face_cx_store(f, k, c)   complex k of a face buffer
+ *       of lat_real pairs (the Dirac operators' t-slab faces), one access of
+ *       two reals each: a pack's stores may go straight into a neighbour's
+ *       GPU over NVLink (gpu_faces_pack_to), 16 bytes a store in double
  *   default_links<Store, NC>::type   the accessor of gpu_field's storage
  *       (LINK_12 for SU(3), LINK_FULL otherwise; gpu_field.recon says when
  *       a field holds LINK_8 instead)
@@ -81,6 +85,16 @@ __device__ __forceinline__ void st16(float *p, const float *v) { __stcg((float4 
 __device__ __forceinline__ void st16(double *p, const double *v) { __stcg((double2 *)p, make_double2(v[0], v[1])); }
 __device__ __forceinline__ void unpack(float4 w, float *v) { v[0] = w.x; v[1] = w.y; v[2] = w.z; v[3] = w.w; }
 __device__ __forceinline__ void unpack(double2 w, double *v) { v[0] = w.x; v[1] = w.y; }
+/* the faces' complex numbers, one access each (see the contract above) */
+struct alignas(2 * sizeof(lat_real)) face_pair {
+    lat_real re, im;
+};
+__device__ __forceinline__ lat_complex face_cx_load(const lat_real *f, size_t k)
+{
+    const face_pair v = ((const face_pair *)f)[k];
+    return c_make(v.re, v.im);
+}
+__device__ __forceinline__ void face_cx_store(lat_real *f, size_t k, lat_complex c) { ((face_pair *)f)[k] = face_pair{c.re, c.im}; }
 /* site coordinates of half index h of parity p; returns the ILDG site */
 __device__ __forceinline__ int decode(const kgeo &g, int p, int h, int x[4])
 {
