@@ -6,8 +6,8 @@
  * Defines, extern "C" with the contracts of kernels/gpu/field.h and gpu.h
  * (device memory is host memory, no device can fail):
  *   gpu_alloc (lat_calloc: zeroed, dies on failure; 0 bytes allowed),
- *   gpu_free, gpu_upload, gpu_download, gpu_download_async (memcpy, counted for
- *   gpu_transfer_take), gpu_memset (memset),
+ *   gpu_free, gpu_upload, gpu_download (memcpy, counted for
+ *   gpu_transfer_take), gpu_transfer_note_down (counted), gpu_memset (memset),
  *   gpu_sync, gpu_check (nothing to wait for, no launch error),
  *   gpu_available (1), gpu_inject_fault (nothing to break),
  *   gpu_device_name ("emulation"), gpu_mem_info (0, 0),
@@ -55,7 +55,7 @@ static void host_count(unsigned long long *b, unsigned long long *k, size_t n)
 }
 extern "C" void gpu_upload(void *d, const void *s, size_t n) { host_count(&host_transfers.up_bytes, &host_transfers.up_calls, n), memcpy(d, s, n); }
 extern "C" void gpu_download(void *d, const void *s, size_t n) { host_count(&host_transfers.down_bytes, &host_transfers.down_calls, n), memcpy(d, s, n); }
-extern "C" void gpu_download_async(void *d, const void *s, size_t n) { gpu_download(d, s, n); }
+extern "C" void gpu_transfer_note_down(size_t n) { host_count(&host_transfers.down_bytes, &host_transfers.down_calls, n); }
 extern "C" void gpu_memset(void *d, int v, size_t n) { memset(d, v, n); }
 
 /* ---- the device: always there, never failing ---- */

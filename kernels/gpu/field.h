@@ -90,9 +90,9 @@ void *gpu_alloc(size_t bytes, const char *what);          /* dies on failure */
 void gpu_free(void *p);
 void gpu_upload(void *dst, const void *src, size_t bytes);  /* host -> device */
 void gpu_download(void *dst, const void *src, size_t bytes);/* device -> host */
-/* the same queued on the default stream, returning at once: dst page-locked
- * host memory, read after the stream (an event) has passed it; counted */
-void gpu_download_async(void *dst, const void *src, size_t bytes);
+/* bytes a kernel stored into page-locked host memory and the host read
+ * (the multi-shift loop's flags): counted as one download */
+void gpu_transfer_note_down(size_t bytes);
 /* what gpu_upload and gpu_download have moved since the last take (or the
  * start), then counting starts again from zero (every host <-> device copy
  * of the library goes through them, except the halo exchanges of halo.cu

@@ -69,12 +69,7 @@ extern "C" void gpu_download(void *dst, const void *src, size_t bytes)
     if (e != cudaSuccess) die_cuda("copy from the device", e);
 }
 
-extern "C" void gpu_download_async(void *dst, const void *src, size_t bytes)
-{
-    count_copy(&transfers.down_bytes, &transfers.down_calls, bytes);
-    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, 0);
-    if (e != cudaSuccess) die_cuda("copy from the device", e);
-}
+extern "C" void gpu_transfer_note_down(size_t bytes) { count_copy(&transfers.down_bytes, &transfers.down_calls, bytes); }
 
 extern "C" void gpu_memset(void *dst, int v, size_t bytes)
 {

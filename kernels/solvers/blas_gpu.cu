@@ -5,13 +5,16 @@
  * device copies, the launch (GPU_RED_BS threads per block, the default
  * stream, the launch error checked at once: one line, exit 1, gpu/util.cu),
  * the reductions' partials in page-locked host memory (one async copy, one
- * stream wait), the device multi-shift loop's flags (an async copy and an
- * event per ring slot, blas_gpu_multishift.cuh's BL_MS_POST / BL_MS_WAIT),
+ * stream wait), the device multi-shift loop's flags (stored by a kernel
+ * into page-locked memory, a spin on their number: BL_MS_WAIT),
  * and the checks of open: a usable GPU, one process without a layout. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 extern "C" {
 #include "solvers/solvers.h"
 #include "gpu/gpu.h"
@@ -65,26 +68,67 @@ static void blas_fetch_partials(void *host, const void *dev, size_t bytes)
     if (e == cudaSuccess) e = cudaStreamSynchronize(0);
     if (e != cudaSuccess) lat_die(1, "GPU", "solver_blas_gpu reduction: %s", cudaGetErrorString(e));
 }
-/* the multi-shift loop's flags (blas_gpu_multishift.cuh): an async copy
- * into page-locked memory and an event per ring slot, waited for
- * BL_MS_AHEAD iterations later (one table solves at a time in a process:
- * the events are shared) */
-static cudaEvent_t blas_ms_events[8]; /* >= BL_MS_AHEAD */
-static void blas_ms_post(int slot, void *host, const void *dev, size_t bytes)
+/* the multi-shift loop's flags (blas_gpu_multishift.cuh): the |r|^2 end's
+ * kernel stores them into the page-locked ring (cudaMallocHost memory is
+ * mapped for the device under unified addressing), its sequence number
+ * last; the host spins on that number.  Should it never come, the default
+ * stream's state says why: an error, or idle with the number still
+ * missing (an internal error) */
+static void blas_ms_wait(const unsigned *at, unsigned seq, size_t flag_bytes)
 {
-    cudaError_t e = cudaSuccess;
-    if (!blas_ms_events[slot]) e = cudaEventCreateWithFlags(&blas_ms_events[slot], cudaEventDisableTiming);
-    if (e == cudaSuccess) gpu_download_async(host, dev, bytes);
-    if (e == cudaSuccess) e = cudaEventRecord(blas_ms_events[slot], 0);
-    if (e != cudaSuccess) lat_die(1, "GPU", "solver_blas_gpu multi-shift flags: %s", cudaGetErrorString(e));
+    for (unsigned long n = 1; *(const volatile unsigned *)at != seq; n++) {
+        if (n % (1ul << 20)) continue;
+        const cudaError_t e = cudaStreamQuery(0);
+        if (e == cudaSuccess && *(const volatile unsigned *)at != seq)
+            lat_die(1, "GPU", "solver_blas_gpu: internal error: the multi-shift flags of iteration %u never came", seq);
+        if (e != cudaSuccess && e != cudaErrorNotReady)
+            lat_die(1, "GPU", "solver_blas_gpu multi-shift flags: %s", cudaGetErrorString(e));
+    }
+    __atomic_thread_fence(__ATOMIC_ACQUIRE); /* done and k were stored before seq */
+    gpu_transfer_note_down(flag_bytes);
 }
-static void blas_ms_wait(int slot)
+/* LAT_GPU_MS_PROFILE=1 (timing only, issue 21): events at the device
+ * loop's 7 phase marks of iterations BL_PROF_FIRST .. + BL_PROF_N - 1; after
+ * a solve that ran past them, one line on stderr: each phase's mean time
+ * (the apply, q += sigma p with <p, q>, its end and alpha, r -= alpha q
+ * with |r|^2, its end and beta and the flags, the updates, then the loop's
+ * top: the host's flag wait; each with an event's cost, about 3 us) */
+enum { BL_PROF_FIRST = 40, BL_PROF_N = 64, BL_PROF_MARKS = 7 };
+static int blas_prof = -1;
+static cudaEvent_t blas_prof_ev[BL_PROF_N + 1][BL_PROF_MARKS];
+static void blas_ms_mark(int k, int phase)
 {
-    cudaError_t e = cudaEventSynchronize(blas_ms_events[slot]);
-    if (e != cudaSuccess) lat_die(1, "GPU", "solver_blas_gpu multi-shift flags: %s", cudaGetErrorString(e));
+    if (blas_prof < 0) {
+        const char *e = getenv("LAT_GPU_MS_PROFILE");
+        blas_prof = e && strcmp(e, "1") == 0;
+    }
+    const int i = k - BL_PROF_FIRST;
+    if (!blas_prof || i < 0 || i > BL_PROF_N || (i == BL_PROF_N && phase > 0)) return;
+    if (!blas_prof_ev[i][phase]) cudaEventCreate(&blas_prof_ev[i][phase]);
+    cudaEventRecord(blas_prof_ev[i][phase], 0);
 }
-#define BL_MS_POST(slot, host, dev, bytes) blas_ms_post(slot, host, dev, bytes)
-#define BL_MS_WAIT(slot) blas_ms_wait(slot)
+static void blas_ms_report(int iterations)
+{
+    if (blas_prof <= 0 || iterations < BL_PROF_FIRST + BL_PROF_N + 1) return;
+    cudaDeviceSynchronize();
+    double us[BL_PROF_MARKS] = {0};
+    for (int i = 0; i < BL_PROF_N; i++)
+        for (int p = 0; p < BL_PROF_MARKS; p++) {
+            float ms = 0;
+            cudaEvent_t a = blas_prof_ev[i][p], b = p + 1 < BL_PROF_MARKS ? blas_prof_ev[i][p + 1] : blas_prof_ev[i + 1][0];
+            if (a && b && cudaEventElapsedTime(&ms, a, b) == cudaSuccess) us[p] += 1e3 * ms / BL_PROF_N;
+        }
+    cudaGetLastError(); /* a timing that failed is not the next launch's error */
+    double total = 0;
+    for (int p = 0; p < BL_PROF_MARKS; p++) total += us[p];
+    fprintf(stderr,
+            "multi-shift device loop (rank %d, %d iterations), us an iteration: apply %.1f, q+=sp<p,q> %.1f, end+alpha %.1f, "
+            "r-=aq|r|^2 %.1f, end+beta+flags %.1f, updates %.1f, top %.1f; total %.1f\n",
+            comm_rank(), iterations, us[0], us[1], us[2], us[3], us[4], us[5], us[6], total);
+}
+#define BL_MS_MARK(k, phase) blas_ms_mark(k, phase)
+#define BL_MS_REPORT(iterations) blas_ms_report(iterations)
+#define BL_MS_WAIT(f, number) blas_ms_wait(&(f)->seq, number, sizeof *(f))
 #define BL_HOST_ALLOC(bytes) blas_pinned_alloc(bytes)
 #define BL_HOST_FREE(p) cudaFreeHost(p)
 #define BL_FETCH_PARTIALS(host, dev, bytes) blas_fetch_partials(host, dev, bytes)

@@ -17,8 +17,11 @@
  * the slots added in global order, then the scalar step of
  * solvers/multishift_step.h a thread a shift; the vector kernels read their
  * coefficients from device memory.  The host only queues launches; it
- * looks at an iteration's "done" flag BL_MS_AHEAD iterations later (an
- * async copy into page-locked memory), so up to BL_MS_AHEAD - 1 iterations
+ * looks at an iteration's "done" flag BL_MS_AHEAD iterations later (the
+ * |r|^2 end's kernel stores it, with the iteration's sequence number after
+ * a system fence, straight into page-locked host memory: a copy on the
+ * stream each iteration cost 6 us of 150 on two H100, session 21), so up
+ * to BL_MS_AHEAD - 1 iterations
  * are queued past the last one; once the flag is set every scalar and
  * update kernel leaves x_i and p_i alone, and the operator's work on them is
  * wasted, nothing else.  With the loop's prepare (the operator's: a GPU
@@ -47,19 +50,25 @@
  *
  * The includer may define (defaults: the host emulation, which runs every
  * launch at once):
- *   BL_MS_POST(slot, host, dev, bytes)  queue a copy of the device flags
- *       into host ring slot `slot` (blas_gpu.cu: cudaMemcpyAsync into
- *       page-locked memory, an event recorded)
- *   BL_MS_WAIT(slot)  wait until that copy has landed (the event) */
+ *   BL_MS_WAIT(f, seq)  wait until the host ring slot f (page-locked
+ *       memory, BL_HOST_ALLOC) holds sequence number seq (blas_gpu.cu: a
+ *       spin on it, with a watchdog); counted as a download of *f */
 #ifndef LAT_SOLVERS_BLAS_GPU_MULTISHIFT_CUH
 #define LAT_SOLVERS_BLAS_GPU_MULTISHIFT_CUH
 
 #include "solvers/multishift_step.h"
 #include "gpu/peer.h"
 
-#ifndef BL_MS_POST
-#define BL_MS_POST(slot, host, dev, bytes) gpu_download_async(host, dev, bytes)
-#define BL_MS_WAIT(slot) ((void)(slot))
+#ifndef BL_MS_WAIT
+#define BL_MS_WAIT(f, number) bl_ms_landed(f, number)
+#define BL_MS_LANDED_HERE
+#endif
+/* LAT_GPU_MS_PROFILE=1 (blas_gpu.cu; timing only): an event at each of
+ * the 7 phase marks of some iterations, the phases' mean times printed
+ * after the solve */
+#ifndef BL_MS_MARK
+#define BL_MS_MARK(k, phase) ((void)0)
+#define BL_MS_REPORT(iterations) ((void)0)
 #endif
 
 #define BL_MS_MAX 64  /* shifts (RATIONAL_MAX_ORDER) */
@@ -67,8 +76,16 @@
 
 /* the recursion's state, in device memory */
 struct bl_ms_flags {
-    int done, k; /* every shift frozen or a breakdown; the iterations taken */
+    int done, k;  /* every shift frozen or a breakdown; the iterations taken */
+    unsigned seq; /* in the host's ring: the iteration's number, stored last */
 };
+#ifdef BL_MS_LANDED_HERE /* the emulation: every launch has run when the host gets here */
+static void bl_ms_landed(const struct bl_ms_flags *f, unsigned seq)
+{
+    if (f->seq != seq) lat_die(1, "solver_blas_gpu", "internal error: the multi-shift flags of iteration %u are missing", seq);
+    gpu_transfer_note_down(sizeof *f);
+}
+#endif
 struct bl_ms_out { /* what the host reads back at the end (a few hundred bytes) */
     int active[BL_MS_MAX], status[BL_MS_MAX], iters[BL_MS_MAX];
 };
@@ -248,9 +265,25 @@ static __device__ void bl_ms_beta(struct bl_ms_state *st, double rr_new)
  * alpha, K = 1: beta).  part: 0 all of it (one process, or the peers
  * mapped: direct puts), 1 the own slots only (then the host queues the
  * exchange through gpu_peer_send), 2 the rest after that exchange */
+/* after the beta step: the flags into the host's ring slot (page-locked
+ * memory), done and k, a system fence, then the sequence number the host
+ * waits for */
+static __device__ void bl_ms_post_flags(const struct bl_ms_state *st, struct bl_ms_flags *post, unsigned seq)
+{
+    if (threadIdx.x != 0) return;
+    volatile struct bl_ms_flags *p = post;
+    p->done = st->f.done;
+    p->k = st->f.k;
+#ifdef __CUDA_ARCH__
+    __threadfence_system();
+#endif
+    p->seq = seq;
+}
+
 template <int K>
 __global__ void __launch_bounds__(GPU_RED_BS) k_bl_ms_reduce(struct bl_ms_state *st, const double *chunk, bl_chunk_grid g,
-                                                             struct solver_reduce_layout l, bl_ms_where w, int part)
+                                                             struct solver_reduce_layout l, bl_ms_where w, int part,
+                                                             struct bl_ms_flags *post, unsigned seq)
 {
     __shared__ int skip;
     if (threadIdx.x == 0) {
@@ -263,11 +296,12 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_ms_reduce(struct bl_ms_state 
     if (w.nremote) bl_ms_put_wait<K>(w);
     if (skip) { /* every shift frozen (or a breakdown) in an earlier iteration */
         if (K == 2 && threadIdx.x < (unsigned)st->n) st->upd[threadIdx.x] = 0;
-        return;
+    } else {
+        const double sum = bl_ms_total<K>(w, 0);
+        if (K == 2) bl_ms_alpha(st, sum);
+        else bl_ms_beta(st, sum);
     }
-    const double sum = bl_ms_total<K>(w, 0);
-    if (K == 2) bl_ms_alpha(st, sum);
-    else bl_ms_beta(st, sum);
+    if (K == 1 && post) bl_ms_post_flags(st, post, seq); /* thread 0 moved st->f last: its own stores */
 }
 
 /* the state of multishift.c's loop before its first iteration */
@@ -334,7 +368,8 @@ struct bl_ms {
     double *buf;              /* device: struct bl_ms_where's layout */
     unsigned round;           /* reductions ended so far (the receive regions alternate) */
     struct bl_ms_state *st;   /* device */
-    struct bl_ms_flags *ring; /* host, BL_MS_AHEAD slots (BL_HOST_ALLOC) */
+    struct bl_ms_flags *ring; /* host, BL_MS_AHEAD slots (BL_HOST_ALLOC), stored into by the device */
+    unsigned seq;             /* the iterations' sequence numbers so far, over every solve */
 };
 
 /* the loop's buffers for c's layout; on a slab decomposition d with R > 1
@@ -400,7 +435,7 @@ static void bl_ms_release(struct bl_blas *c)
  * process or with the peers mapped one kernel (k_bl_ms_reduce part 0),
  * else the own slots, the exchange queued through gpu_peer_send (device
  * side wait), and the rest */
-template <int K> static void bl_ms_reduce(struct bl_blas *c, const bl_chunk_grid &g)
+template <int K> static void bl_ms_reduce(struct bl_blas *c, const bl_chunk_grid &g, struct bl_ms_flags *post, unsigned seq)
 {
     struct bl_ms *m = c->ms;
     bl_ms_where w = {};
@@ -412,15 +447,16 @@ template <int K> static void bl_ms_reduce(struct bl_blas *c, const bl_chunk_grid
     w.nremote = m->nranks > 1 && m->remote[0] ? m->nranks - 1 : 0;
     for (int i = 0; i < w.nremote; i++) w.remote[i] = m->remote[i];
     if (m->nranks == 1 || w.nremote) {
-        blas_launch(k_bl_ms_reduce<K>, 1, true, m->st, (const double *)c->chunk_dev, g, c->layout, w, 0);
+        blas_launch(k_bl_ms_reduce<K>, 1, true, m->st, (const double *)c->chunk_dev, g, c->layout, w, 0, post, seq);
         return;
     }
-    blas_launch(k_bl_ms_reduce<K>, 1, true, m->st, (const double *)c->chunk_dev, g, c->layout, w, 1);
+    blas_launch(k_bl_ms_reduce<K>, 1, true, m->st, (const double *)c->chunk_dev, g, c->layout, w, 1,
+                (struct bl_ms_flags *)NULL, 0u);
     const size_t own = (size_t)(bl_ms_own(w) - w.buf) * sizeof(double);
     const size_t at = (size_t)(bl_ms_recv(w, w.buf, w.me) - w.buf) * sizeof(double);
     for (int i = 0; i < m->nranks - 1; i++) gpu_peer_send(m->peer, i, own, at, m->nslot * K * sizeof(double));
     gpu_peer_wait_device(m->peer);
-    blas_launch(k_bl_ms_reduce<K>, 1, true, m->st, (const double *)c->chunk_dev, g, c->layout, w, 2);
+    blas_launch(k_bl_ms_reduce<K>, 1, true, m->st, (const double *)c->chunk_dev, g, c->layout, w, 2, post, seq);
 }
 
 static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
@@ -457,19 +493,27 @@ static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
     const double *pb = (const double *)L->p[L->base]->data;
     double *q = (double *)L->q->data, *r = (double *)L->r->data;
     const bl_op_real qop = bl_real_op(L->sigma[L->base], 1); /* q += sigma_base p_base */
-    for (int k = 1; k <= L->max_iter; k++) {
+    const unsigned seq0 = m->seq; /* iteration k's flags carry seq0 + k: a slot's stale number never matches */
+    int k;
+    for (k = 1; k <= L->max_iter; k++) {
         if (k > BL_MS_AHEAD) { /* the flags of iteration k - BL_MS_AHEAD */
             const int slot = (k - BL_MS_AHEAD) % BL_MS_AHEAD;
-            BL_MS_WAIT(slot);
+            BL_MS_WAIT(&m->ring[slot], seq0 + (unsigned)(k - BL_MS_AHEAD));
             if (m->ring[slot].done) break;
         }
+        BL_MS_MARK(k, 0);
         L->apply(L->actx, L->q, L->w, L->p[L->base]);
+        BL_MS_MARK(k, 1);
         blas_launch(k_bl_axpy_red_chunk<double, double, 2>, (unsigned)g.nb, true, pb, (const float *)NULL, q, (float *)NULL,
                     g.chunk_sites, g.nsub, g.ncomp, nsites, nsites_pad, qop, c->chunk_dev);
-        bl_ms_reduce<2>(c, g); /* <p_base, q>, then alpha */
+        BL_MS_MARK(k, 2);
+        bl_ms_reduce<2>(c, g, NULL, 0); /* <p_base, q>, then alpha */
+        BL_MS_MARK(k, 3);
         blas_launch(k_bl_ms_axpy_norm2, (unsigned)g.nb, true, (const double *)q, r, g.chunk_sites, g.nsub, g.ncomp, nsites,
                     nsites_pad, (const struct bl_ms_state *)m->st, c->chunk_dev);
-        bl_ms_reduce<1>(c, g); /* |r|^2, then beta */
+        BL_MS_MARK(k, 4);
+        bl_ms_reduce<1>(c, g, &m->ring[k % BL_MS_AHEAD], seq0 + (unsigned)k); /* |r|^2, then beta; the flags */
+        BL_MS_MARK(k, 5);
         if (L->prepare && L->nshift > 1) { /* p_base first: the operator sends its faces while the others update */
             blas_launch(k_bl_ms_update, nb_per, false, v, (const struct bl_ms_state *)m->st, ngroups, nb_per, (int)BL_MS_BASE,
                         L->base);
@@ -480,12 +524,14 @@ static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
             blas_launch(k_bl_ms_update, nb_per * (unsigned)L->nshift, false, v, (const struct bl_ms_state *)m->st, ngroups,
                         nb_per, (int)BL_MS_ALL, L->base);
         }
-        BL_MS_POST(k % BL_MS_AHEAD, &m->ring[k % BL_MS_AHEAD], &m->st->f, sizeof(struct bl_ms_flags));
+        BL_MS_MARK(k, 6);
     }
+    m->seq = seq0 + (unsigned)k; /* past every number queued */
     if (L->prepare) L->prepare(L->actx, NULL); /* the loop may end with the base's faces sent */
     struct bl_ms_flags f;
     struct bl_ms_out o;
     gpu_download(&f, &m->st->f, sizeof f);
+    BL_MS_REPORT(f.k);
     gpu_download(&o, &m->st->o, sizeof o);
     for (int i = 0; i < L->nshift; i++) {
         L->result[i].status = (enum solver_status)o.status[i];
