@@ -127,6 +127,7 @@ struct staggered_gpu *staggered_gpu_create(const struct staggered_op *cpu, const
 
 void staggered_gpu_set_links(struct staggered_gpu *g, const struct field *u)
 {
+    staggered_gpu_drop_early(g); /* faces made of the links before */
     const int64_t owned = u->dom ? u->dom->v3 * u->dom->lt : u->lat.V;
     if (u->kind != FIELD_LINKS || u->prec != 64 || u->nc != 3 || owned != g->lat.V || u->dom != g->dom)
         lat_die(1, "staggered_gpu_set_links", "links of another shape than the operator's");
@@ -223,8 +224,9 @@ static void sg_pack(struct staggered_gpu *g, const struct staggered_gpu_sweep *w
 
 /* a pack queued ahead whose sweep will not come: its round completed (on
  * every rank alike), the faces dropped */
-static void sg_drop_early(struct staggered_gpu *g)
+void staggered_gpu_drop_early(struct staggered_gpu *g)
 {
+    if (!g->early.in) return;
     const void *fwd, *bwd;
     gpu_faces_exchange(g->faces, g->early.fb, FACE_TAG, sg_nothing, NULL, &fwd, &bwd);
     g->early.in = NULL;
@@ -237,9 +239,9 @@ void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w)
     int packed = 0;
     if (g->early.in) { /* staggered_gpu_prepare packed a sweep's faces ahead */
         packed = w->hop && w->in == g->early.in && w->in_off == g->early.in_off && w->parity == g->early.parity &&
-                 w->links == g->early.links;
+                 w->links == g->early.links && w->vprec == g->early.vprec;
         if (packed) g->early.in = NULL;
-        else sg_drop_early(g); /* not this sweep's: the caller's contract was broken, the answer is still right */
+        else staggered_gpu_drop_early(g); /* not this sweep's: the caller's contract was broken, the answer is still right */
     }
     if (!g->dom || !w->hop) {
         w->sites = DIRAC_SITES_ALL;
@@ -282,7 +284,7 @@ void staggered_gpu_ee_apply(struct staggered_gpu *g, enum solver_prec prec, stru
  * drops the round when another sweep comes first; in NULL: none comes */
 static void staggered_gpu_prepare(struct staggered_gpu *g, const struct solver_vec *in)
 {
-    if (g->early.in) sg_drop_early(g); /* in NULL, or a second prepare before the sweep */
+    staggered_gpu_drop_early(g); /* in NULL, or a second prepare before the sweep */
     if (!in || !g->dom || g->faces->no_halo || g->faces->no_ahead) return;
     const struct vref t = {g->tmp[in->prec], NULL, 0};
     struct staggered_gpu_sweep w = make_sweep(g, in->prec, 1, 1, 0.5, 0, t, ref(in, 0), none);
@@ -292,6 +294,7 @@ static void staggered_gpu_prepare(struct staggered_gpu *g, const struct solver_v
     g->early.in_off = w.in_off;
     g->early.parity = w.parity;
     g->early.links = w.links;
+    g->early.vprec = w.vprec;
     g->early.fb = sg_face_bytes(g, &w);
 }
 

@@ -32,6 +32,7 @@ void staggered_gpu_set_links_device(struct staggered_gpu *g, const struct gpu_fi
 {
     /* on a slab u holds a halo slice on each side (hmc/gpu.c's slab
      * fields): local slice 0 is global t0 - 1, the operator's slice 0 is u's 1 */
+    staggered_gpu_drop_early(g); /* faces made of the links before */
     const int shift = g->dom ? 1 : 0;
     const int64_t v3 = (int64_t)g->lat.L[0] * g->lat.L[1] * g->lat.L[2];
     int same = u->nc == 3 && u->prec == 'd' && u->recon == GPU_RECON_FULL && u->links &&

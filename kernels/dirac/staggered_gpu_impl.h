@@ -85,12 +85,14 @@ struct staggered_gpu {
     int tg0, ltg;
     struct gpu_faces *faces;
     /* the pack staggered_gpu_prepare queued ahead of its sweep (in NULL:
-     * none): that sweep's input, offset, parity and links, its face bytes */
+     * none): that sweep's input, offset, parity, links and vector
+     * precision, its face bytes */
     struct {
         const void *in;
         int64_t in_off;
         int parity;
         const struct gpu_field *links;
+        int vprec;
         size_t fb;
     } early;
 };
@@ -104,6 +106,10 @@ void staggered_gpu_sweep_s(const struct staggered_gpu_sweep *w);
  * process, or hop 0, one launch over every site; on a slab the pack, the
  * faces sent, the interior, the boundary (staggered_gpu.c) */
 void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w);
+/* a pack queued ahead (the solver's prepare, staggered_gpu.c) whose sweep
+ * will not come: its round completed, its faces dropped; nothing when none
+ * is pending.  Whatever changes the links calls it first. */
+void staggered_gpu_drop_early(struct staggered_gpu *g);
 /* dst (the operator's links_d or links_s: 'd' or 's' storage, its recon)
  * = src (an HMC device field: 'd', 18 reals) from `shift` timeslices on:
  * 0 on one process (the same lattice), 1 on a t-slab (src holds the halo
