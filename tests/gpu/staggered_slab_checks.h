@@ -25,6 +25,8 @@
  *         bounds (double 1e-13; single 1e-6, 8 reals 1e-5; half 1e-3);
  *         ssc_bits set (the emulation: no fused multiply-adds): double
  *         with 18 reals the CPU's bits exactly;
+ *         the same bits when the solver's prepare packed K's first faces
+ *         ahead for that input, or for another vector (dropped);
  *         the same again with the operator made from other links and
  *         given these through staggered_gpu_set_links_device from a
  *         device field of the slab with its halo slices (the HMC's);
@@ -166,6 +168,24 @@ static void ssc_operator(const struct geometry *d, struct staggered_op *cpu, con
         if (comm_is_root())
             printf("R=%d recon %-2s %-6s%s: K %.2e vs the CPU (bound %g)%s\n", comm_size(), ssc_recon(recon), ssc_pname[p],
                    via, err, bound, ssc_bits && p == SOLVER_DOUBLE && recon == GPU_RECON_FULL ? (nd == 0 ? ", the same bits" : ", NOT the same bits") : "");
+        /* the solver's prepare (K's first faces packed and sent ahead): the
+         * apply on that vector takes them, one on another vector drops them
+         * -- the same bits as without either way */
+        struct solver_op so;
+        staggered_gpu_solver_op_ee(&so, g);
+        double *out2 = (double *)lat_calloc(n, sizeof(double));
+        int taken = 1, dropped = 1;
+        for (int other = 0; other < 2; other++) {
+            struct solver_vec vo2 = sv_upload((enum solver_prec)p, vh, out2);
+            so.prepare(so.ctx, other ? &vo : &vi);
+            staggered_gpu_ee_apply(g, (enum solver_prec)p, &vo2, &vi);
+            sv_download(&vo2, vh, out2);
+            *(other ? &dropped : &taken) = memcmp(out, out2, n * sizeof(double)) == 0;
+            sv_free(&vo2);
+        }
+        CHECK(taken && dropped, "recon %s %s%s: K after the faces packed ahead (%s) not the bits of K alone", ssc_recon(recon),
+              ssc_pname[p], via, taken ? "for another vector" : "for this one");
+        free(out2);
         sv_free(&vi);
         sv_free(&vo);
     }
