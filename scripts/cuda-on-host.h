@@ -3,7 +3,8 @@
  * emulations (scripts/NAME-emulation.cpp; their host stand-ins of the GPU
  * layer's entry points: scripts/gpu-util-on-host.h):
  * the qualifiers defined away, the 16-byte vector types and the load/store
- * intrinsics as plain memory accesses, and blockIdx/threadIdx/blockDim as
+ * intrinsics as plain memory accesses, atomicAdd (unsigned) and
+ * __threadfence as the one running thread's, and blockIdx/threadIdx/blockDim as
  * variables the emulation sets before "running" each thread.
  * A launch whose threads are independent runs through
  * cuda_on_host_grid(nblocks, nthreads, body): every thread in turn.
@@ -34,6 +35,14 @@ static inline double2 make_double2(double a, double b) { return {a, b}; }
 template <class T> static inline T __ldg(const T *p) { return *p; }
 template <class T> static inline T __ldcg(const T *p) { return *p; }
 template <class T> static inline void __stcg(T *p, T v) { *p = v; }
+/* one thread at a time: plain read-modify-write, fences are nothing */
+static inline unsigned atomicAdd(unsigned *p, unsigned v)
+{
+    const unsigned old = *p;
+    *p = old + v;
+    return old;
+}
+static inline void __threadfence(void) {}
 struct u3 { unsigned x, y, z; };
 static u3 blockIdx, threadIdx, blockDim;
 #define __shared__ static

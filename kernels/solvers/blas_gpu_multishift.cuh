@@ -20,7 +20,8 @@
  * looks at an iteration's "done" flag BL_MS_AHEAD iterations later (the
  * |r|^2 end's kernel stores it, with the iteration's sequence number after
  * a system fence, straight into page-locked host memory: a copy on the
- * stream each iteration cost 6 us of 150 on two H100, session 21), so up
+ * stream was a 6 us phase of an iteration of about 150 on two H100 by
+ * LAT_GPU_MS_PROFILE, session 21), so up
  * to BL_MS_AHEAD - 1 iterations
  * are queued past the last one; once the flag is set every scalar and
  * update kernel leaves x_i and p_i alone, and the operator's work on them is
@@ -45,8 +46,11 @@
  * the peers of bl_ms_enable (every rank able to map every other: one
  * node; where none is mapped -- the host emulation -- the slots travel by
  * gpu_peer_send, k_bl_ms_reduce's parts 1 and 2 around it); otherwise
- * bl_multishift_loop answers 0 and multishift.c runs its own loop.  LAT_GPU_MULTISHIFT=host (read at open) turns it off, for
- * timing the two side by side.
+ * bl_multishift_loop answers 0 and multishift.c runs its own loop.
+ * LAT_GPU_MULTISHIFT=host (read at open) turns it off, for timing the two
+ * side by side; =unfused keeps each reduction's end a launch of its own
+ * (k_bl_ms_reduce) where one kernel could take it with its reduction
+ * (k_bl_ms_red_end: one process, or every buffer mapped).
  *
  * The includer may define (defaults: the host emulation, which runs every
  * launch at once):
@@ -281,9 +285,9 @@ static __device__ void bl_ms_post_flags(const struct bl_ms_state *st, struct bl_
 }
 
 template <int K>
-__global__ void __launch_bounds__(GPU_RED_BS) k_bl_ms_reduce(struct bl_ms_state *st, const double *chunk, bl_chunk_grid g,
-                                                             struct solver_reduce_layout l, bl_ms_where w, int part,
-                                                             struct bl_ms_flags *post, unsigned seq)
+static __device__ void bl_ms_reduce_end(struct bl_ms_state *st, const double *chunk, const bl_chunk_grid &g,
+                                        const struct solver_reduce_layout &l, const bl_ms_where &w, int part,
+                                        struct bl_ms_flags *post, unsigned seq)
 {
     __shared__ int skip;
     if (threadIdx.x == 0) {
@@ -302,6 +306,46 @@ __global__ void __launch_bounds__(GPU_RED_BS) k_bl_ms_reduce(struct bl_ms_state 
         else bl_ms_beta(st, sum);
     }
     if (K == 1 && post) bl_ms_post_flags(st, post, seq); /* thread 0 moved st->f last: its own stores */
+}
+template <int K>
+__global__ void __launch_bounds__(GPU_RED_BS) k_bl_ms_reduce(struct bl_ms_state *st, const double *chunk, bl_chunk_grid g,
+                                                             struct solver_reduce_layout l, bl_ms_where w, int part,
+                                                             struct bl_ms_flags *post, unsigned seq)
+{
+    bl_ms_reduce_end<K>(st, chunk, g, l, w, part, post, seq);
+}
+
+/* true in the one block of nblocks that finishes last (its threads then
+ * see every block's stores); that block sets *count back to 0 */
+static __device__ bool bl_ms_last_block(unsigned *count, unsigned nblocks)
+{
+    __shared__ bool last;
+    __threadfence(); /* this thread's partial before the count */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        last = atomicAdd(count, 1u) == nblocks - 1;
+        if (last) *count = 0; /* every other block has counted: the next launch starts from 0 */
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+
+/* one launch instead of two (part 0 only: one process, or the peers
+ * mapped): the reduction's chunk partials (K = 2: q += sigma p_base with
+ * <p_base, q>, k_bl_axpy_red_chunk's; K = 1: r -= alpha q with |r|^2,
+ * k_bl_ms_axpy_norm2's), then the last block to finish ends it as
+ * k_bl_ms_reduce does -- the same operations, one kernel boundary fewer an
+ * end (issue 21: the ends are fixed costs on two GPUs, session 21) */
+template <int K>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_ms_red_end(const double *x, double *y, int64_t chunk_sites, int nsub, int ncomp, int64_t nsites, int64_t nsites_pad,
+                    bl_op_real op, struct bl_ms_state *st, double *chunk, bl_chunk_grid g, struct solver_reduce_layout l,
+                    bl_ms_where w, unsigned *count, unsigned nblocks, struct bl_ms_flags *post, unsigned seq)
+{
+    if (K == 1) op = st->rop; /* r -= alpha q: alpha from the end before */
+    bl_axpy_red_chunk<double, double, K>(x, NULL, y, NULL, chunk_sites, nsub, ncomp, nsites, nsites_pad, op, chunk);
+    if (bl_ms_last_block(count, nblocks)) bl_ms_reduce_end<K>(st, chunk, g, l, w, 0, post, seq);
 }
 
 /* the state of multishift.c's loop before its first iteration */
@@ -369,6 +413,8 @@ struct bl_ms {
     unsigned round;           /* reductions ended so far (the receive regions alternate) */
     struct bl_ms_state *st;   /* device */
     struct bl_ms_flags *ring; /* host, BL_MS_AHEAD slots (BL_HOST_ALLOC), stored into by the device */
+    unsigned *count;          /* device: k_bl_ms_red_end's blocks done (0 between launches) */
+    int unfused;              /* LAT_GPU_MULTISHIFT=unfused: each reduction's end a launch of its own */
     unsigned seq;             /* the iterations' sequence numbers so far, over every solve */
 };
 
@@ -385,6 +431,8 @@ static void bl_ms_enable(struct bl_blas *c, const struct geometry *d, int nranks
     m->buf = (double *)gpu_alloc(bytes, "multi-shift slots");
     gpu_memset(m->buf, 0, bytes); /* the flag words: no round has landed */
     m->st = (struct bl_ms_state *)gpu_alloc(sizeof *m->st, "multi-shift state");
+    m->count = (unsigned *)gpu_alloc(sizeof *m->count, "multi-shift block count");
+    gpu_memset(m->count, 0, sizeof *m->count);
     m->ring = (struct bl_ms_flags *)BL_HOST_ALLOC(BL_MS_AHEAD * sizeof *m->ring);
     if (!m->ring) lat_die(1, "solver_blas_gpu", "out of host memory for the multi-shift flags");
     if (nranks > 1) {
@@ -408,6 +456,7 @@ static void bl_ms_open(struct bl_blas *c)
     if (!c->ms) lat_die(1, "solver_blas_gpu_open", "out of host memory");
     const char *e = getenv("LAT_GPU_MULTISHIFT");
     c->ms->off = e && strcmp(e, "host") == 0;
+    c->ms->unfused = e && strcmp(e, "unfused") == 0;
     if (c->layout.chunk_reals && comm_size() == 1) bl_ms_enable(c, NULL, 1, 0);
 }
 
@@ -426,6 +475,7 @@ static void bl_ms_release(struct bl_blas *c)
     gpu_peer_close(m->peer);
     if (m->buf) gpu_free(m->buf);
     if (m->st) gpu_free(m->st);
+    if (m->count) gpu_free(m->count);
     if (m->ring) BL_HOST_FREE(m->ring);
     free(m);
     c->ms = NULL;
@@ -435,9 +485,9 @@ static void bl_ms_release(struct bl_blas *c)
  * process or with the peers mapped one kernel (k_bl_ms_reduce part 0),
  * else the own slots, the exchange queued through gpu_peer_send (device
  * side wait), and the rest */
-template <int K> static void bl_ms_reduce(struct bl_blas *c, const bl_chunk_grid &g, struct bl_ms_flags *post, unsigned seq)
+/* the next reduction's slots and round */
+static bl_ms_where bl_ms_where_next(struct bl_ms *m)
 {
-    struct bl_ms *m = c->ms;
     bl_ms_where w = {};
     w.buf = m->buf;
     w.nranks = m->nranks;
@@ -446,7 +496,16 @@ template <int K> static void bl_ms_reduce(struct bl_blas *c, const bl_chunk_grid
     w.round = ++m->round;
     w.nremote = m->nranks > 1 && m->remote[0] ? m->nranks - 1 : 0;
     for (int i = 0; i < w.nremote; i++) w.remote[i] = m->remote[i];
-    if (m->nranks == 1 || w.nremote) {
+    return w;
+}
+/* one process, or every rank's buffer mapped: a reduction ends in one kernel */
+static bool bl_ms_one_part(const struct bl_ms *m) { return m->nranks == 1 || m->remote[0]; }
+
+template <int K> static void bl_ms_reduce(struct bl_blas *c, const bl_chunk_grid &g, struct bl_ms_flags *post, unsigned seq)
+{
+    struct bl_ms *m = c->ms;
+    const bl_ms_where w = bl_ms_where_next(m);
+    if (bl_ms_one_part(m)) {
         blas_launch(k_bl_ms_reduce<K>, 1, true, m->st, (const double *)c->chunk_dev, g, c->layout, w, 0, post, seq);
         return;
     }
@@ -494,6 +553,7 @@ static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
     double *q = (double *)L->q->data, *r = (double *)L->r->data;
     const bl_op_real qop = bl_real_op(L->sigma[L->base], 1); /* q += sigma_base p_base */
     const unsigned seq0 = m->seq; /* iteration k's flags carry seq0 + k: a slot's stale number never matches */
+    const bool fused = bl_ms_one_part(m) && !m->unfused;
     int k;
     for (k = 1; k <= L->max_iter; k++) {
         if (k > BL_MS_AHEAD) { /* the flags of iteration k - BL_MS_AHEAD */
@@ -504,16 +564,28 @@ static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
         BL_MS_MARK(k, 0);
         L->apply(L->actx, L->q, L->w, L->p[L->base]);
         BL_MS_MARK(k, 1);
-        blas_launch(k_bl_axpy_red_chunk<double, double, 2>, (unsigned)g.nb, true, pb, (const float *)NULL, q, (float *)NULL,
-                    g.chunk_sites, g.nsub, g.ncomp, nsites, nsites_pad, qop, c->chunk_dev);
-        BL_MS_MARK(k, 2);
-        bl_ms_reduce<2>(c, g, NULL, 0); /* <p_base, q>, then alpha */
-        BL_MS_MARK(k, 3);
-        blas_launch(k_bl_ms_axpy_norm2, (unsigned)g.nb, true, (const double *)q, r, g.chunk_sites, g.nsub, g.ncomp, nsites,
-                    nsites_pad, (const struct bl_ms_state *)m->st, c->chunk_dev);
-        BL_MS_MARK(k, 4);
-        bl_ms_reduce<1>(c, g, &m->ring[k % BL_MS_AHEAD], seq0 + (unsigned)k); /* |r|^2, then beta; the flags */
-        BL_MS_MARK(k, 5);
+        struct bl_ms_flags *post = &m->ring[k % BL_MS_AHEAD]; /* |r|^2's end stores the flags there */
+        if (fused) { /* each reduction with its end: q += sigma p_base, <p_base, q>, alpha; r -= alpha q, |r|^2, beta */
+            blas_launch(k_bl_ms_red_end<2>, (unsigned)g.nb, true, pb, q, g.chunk_sites, g.nsub, g.ncomp, nsites, nsites_pad, qop,
+                        m->st, c->chunk_dev, g, c->layout, bl_ms_where_next(m), m->count, (unsigned)g.nb,
+                        (struct bl_ms_flags *)NULL, 0u);
+            BL_MS_MARK(k, 2), BL_MS_MARK(k, 3);
+            blas_launch(k_bl_ms_red_end<1>, (unsigned)g.nb, true, (const double *)q, r, g.chunk_sites, g.nsub, g.ncomp, nsites,
+                        nsites_pad, qop, m->st, c->chunk_dev, g, c->layout, bl_ms_where_next(m), m->count, (unsigned)g.nb,
+                        post, seq0 + (unsigned)k);
+            BL_MS_MARK(k, 4), BL_MS_MARK(k, 5);
+        } else {
+            blas_launch(k_bl_axpy_red_chunk<double, double, 2>, (unsigned)g.nb, true, pb, (const float *)NULL, q, (float *)NULL,
+                        g.chunk_sites, g.nsub, g.ncomp, nsites, nsites_pad, qop, c->chunk_dev);
+            BL_MS_MARK(k, 2);
+            bl_ms_reduce<2>(c, g, NULL, 0); /* <p_base, q>, then alpha */
+            BL_MS_MARK(k, 3);
+            blas_launch(k_bl_ms_axpy_norm2, (unsigned)g.nb, true, (const double *)q, r, g.chunk_sites, g.nsub, g.ncomp, nsites,
+                        nsites_pad, (const struct bl_ms_state *)m->st, c->chunk_dev);
+            BL_MS_MARK(k, 4);
+            bl_ms_reduce<1>(c, g, post, seq0 + (unsigned)k); /* |r|^2, then beta; the flags */
+            BL_MS_MARK(k, 5);
+        }
         if (L->prepare && L->nshift > 1) { /* p_base first: the operator sends its faces while the others update */
             blas_launch(k_bl_ms_update, nb_per, false, v, (const struct bl_ms_state *)m->st, ngroups, nb_per, (int)BL_MS_BASE,
                         L->base);
