@@ -177,10 +177,6 @@ static __device__ void bl_ms_beta(struct bl_ms_state *st, double rr_new)
     }
 }
 
-/* a reduction's end on the device, then the scalar step it feeds (K = 2:
- * alpha, K = 1: beta).  part: 0 all of it (one process, or the peers
- * mapped: direct puts), 1 the own slots only (then the host queues the
- * exchange through gpu_peer_send), 2 the rest after that exchange */
 /* after the beta step: the flags into the host's ring slot (page-locked
  * memory), done and k, a system fence, then the sequence number the host
  * waits for */
@@ -196,6 +192,10 @@ static __device__ void bl_ms_post_flags(const struct bl_ms_state *st, struct bl_
     p->seq = seq;
 }
 
+/* a reduction's end on the device, then the scalar step it feeds (K = 2:
+ * alpha, K = 1: beta).  part: 0 all of it (one process, or the peers
+ * mapped: direct puts), 1 the own slots only (then the host queues the
+ * exchange through gpu_peer_send), 2 the rest after that exchange */
 template <int K>
 static __device__ void bl_ms_reduce_end(struct bl_ms_state *st, const double *chunk, const bl_chunk_grid &g,
                                         const struct solver_reduce_layout &l, const bl_ms_where &w, int part,
