@@ -348,7 +348,6 @@ static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
     w->ltg = g->ltg;
     w->face_fwd = w->face_bwd = NULL;
     w->face_out_fwd = w->face_out_bwd = NULL;
-    w->stream = NULL;
     if (!g->dom) {
         w->sites = DIRAC_SITES_ALL;
         run(w);
@@ -360,7 +359,7 @@ static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
      * the copies, and a pack beside it only slows it (32^3x64 on two H100,
      * BiCGstab double-half, session 21: 1031 us an iteration direct, 1013
      * by the copy engine, 998 without faces) */
-    pack.stream = gpu_faces_pack_to(&g->faces, fb, 0, &pack.face_out_fwd, &pack.face_out_bwd);
+    (void)gpu_faces_pack_to(&g->faces, fb, 0, &pack.face_out_fwd, &pack.face_out_bwd); /* this rank's slots, no stream */
     if (!g->faces.no_halo) run(&pack);
     struct sweep_call c = {run, w};
     gpu_faces_exchange(&g->faces, fb, FACE_TAG, sweep_interior, &c, &w->face_fwd, &w->face_bwd);

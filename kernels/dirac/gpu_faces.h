@@ -95,6 +95,9 @@ static inline void gpu_faces_close(struct gpu_faces *f)
     f->dom = NULL;
 }
 
+/* the peer's receive slots of the next sweep (alternating: see above) */
+static inline size_t gpu_faces_next_slot(struct gpu_faces *f) { return (2 + 2 * (size_t)(f->sweeps++ & 1u)) * f->face_bytes; }
+
 static inline void *gpu_faces_pack_to(struct gpu_faces *f, size_t fb, int direct, void **out_fwd, void **out_bwd)
 {
     *out_fwd = f->dev;
@@ -105,7 +108,7 @@ static inline void *gpu_faces_pack_to(struct gpu_faces *f, size_t fb, int direct
     void *stream = gpu_peer_put_stream(f->peer, fb);
     if (!stream) return NULL;
     f->put = 1;
-    f->put_rf = (2 + 2 * (size_t)(f->sweeps++ & 1u)) * f->face_bytes; /* as the copies' slots below */
+    f->put_rf = gpu_faces_next_slot(f);
     *out_fwd = to_prev + f->put_rf;
     *out_bwd = to_next + f->put_rf + f->face_bytes;
     return stream;
@@ -124,7 +127,7 @@ static inline void gpu_faces_exchange(struct gpu_faces *f, size_t fb, int tag, v
         interior(arg);
         gpu_peer_wait_device(f->peer);
     } else if (f->peer) {
-        rf = (2 + 2 * (size_t)(f->sweeps++ & 1u)) * f->face_bytes;
+        rf = gpu_faces_next_slot(f);
         rb = rf + f->face_bytes;
         gpu_peer_send(f->peer, 0, 0, rf, fb);
         gpu_peer_send(f->peer, 1, fb, rb, fb);

@@ -32,8 +32,7 @@ namespace DIRAC_GPU_NS {
 
 extern "C" void DIRAC_GPU_SWEEP(const struct dirac_gpu_sweep *w)
 {
-    const cudaStream_t stream = (cudaStream_t)w->stream;
-    DIRAC_GPU_NS::dslash_dispatch(w, [stream](void (*kernel)(DIRAC_GPU_NS::dslash_args), const DIRAC_GPU_NS::dslash_args &a,
-                                              int n) { kernel<<<(n + 127) / 128, 128, 0, stream>>>(a); });
+    DIRAC_GPU_NS::dslash_dispatch(w, [](void (*kernel)(DIRAC_GPU_NS::dslash_args), const DIRAC_GPU_NS::dslash_args &a,
+                                        int n) { kernel<<<(n + 127) / 128, 128>>>(a); });
     gpu_check("the Dirac kernel");
 }

@@ -41,8 +41,7 @@
  * pack kernel: it writes this rank's two faces from `in` -- face_out_fwd
  * (of slice 0, for the previous rank) and face_out_bwd (of the last slice,
  * for the next), the same formulas as above with parity = the output
- * parity of the sweep they feed.  The faces may be the neighbours' memory
- * (gpu_faces_pack_to): then `stream` is the peer's and the pack runs there.
+ * parity of the sweep they feed.
  *
  * clover_only (double sweeps only; the even-odd system's ends, dirac/gpu.h):
  * no hopping term and no faces: out(x) = C(x) loc(x) on every site h of
@@ -73,7 +72,6 @@ struct dirac_gpu_sweep {
     void *face_out_fwd, *face_out_bwd; /* non-NULL: pack the faces instead */
     int tg0, ltg, sites;
     int clover_only;               /* out = C loc, no hop (double only) */
-    void *stream;                  /* the launch's stream (a cudaStream_t; NULL: the default) */
 };
 
 enum { DIRAC_SITES_ALL = 0, DIRAC_SITES_INTERIOR = 1, DIRAC_SITES_BOUNDARY = 2 };
