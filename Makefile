@@ -116,7 +116,9 @@ LIBS := $(foreach d,$(LIB_DIRS),$(if $(strip $(call dir_objs,$(d))),$(call lib_n
 
 TOOLS       := $(patsubst tools/%.c,bin/%,$(wildcard tools/lat-*.c))
 UNIT_TESTS  := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
-BENCHES     := $(patsubst bench/%.c,build/bench/%,$(wildcard bench/*.c))
+# bench/*.c are programs but for the helpers linked into one of them
+BENCH_HELPERS := bench/gpu_metrics.c
+BENCHES     := $(patsubst bench/%.c,build/bench/%,$(filter-out $(BENCH_HELPERS),$(wildcard bench/*.c)))
 GPU_TESTS   :=
 LINK_CUDA   :=
 ifeq ($(CUDA),1)
@@ -181,6 +183,29 @@ build/gpu-tests/%: tests/gpu/%.c $(LIBS) build/.config
 build/bench/%: bench/%.c $(LIBS) build/.config
 	@mkdir -p build/bench
 	$(COMPILE) $< $(LINK) -o $@
+# bench/dirac_gpu's hardware counters (LAT_GPU_METRICS, bench/gpu_metrics.h):
+# CUPTI's range profiler, for that program alone.  libcupti loads
+# libnvperf_host and libnvperf_target itself; they are linked all the same
+# (--no-as-needed) so that ldd names all three (scripts/gpu-dirac-run's pack
+# copies what ldd names).  cupti_profiler_host.h includes C++'s <string>: an empty
+# one in build/cupti-c, searched after the system headers, for this C file.
+# Without CUPTI in the toolkit gpu_metrics.c compiles to stubs.
+ifeq ($(CUDA),1)
+CUPTI_LIBDIR := $(firstword $(foreach d,$(CUDA_LIBDIR) $(CUDA_TOP)/extras/CUPTI/lib64,$(if $(wildcard $(d)/libcupti.so),$(d))))
+CUPTI_INCDIR := $(firstword $(foreach d,$(CUDA_TOP)/include $(CUDA_TOP)/extras/CUPTI/include,$(if $(wildcard $(d)/cupti_range_profiler.h),$(d))))
+ifneq ($(and $(CUPTI_LIBDIR),$(CUPTI_INCDIR)),)
+CUPTI_CFLAGS := -DLAT_HAVE_CUPTI=1 $(addprefix -I,$(sort $(CUDA_TOP)/include $(CUPTI_INCDIR))) -idirafter build/cupti-c
+CUPTI_LIBS   := -L$(CUPTI_LIBDIR) -Wl,-rpath,$(abspath $(CUPTI_LIBDIR)) -lcupti -Wl,--no-as-needed -lnvperf_host -lnvperf_target -Wl,--as-needed
+endif
+build/cupti-c/string:
+	@mkdir -p build/cupti-c && : > $@
+build/bench/gpu_metrics.o: bench/gpu_metrics.c build/.config | build/cupti-c/string
+	@mkdir -p build/bench
+	$(COMPILE) $(CUPTI_CFLAGS) -c $< -o $@
+build/bench/dirac_gpu: bench/dirac_gpu.c build/bench/gpu_metrics.o $(LIBS) build/.config
+	@mkdir -p build/bench
+	$(COMPILE) $< build/bench/gpu_metrics.o $(LINK) $(CUPTI_LIBS) -o $@
+endif
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

@@ -56,6 +56,17 @@
  * with the face exchange and without it (LAT_GPU_NO_HALO=1 for that
  * operator: wrong results, timing only), and the odd sites per second of
  * the whole lattice and per GPU.
+ * LAT_GPU_METRICS=LIST (one process only): after the table, the hardware
+ * counters of one application of Mhat per storage precision (double,
+ * single, half; links in 12 reals, clover), after 5 warm-up ones: CUPTI's
+ * range profiler (gpu_metrics.h; one range per kernel launch, each kernel
+ * replayed for the passes the metrics need), LIST the comma-separated
+ * Nsight Compute metric names, 1 for GPU_METRICS_DEFAULT; one line per
+ * kernel launch and metric,
+ *     metrics double12 0 dram__bytes_read.sum 1.234e+08
+ * (label, range = launch number, metric, value).  Without the permission
+ * to profile (or without CUPTI) a line on stderr says so and the run goes
+ * on and exits 0.
  * Exits 0 with a note when built without CUDA or no GPU is present; 2 on a
  * bad argument. */
 #include "gpu/gpu.h"
@@ -79,7 +90,9 @@ int main(void)
 #include "lattice/geometry.h"
 #include "base/clock.h"
 #include "solvers/blas_gpu.h"
+#include "gpu_metrics.h"
 #include <math.h>
+#include <string.h>
 
 static void usage(void)
 {
@@ -215,6 +228,40 @@ static void ends_bench(struct dirac_op *cpu, const struct field *u, const double
     free(dh);
 }
 
+/* LAT_GPU_METRICS: the counters of one Mhat per precision (12-real links,
+ * clover), each after the timing loop's warm-up, with its call */
+static void metrics_bench(const char *list, const struct field *u, const double *host)
+{
+    char why[256];
+    if (strcmp(list, "1") == 0) list = GPU_METRICS_DEFAULT;
+    struct dirac_params p;
+    dirac_params_default(&p, 0.13, 1.769);
+    struct dirac_op *cpu = dirac_create(u, &p, why, sizeof why);
+    if (!cpu) lat_die(1, "dirac_gpu", "dirac_create: %s", why);
+    struct dirac_gpu *g = dirac_gpu_create(cpu, u, GPU_RECON_12, why, sizeof why);
+    if (!g) lat_die(1, "dirac_gpu", "dirac_gpu_create: %s", why);
+    const enum solver_prec precs[3] = {SOLVER_DOUBLE, SOLVER_SINGLE, SOLVER_HALF};
+    for (int q = 0; q < 3; q++) {
+        struct solver_vec *a = dirac_gpu_vec_new(g, precs[q]), *b = dirac_gpu_vec_new(g, precs[q]);
+        dirac_gpu_vec_upload(a, host);
+        for (int w = 0; w < 5; w++) dirac_gpu_eo_apply(g, 0, b, a);
+        gpu_sync("warm-up");
+        char label[32];
+        snprintf(label, sizeof label, "%s12", solver_prec_name(precs[q]));
+        const int on = gpu_metrics_begin(list) == 0; /* no: the line on stderr said why, and no retry */
+        if (on) {
+            dirac_gpu_eo_apply(g, 0, b, a);
+            gpu_sync("metrics");
+            if (gpu_metrics_end(stdout, label)) fprintf(stderr, "dirac_gpu: %s: no metrics\n", label);
+        }
+        dirac_gpu_vec_free(a);
+        dirac_gpu_vec_free(b);
+        if (!on) break;
+    }
+    dirac_gpu_free(g);
+    dirac_free(cpu);
+}
+
 int main(int argc, char **argv)
 {
     comm_init(&argc, &argv);
@@ -283,6 +330,8 @@ int main(int argc, char **argv)
         if (c == 0) ends_bench(cpu, &u, host, reps);
         dirac_free(cpu);
     }
+    const char *metrics = getenv("LAT_GPU_METRICS");
+    if (metrics && *metrics) metrics_bench(metrics, &u, host);
     free(host);
     field_free(&u);
     return 0;
