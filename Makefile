@@ -183,8 +183,9 @@ build/gpu-tests/%: tests/gpu/%.c $(LIBS) build/.config
 build/bench/%: bench/%.c $(LIBS) build/.config
 	@mkdir -p build/bench
 	$(COMPILE) $< $(LINK) -o $@
-# bench/dirac_gpu's hardware counters (LAT_GPU_METRICS, bench/gpu_metrics.h):
-# CUPTI's range profiler, for that program alone.  libcupti loads
+# bench/dirac_gpu's and bench/staggered_gpu's hardware counters
+# (LAT_GPU_METRICS, bench/gpu_metrics.h): CUPTI's range profiler, for those
+# programs alone.  libcupti loads
 # libnvperf_host and libnvperf_target itself; they are linked all the same
 # (--no-as-needed) so that ldd names all three (scripts/gpu-dirac-run's pack
 # copies what ldd names).  cupti_profiler_host.h includes C++'s <string>: an empty
@@ -202,7 +203,8 @@ build/cupti-c/string:
 build/bench/gpu_metrics.o: bench/gpu_metrics.c build/.config | build/cupti-c/string
 	@mkdir -p build/bench
 	$(COMPILE) $(CUPTI_CFLAGS) -c $< -o $@
-build/bench/dirac_gpu: bench/dirac_gpu.c build/bench/gpu_metrics.o $(LIBS) build/.config
+METRICS_BENCHES := build/bench/dirac_gpu build/bench/staggered_gpu
+$(METRICS_BENCHES): build/bench/%: bench/%.c build/bench/gpu_metrics.o $(LIBS) build/.config
 	@mkdir -p build/bench
 	$(COMPILE) $< build/bench/gpu_metrics.o $(LINK) $(CUPTI_LIBS) -o $@
 endif

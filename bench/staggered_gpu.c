@@ -17,7 +17,12 @@
  * cudaMemcpy, bytes read + written) and per (precision, recon): the time
  * per K application (the mean of `reps` after 10 untimed, CUDA events),
  * G site/s (even sites per second), GFlop/s, bytes per site, GB/s and % of
- * the copy bandwidth.
+ * the copy bandwidth.  LAT_GPU_METRICS=LIST (one process; 1 for
+ * gpu_metrics.h's default list): after each 12-real row's timing, the
+ * hardware counters of one K (its two sweeps' launches), one line
+ * "metrics double12 RANGE METRIC VALUE" per launch and metric (CUPTI's
+ * range profiler, gpu_metrics.h; without the permission a line on stderr
+ * and the run goes on).
  *
  * Counting (per even site of K; K is two hop sweeps, t_o = D_oe x and
  * out_e = m^2 x - D_eo t_o, one thread per output site):
@@ -42,6 +47,7 @@
 #include "gpu/gpu.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef LAT_HAVE_CUDA
 int main(void)
@@ -59,6 +65,7 @@ int main(void)
 #include "base/log.h"
 #include "lattice/geometry.h"
 #include "gpu_bytes.h"
+#include "gpu_metrics.h"
 
 #define K_FLOP 1152.0
 
@@ -160,6 +167,8 @@ int main(int argc, char **argv)
     sv_random(x, (size_t)vh * 6, 3);
     const int recons[3] = {12, 18, 8};
     const char *pn[3] = {"double", "single", "half"};
+    const char *metrics = getenv("LAT_GPU_METRICS");
+    int metrics_on = 1; /* off after a begin that failed (its line said why) */
     for (int r = 0; r < 3; r++) {
         struct staggered_gpu *g = staggered_gpu_create(cpu, &u, recons[r], why, sizeof why);
         if (!g) { fprintf(stderr, "staggered_gpu: %s\n", why); return 1; }
@@ -169,6 +178,16 @@ int main(int argc, char **argv)
             gpu_timer_start();
             for (int k = 0; k < reps; k++) staggered_gpu_ee_apply(g, (enum solver_prec)p, &out, &in);
             const double t = gpu_timer_stop() / reps;
+            if (r == 0 && metrics && *metrics && metrics_on) { /* LAT_GPU_METRICS: one K under the counters */
+                char label[32];
+                snprintf(label, sizeof label, "%s12", pn[p]);
+                metrics_on = gpu_metrics_begin(strcmp(metrics, "1") ? metrics : GPU_METRICS_DEFAULT) == 0;
+                if (metrics_on) {
+                    staggered_gpu_ee_apply(g, (enum solver_prec)p, &out, &in);
+                    gpu_sync("metrics");
+                    if (gpu_metrics_end(stdout, label)) fprintf(stderr, "staggered_gpu: %s: no metrics\n", label);
+                }
+            }
             const enum solver_prec sp = (enum solver_prec)p;
             const double bytes = bytes_stag_site(recons[r], sp, STAG_K_VECTORS, 0),
                          padded = bytes_stag_site(recons[r], sp, STAG_K_VECTORS, 1);
