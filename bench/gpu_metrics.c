@@ -89,22 +89,41 @@ static int cupti_empty(const char *call, const char *what)
     return 1;
 }
 
+/* 0 when call returned CUPTI_SUCCESS; else 1 after cupti_fail's line */
+static int cupti_call(const char *call, CUptiResult r) { return r == CUPTI_SUCCESS ? 0 : cupti_fail(call, r); }
+
+/* 0 when call returned r = CUPTI_SUCCESS and gave what it should (got);
+ * else 1 after cupti_fail's or cupti_empty's line */
+static int cupti_check(const char *call, CUptiResult r, int got, const char *what)
+{
+    if (r != CUPTI_SUCCESS) return cupti_fail(call, r);
+    return got ? 0 : cupti_empty(call, what);
+}
+
+/* *buf = size zeroed bytes, *bufsize = size; 0, or 1 after a line */
+static int alloc_image(size_t size, const char *what, uint8_t **buf, size_t *bufsize)
+{
+    *bufsize = size;
+    if ((*buf = calloc(1, size))) return 0;
+    fprintf(stderr, "gpu_metrics: out of memory (%s, %zu B)\n", what, size);
+    return 1;
+}
+
 /* Undo whatever begin set up, in reverse; safe on a partial set-up. */
 static void teardown(void)
 {
-    CUptiResult r;
     if (S.rp) {
         CUpti_RangeProfiler_Disable_Params p = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, NULL, S.rp};
-        if ((r = cuptiRangeProfilerDisable(&p)) != CUPTI_SUCCESS) cupti_fail("cuptiRangeProfilerDisable", r);
+        cupti_call("cuptiRangeProfilerDisable", cuptiRangeProfilerDisable(&p));
     }
     if (S.host) {
         CUpti_Profiler_Host_Deinitialize_Params p = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, NULL,
                                                      S.host};
-        if ((r = cuptiProfilerHostDeinitialize(&p)) != CUPTI_SUCCESS) cupti_fail("cuptiProfilerHostDeinitialize", r);
+        cupti_call("cuptiProfilerHostDeinitialize", cuptiProfilerHostDeinitialize(&p));
     }
     if (S.initialised) {
         CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL};
-        if ((r = cuptiProfilerDeInitialize(&p)) != CUPTI_SUCCESS) cupti_fail("cuptiProfilerDeInitialize", r);
+        cupti_call("cuptiProfilerDeInitialize", cuptiProfilerDeInitialize(&p));
     }
     free(S.csv);
     free(S.names);
@@ -264,10 +283,7 @@ int gpu_metrics_begin(const char *metrics_csv)
     if (current_context(&S.ctx, &dev)) goto fail;
     {
         CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL};
-        if ((r = cuptiProfilerInitialize(&p)) != CUPTI_SUCCESS) {
-            cupti_fail("cuptiProfilerInitialize", r);
-            goto fail;
-        }
+        if (cupti_call("cuptiProfilerInitialize", cuptiProfilerInitialize(&p))) goto fail;
         S.initialised = 1;
     }
     if (device_unsupported(dev)) goto fail;
@@ -278,11 +294,8 @@ int gpu_metrics_begin(const char *metrics_csv)
         memset(&p, 0, sizeof p);
         p.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
         p.deviceIndex = (size_t)ordinal;
-        if ((r = cuptiDeviceGetChipName(&p)) != CUPTI_SUCCESS || !p.pChipName) {
-            r != CUPTI_SUCCESS ? cupti_fail("cuptiDeviceGetChipName", r)
-                               : cupti_empty("cuptiDeviceGetChipName", "name");
-            goto fail;
-        }
+        r = cuptiDeviceGetChipName(&p);
+        if (cupti_check("cuptiDeviceGetChipName", r, p.pChipName != NULL, "name")) goto fail;
         snprintf(S.chip, sizeof S.chip, "%s", p.pChipName);
     }
     if (counter_availability()) goto fail;
@@ -293,11 +306,8 @@ int gpu_metrics_begin(const char *metrics_csv)
         p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
         p.pChipName = S.chip;
         p.pCounterAvailabilityImage = S.avail;
-        if ((r = cuptiProfilerHostInitialize(&p)) != CUPTI_SUCCESS || !p.pHostObject) {
-            r != CUPTI_SUCCESS ? cupti_fail("cuptiProfilerHostInitialize", r)
-                               : cupti_empty("cuptiProfilerHostInitialize", "host object");
-            goto fail;
-        }
+        r = cuptiProfilerHostInitialize(&p);
+        if (cupti_check("cuptiProfilerHostInitialize", r, p.pHostObject != NULL, "host object")) goto fail;
         S.host = p.pHostObject;
     }
     check_metrics();
@@ -308,26 +318,17 @@ int gpu_metrics_begin(const char *metrics_csv)
         p.pHostObject = S.host;
         p.ppMetricNames = S.names;
         p.numMetrics = S.nnames;
-        if ((r = cuptiProfilerHostConfigAddMetrics(&p)) != CUPTI_SUCCESS) {
-            cupti_fail("cuptiProfilerHostConfigAddMetrics", r);
-            goto fail;
-        }
+        if (cupti_call("cuptiProfilerHostConfigAddMetrics", cuptiProfilerHostConfigAddMetrics(&p))) goto fail;
     }
     {
         CUpti_Profiler_Host_GetConfigImageSize_Params p;
         memset(&p, 0, sizeof p);
         p.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
         p.pHostObject = S.host;
-        if ((r = cuptiProfilerHostGetConfigImageSize(&p)) != CUPTI_SUCCESS || p.configImageSize == 0) {
-            r != CUPTI_SUCCESS ? cupti_fail("cuptiProfilerHostGetConfigImageSize", r)
-                               : cupti_empty("cuptiProfilerHostGetConfigImageSize", "config image (size 0)");
+        r = cuptiProfilerHostGetConfigImageSize(&p);
+        if (cupti_check("cuptiProfilerHostGetConfigImageSize", r, p.configImageSize > 0, "config image (size 0)"))
             goto fail;
-        }
-        S.config_size = p.configImageSize;
-        if (!(S.config = calloc(1, S.config_size))) {
-            fprintf(stderr, "gpu_metrics: out of memory (config image, %zu B)\n", S.config_size);
-            goto fail;
-        }
+        if (alloc_image(p.configImageSize, "config image", &S.config, &S.config_size)) goto fail;
     }
     {
         CUpti_Profiler_Host_GetConfigImage_Params p;
@@ -336,10 +337,7 @@ int gpu_metrics_begin(const char *metrics_csv)
         p.pHostObject = S.host;
         p.configImageSize = S.config_size;
         p.pConfigImage = S.config;
-        if ((r = cuptiProfilerHostGetConfigImage(&p)) != CUPTI_SUCCESS) {
-            cupti_fail("cuptiProfilerHostGetConfigImage", r);
-            goto fail;
-        }
+        if (cupti_call("cuptiProfilerHostGetConfigImage", cuptiProfilerHostGetConfigImage(&p))) goto fail;
     }
     {
         CUpti_Profiler_Host_GetNumOfPasses_Params p;
@@ -354,11 +352,9 @@ int gpu_metrics_begin(const char *metrics_csv)
         memset(&p, 0, sizeof p);
         p.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
         p.ctx = S.ctx;
-        if ((r = cuptiRangeProfilerEnable(&p)) != CUPTI_SUCCESS || !p.pRangeProfilerObject) {
-            r != CUPTI_SUCCESS ? cupti_fail("cuptiRangeProfilerEnable", r)
-                               : cupti_empty("cuptiRangeProfilerEnable", "range profiler object");
+        r = cuptiRangeProfilerEnable(&p);
+        if (cupti_check("cuptiRangeProfilerEnable", r, p.pRangeProfilerObject != NULL, "range profiler object"))
             goto fail;
-        }
         S.rp = p.pRangeProfilerObject;
     }
     {
@@ -370,16 +366,11 @@ int gpu_metrics_begin(const char *metrics_csv)
         p.numMetrics = S.nnames;
         p.maxNumOfRanges = GPU_METRICS_MAX_RANGES;
         p.maxNumRangeTreeNodes = GPU_METRICS_MAX_RANGES;
-        if ((r = cuptiRangeProfilerGetCounterDataSize(&p)) != CUPTI_SUCCESS || p.counterDataSize == 0) {
-            r != CUPTI_SUCCESS ? cupti_fail("cuptiRangeProfilerGetCounterDataSize", r)
-                               : cupti_empty("cuptiRangeProfilerGetCounterDataSize", "counter data image (size 0)");
+        r = cuptiRangeProfilerGetCounterDataSize(&p);
+        if (cupti_check("cuptiRangeProfilerGetCounterDataSize", r, p.counterDataSize > 0,
+                        "counter data image (size 0)"))
             goto fail;
-        }
-        S.data_size = p.counterDataSize;
-        if (!(S.data = calloc(1, S.data_size))) {
-            fprintf(stderr, "gpu_metrics: out of memory (counter data image, %zu B)\n", S.data_size);
-            goto fail;
-        }
+        if (alloc_image(p.counterDataSize, "counter data image", &S.data, &S.data_size)) goto fail;
     }
     {
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params p;
@@ -388,10 +379,8 @@ int gpu_metrics_begin(const char *metrics_csv)
         p.pRangeProfilerObject = S.rp;
         p.counterDataSize = S.data_size;
         p.pCounterData = S.data;
-        if ((r = cuptiRangeProfilerCounterDataImageInitialize(&p)) != CUPTI_SUCCESS) {
-            cupti_fail("cuptiRangeProfilerCounterDataImageInitialize", r);
-            goto fail;
-        }
+        r = cuptiRangeProfilerCounterDataImageInitialize(&p);
+        if (cupti_call("cuptiRangeProfilerCounterDataImageInitialize", r)) goto fail;
     }
     {
         CUpti_RangeProfiler_SetConfig_Params p;
@@ -409,17 +398,11 @@ int gpu_metrics_begin(const char *metrics_csv)
         p.minNestingLevel = 1;
         p.passIndex = 0;
         p.targetNestingLevel = 1;
-        if ((r = cuptiRangeProfilerSetConfig(&p)) != CUPTI_SUCCESS) {
-            cupti_fail("cuptiRangeProfilerSetConfig", r);
-            goto fail;
-        }
+        if (cupti_call("cuptiRangeProfilerSetConfig", cuptiRangeProfilerSetConfig(&p))) goto fail;
     }
     {
         CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, NULL, S.rp};
-        if ((r = cuptiRangeProfilerStart(&p)) != CUPTI_SUCCESS) {
-            cupti_fail("cuptiRangeProfilerStart", r);
-            goto fail;
-        }
+        if (cupti_call("cuptiRangeProfilerStart", cuptiRangeProfilerStart(&p))) goto fail;
     }
     fprintf(stderr, "gpu_metrics: %zu metrics on %s, %zu replay passes a kernel\n", S.nnames, S.chip, S.passes);
     S.active = 1;
@@ -459,7 +442,6 @@ static void evaluate(size_t i, double *v)
 
 int gpu_metrics_end(FILE *out, const char *label)
 {
-    CUptiResult r;
     if (!S.active) {
         fprintf(stderr, "gpu_metrics: gpu_metrics_end without a session begun\n");
         return 1;
@@ -471,11 +453,7 @@ int gpu_metrics_end(FILE *out, const char *label)
         memset(&p, 0, sizeof p);
         p.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
         p.pRangeProfilerObject = S.rp;
-        if ((r = cuptiRangeProfilerStop(&p)) != CUPTI_SUCCESS) {
-            cupti_fail("cuptiRangeProfilerStop", r);
-            teardown();
-            return 1;
-        }
+        if (cupti_call("cuptiRangeProfilerStop", cuptiRangeProfilerStop(&p))) goto fail;
         if (!p.isAllPassSubmitted) /* kernel replay: not expected */
             fprintf(stderr, "gpu_metrics: %s: not all replay passes submitted (pass index %zu): values may be "
                     "partial\n", label, p.passIndex);
@@ -485,11 +463,7 @@ int gpu_metrics_end(FILE *out, const char *label)
         memset(&p, 0, sizeof p);
         p.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
         p.pRangeProfilerObject = S.rp;
-        if ((r = cuptiRangeProfilerDecodeData(&p)) != CUPTI_SUCCESS) {
-            cupti_fail("cuptiRangeProfilerDecodeData", r);
-            teardown();
-            return 1;
-        }
+        if (cupti_call("cuptiRangeProfilerDecodeData", cuptiRangeProfilerDecodeData(&p))) goto fail;
         if (p.numOfRangeDropped)
             fprintf(stderr, "gpu_metrics: %s: %zu ranges dropped (over %d launches)\n", label, p.numOfRangeDropped,
                     GPU_METRICS_MAX_RANGES);
@@ -501,19 +475,14 @@ int gpu_metrics_end(FILE *out, const char *label)
         p.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
         p.pCounterDataImage = S.data;
         p.counterDataImageSize = S.data_size;
-        if ((r = cuptiRangeProfilerGetCounterDataInfo(&p)) != CUPTI_SUCCESS) {
-            cupti_fail("cuptiRangeProfilerGetCounterDataInfo", r);
-            teardown();
-            return 1;
-        }
+        if (cupti_call("cuptiRangeProfilerGetCounterDataInfo", cuptiRangeProfilerGetCounterDataInfo(&p))) goto fail;
         nranges = p.numTotalRanges;
     }
     if (nranges == 0) fprintf(stderr, "gpu_metrics: %s: no range recorded (no kernel launched?)\n", label);
     double *v = malloc((S.nnames ? S.nnames : 1) * sizeof *v);
     if (!v) {
         fprintf(stderr, "gpu_metrics: out of memory\n");
-        teardown();
-        return 1;
+        goto fail;
     }
     for (size_t i = 0; i < nranges; i++) {
         CUpti_RangeProfiler_CounterData_GetRangeInfo_Params p;
@@ -536,5 +505,8 @@ int gpu_metrics_end(FILE *out, const char *label)
     free(v);
     teardown();
     return 0;
+fail:
+    teardown();
+    return 1;
 }
 #endif
