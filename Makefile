@@ -116,7 +116,7 @@ LIBS := $(foreach d,$(LIB_DIRS),$(if $(strip $(call dir_objs,$(d))),$(call lib_n
 
 TOOLS       := $(patsubst tools/%.c,bin/%,$(wildcard tools/lat-*.c))
 UNIT_TESTS  := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
-# bench/*.c are programs but for the helpers linked into one of them
+# bench/*.c are programs, but for the helpers linked into some of them
 BENCH_HELPERS := bench/gpu_metrics.c
 BENCHES     := $(patsubst bench/%.c,build/bench/%,$(filter-out $(BENCH_HELPERS),$(wildcard bench/*.c)))
 GPU_TESTS   :=
