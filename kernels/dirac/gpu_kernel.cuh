@@ -8,8 +8,11 @@
  * dirac/gpu_link16.h (outside the namespace) and gpu/accessor.cuh; it
  * includes dirac/gpu_link16.cuh (the 16-bit links' accessor) itself.
  *
- *   k_dslash<SS, LS, RECON>(a)   one thread per output site h < V/2 of
- *       parity a.parity: dirac/gpu_sweep.h's sweep.  SS: spinor storage
+ *   k_dslash<SS, LS, RECON, SIGN>(a)   one thread per output site h < V/2
+ *       of parity a.parity: dirac/gpu_sweep.h's sweep with w->sign = SIGN
+ *       (+1: D, -1: D^dag; a template parameter, so every i^k of the spin
+ *       projections is a constant: with the sign read at run time the half
+ *       sweep issued a negation or a select a real, 7 % more PTX).  SS: spinor storage
  *       (double, float, or short = half: int16 and a float norm per site),
  *       LS: link and clover storage (double, float, or short: the 16-bit
  *       links and clover of dirac/gpu_link16.h), RECON: the links'
@@ -24,7 +27,7 @@
  *       spinors, links and clover in 16 bits (the bytes of single halved),
  *       or half spinors over the float links and clover
  *       (dirac_gpu_set_half_links 32: the normal equations' sloppy operator).
- *   k_dslash_face<SS, LS, RECON>(a)  on a t-slab: one thread per face site
+ *   k_dslash_face<SS, LS, RECON, SIGN>(a)  on a t-slab: one thread per face site
  *       j < V3h, the two half-spinor faces this rank sends (below).
  *   k_clover<SS, LS>(a)   one thread per site h < V/2: out = C loc, the
  *       clover term (or its inverse) alone, clover_apply_site as
@@ -59,7 +62,7 @@ struct dslash_args {
     const float *in_norm, *loc_norm;
     void *out;
     float *out_norm;
-    int parity, sign, post_inv;
+    int parity, post_inv; /* the sign of D: k_dslash's SIGN */
     lat_real alpha;
     lat_complex phase[4];
     /* t-slabs (dirac/gpu_sweep.h): the received faces (NULL on one
@@ -225,8 +228,31 @@ __device__ __forceinline__ void clover_load(const LS *base, const float *step, i
 #include "dirac/gpu_link16.cuh"
 
 /* ---- the kernel ------------------------------------------------------------ */
-template <typename SS, typename LS, int RECON>
-__global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
+/* The blocks of 128 threads an SM must hold: ptxas's register cap.  With
+ * the sign constant ptxas left alone gives the half sweep 148 registers (3
+ * blocks an SM) and the single one 210 (2).  Timed on an H100 at 32^4
+ * (docs/PERFORMANCE.md, session 23): half is fastest with 5 (96
+ * registers, no spills; 4, 6 and ptxas's own 2-4 % and 13 % slower),
+ * single with 4 (128 registers; 5: 96 with 16 bytes spilled, 3.5 %
+ * slower), double with ptxas's choice (254, 2 blocks; a cap of 3 blocks is
+ * 2 % slower with 12-real links).  -D DSLASH_MIN_BLOCKS_HALF, _SINGLE,
+ * _DOUBLE for such a measurement. */
+#ifndef DSLASH_MIN_BLOCKS_HALF
+#define DSLASH_MIN_BLOCKS_HALF 5
+#endif
+#ifndef DSLASH_MIN_BLOCKS_SINGLE
+#define DSLASH_MIN_BLOCKS_SINGLE 4
+#endif
+#ifndef DSLASH_MIN_BLOCKS_DOUBLE
+#define DSLASH_MIN_BLOCKS_DOUBLE 1
+#endif
+template <typename SS> struct dslash_min_blocks {
+    enum {
+        value = sizeof(SS) == 2 ? DSLASH_MIN_BLOCKS_HALF : sizeof(SS) == 4 ? DSLASH_MIN_BLOCKS_SINGLE : DSLASH_MIN_BLOCKS_DOUBLE
+    };
+};
+template <typename SS, typename LS, int RECON, int SIGN>
+__global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(const dslash_args a)
 {
     typedef typename dslash_links<LS, RECON>::type U;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -253,10 +279,10 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
             face_load(a.face_fwd, h - (a.g.L[3] - 1) * a.g.V3h, hv);
             colour_mul(3, u, hv, w);
             colour_mul(3, u, hv + 3, w + 3);
-            spin_reconstruct_acc(3, mu, -a.sign, w, acc);
+            spin_reconstruct_acc(3, mu, -SIGN, w, acc);
         } else {
             spinor_load<SS>(in, a.in_norm, neighbour(a.g, site, x, mu, +1) >> 1, psi);
-            dirac_hop_fwd_acc(3, mu, a.sign, u, psi, acc);
+            dirac_hop_fwd_acc(3, mu, SIGN, u, psi, acc);
         }
         /* backward: U_mu(x-mu)^dag psi(x-mu); U_mu(x-mu) carries the phase
          * where x_mu = 0 (its site is at L_mu - 1), the hop its conjugate;
@@ -265,14 +291,14 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
         if (mu == 3 && a.face_bwd && x[3] == 0) {
             lat_complex w[6];
             face_load(a.face_bwd, h, w);
-            spin_reconstruct_acc(3, mu, a.sign, w, acc);
+            spin_reconstruct_acc(3, mu, SIGN, w, acc);
         } else {
             const int sb = neighbour(a.g, site, x, mu, -1);
             U::template load<lat_complex, true>(U::at(links, a.g, 1 - p, mu, sb >> 1), u);
             if (dslash_first(a, x, mu))
                 for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[mu], u[k]);
             spinor_load<SS>(in, a.in_norm, sb >> 1, psi);
-            dirac_hop_bwd_acc(3, mu, a.sign, u, psi, acc);
+            dirac_hop_bwd_acc(3, mu, SIGN, u, psi, acc);
         }
     }
     lat_complex v[12];
@@ -312,7 +338,7 @@ __global__ void __launch_bounds__(128) k_dslash(const dslash_args a)
  * first two steps, the phase where y is global Lt - 1): the next rank
  * only rebuilds the spins.  The same helpers in the same order as the
  * whole-lattice kernel, so every rank count gives the same bits. */
-template <typename SS, typename LS, int RECON>
+template <typename SS, typename LS, int RECON, int SIGN>
 __global__ void __launch_bounds__(128) k_dslash_face(const dslash_args a)
 {
     typedef typename dslash_links<LS, RECON>::type U;
@@ -322,7 +348,7 @@ __global__ void __launch_bounds__(128) k_dslash_face(const dslash_args a)
     const SS *in = (const SS *)a.in;
     lat_complex psi[12], hv[6], u[9], w[6];
     spinor_load<SS>(in, a.in_norm, j, psi);
-    spin_project(3, 3, -a.sign, psi, hv);
+    spin_project(3, 3, -SIGN, psi, hv);
     face_store(a.face_out_fwd, j, hv);
     const int hb = j + (a.g.L[3] - 1) * a.g.V3h;
     int x[4];
@@ -331,7 +357,7 @@ __global__ void __launch_bounds__(128) k_dslash_face(const dslash_args a)
     if (dslash_last(a, x, 3))
         for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[3], u[k]);
     spinor_load<SS>(in, a.in_norm, hb, psi);
-    spin_project(3, 3, a.sign, psi, hv);
+    spin_project(3, 3, SIGN, psi, hv);
     colour_mul_dag(3, u, hv, w);
     colour_mul_dag(3, u, hv + 3, w + 3);
     face_store(a.face_out_bwd, j, w);
@@ -359,6 +385,15 @@ __global__ void __launch_bounds__(128) k_clover(const dslash_args a)
 }
 
 /* ---- host side: which instantiation, with which arguments ----------------- */
+/* the kernels of w->sign (k_dslash's SIGN) */
+template <typename SS, typename LS, int RECON, class Launch>
+static void dslash_signed(bool face, int sign, const dslash_args &args, int n, const Launch &launch)
+{
+    if (sign == 1) launch(face ? k_dslash_face<SS, LS, RECON, 1> : k_dslash<SS, LS, RECON, 1>, args, n);
+    else if (sign == -1) launch(face ? k_dslash_face<SS, LS, RECON, -1> : k_dslash<SS, LS, RECON, -1>, args, n);
+    else lat_die(1, "GPU Dirac", "internal error: the sign of D is %d, not +1 or -1", sign);
+}
+
 template <typename SS, typename LS, class Launch>
 static void dslash_recon(const struct dirac_gpu_sweep *w, const dslash_args &args, const Launch &launch)
 {
@@ -366,9 +401,9 @@ static void dslash_recon(const struct dirac_gpu_sweep *w, const dslash_args &arg
     const int n = face ? args.g.V3h : dslash_threads(args.g, args.sites);
     if (n <= 0) return;
     switch (w->links->recon) {
-    case GPU_RECON_FULL: launch(face ? k_dslash_face<SS, LS, LINK_FULL> : k_dslash<SS, LS, LINK_FULL>, args, n); break;
-    case GPU_RECON_12: launch(face ? k_dslash_face<SS, LS, LINK_12> : k_dslash<SS, LS, LINK_12>, args, n); break;
-    case GPU_RECON_8: launch(face ? k_dslash_face<SS, LS, LINK_8> : k_dslash<SS, LS, LINK_8>, args, n); break;
+    case GPU_RECON_FULL: dslash_signed<SS, LS, LINK_FULL>(face, w->sign, args, n, launch); break;
+    case GPU_RECON_12: dslash_signed<SS, LS, LINK_12>(face, w->sign, args, n, launch); break;
+    case GPU_RECON_8: dslash_signed<SS, LS, LINK_8>(face, w->sign, args, n, launch); break;
     default: lat_die(1, "GPU Dirac", "internal error: links stored in %d reals", w->links->recon);
     }
 }
@@ -388,7 +423,6 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
     args.out = w->out;
     args.out_norm = w->out_norm;
     args.parity = w->parity;
-    args.sign = w->sign;
     args.post_inv = w->post_inv;
     args.alpha = (lat_real)w->alpha;
     for (int mu = 0; mu < 4; mu++) args.phase[mu] = c_make((lat_real)w->phase[mu][0], (lat_real)w->phase[mu][1]);
