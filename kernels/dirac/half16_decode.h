@@ -27,8 +27,14 @@
  * [0, 65535]; the float of bits 0x4B000000 | (u ^ 0x8000) is 2^23 +
  * q + 32768 (exponent 2^23: the float step is 1 there, the low 23 bits
  * the integer), and subtracting 2^23 + 32768 is exact (both integers below
- * 2^24), which leaves q; q = 0 gives +0 as the conversion does.  Cost: one
- * or two logic/shift ops and one float add per int16. */
+ * 2^24), which leaves q; q = 0 gives +0 as the conversion does.  The high
+ * half: q + 2^23 + 32768 is in [2^23, 2^23 + 65535], so the same bits are
+ * the arithmetic shift w >> 16 (q, sign-extended) plus 0x4B008000: a
+ * shift and an add, which sm_90 can issue as one shift-add, where the
+ * shift, mask and XOR took two (the half Mhat ran 3 % faster with it on an
+ * H100, docs/PERFORMANCE.md session 23; the shift of a negative int32 is
+ * arithmetic in every compiler lat supports: gcc, clang, nvcc).  Cost:
+ * one or two integer ops and one float add (or fma) per int16. */
 #ifndef LAT_DIRAC_HALF16_DECODE_H
 #define LAT_DIRAC_HALF16_DECODE_H
 
@@ -44,7 +50,7 @@ static inline HALF_HD float half16_biased_lo(uint32_t w)
 }
 static inline HALF_HD float half16_biased_hi(uint32_t w)
 {
-    return half_bits_float(HALF16_EXP_BITS | ((w >> 16) ^ 0x8000u));
+    return half_bits_float((uint32_t)((int32_t)w >> 16) + (HALF16_EXP_BITS | 0x8000u));
 }
 static inline HALF_HD void half16_biased4(uint64_t w, float m[4])
 {
