@@ -91,10 +91,17 @@ __device__ __forceinline__ bool dslash_last(const dslash_args &a, const int x[4]
     return mu == 3 ? x[3] + a.tg0 == a.ltg - 1 : x[mu] == a.g.L[mu] - 1;
 }
 /* whether a hop across the boundary of mu multiplies its link by phase[mu]:
- * not where the phase is 1, whose product is the link's bits again.  Why:
- * a warp holds sites of two x rows, so with the test of dslash_last alone
- * every warp ran the x boundary's two 3x3 products (lanes idle but issued) */
-__device__ __forceinline__ bool dslash_phased(const dslash_args &a, int mu) { return (a.phased >> mu) & 1; }
+ * in the half sweep not where the phase is 1, whose product is the link's
+ * bits again.  Why: a warp holds sites of two x rows, so with the test of
+ * dslash_last alone every warp issued the x boundary's two 3x3 products
+ * (0.8 % of the half Mhat on an H100).  The single and double sweeps, bound
+ * by memory, keep the products: with the skip ptxas scheduled them into
+ * spills (double 12: 255 registers, 44 bytes spilled, 2.8 % slower;
+ * docs/PERFORMANCE.md, session 23). */
+template <typename SS> __device__ __forceinline__ bool dslash_phased(const dslash_args &a, int mu)
+{
+    return sizeof(SS) != 2 || ((a.phased >> mu) & 1);
+}
 __device__ __forceinline__ bool dslash_first(const dslash_args &a, const int x[4], int mu)
 {
     return mu == 3 ? x[3] + a.tg0 == 0 : x[mu] == 0;
@@ -278,7 +285,7 @@ __global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(co
          * (globally); on a slab, past the last local slice, the next
          * rank's projected half spinor (k_dslash_face) from the face */
         U::template load<lat_complex, true>(U::at(links, a.g, p, mu, h), u);
-        if (dslash_phased(a, mu) && dslash_last(a, x, mu))
+        if (dslash_phased<SS>(a, mu) && dslash_last(a, x, mu))
             for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[mu], u[k]);
         if (mu == 3 && a.face_fwd && x[3] == a.g.L[3] - 1) {
             lat_complex hv[6], w[6];
@@ -301,7 +308,7 @@ __global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(co
         } else {
             const int sb = neighbour(a.g, site, x, mu, -1);
             U::template load<lat_complex, true>(U::at(links, a.g, 1 - p, mu, sb >> 1), u);
-            if (dslash_phased(a, mu) && dslash_first(a, x, mu))
+            if (dslash_phased<SS>(a, mu) && dslash_first(a, x, mu))
                 for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[mu], u[k]);
             spinor_load<SS>(in, a.in_norm, sb >> 1, psi);
             dirac_hop_bwd_acc(3, mu, SIGN, u, psi, acc);
@@ -360,7 +367,7 @@ __global__ void __launch_bounds__(128) k_dslash_face(const dslash_args a)
     int x[4];
     decode(a.g, q, hb, x);
     U::template load<lat_complex, true>(U::at((LS *)a.links, a.g, q, 3, hb), u);
-    if (dslash_phased(a, 3) && dslash_last(a, x, 3))
+    if (dslash_phased<SS>(a, 3) && dslash_last(a, x, 3))
         for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[3], u[k]);
     spinor_load<SS>(in, a.in_norm, hb, psi);
     spin_project(3, 3, SIGN, psi, hv);
