@@ -245,7 +245,7 @@ __device__ __forceinline__ void clover_load(const LS *base, const float *step, i
  * the sign constant ptxas left alone gives the half sweep 148 registers (3
  * blocks an SM) and the single one 210 (2).  Timed on an H100 at 32^4
  * (docs/PERFORMANCE.md, session 23): half is fastest with 5 (96
- * registers, no spills; 4, 6 and ptxas's own 2-4 % and 13 % slower),
+ * registers, no spills; 4 and 6 blocks 3-5 % slower, ptxas's own 13 %),
  * single with 4 (128 registers; 5: 96 with 16 bytes spilled, 3.5 %
  * slower), double with ptxas's choice (254, 2 blocks; a cap of 3 blocks is
  * 2 % slower with 12-real links).  -D DSLASH_MIN_BLOCKS_HALF, _SINGLE,
