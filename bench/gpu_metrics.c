@@ -90,6 +90,12 @@ static int cupti_empty(const char *call, const char *what)
 }
 
 /* 0 when call returned CUPTI_SUCCESS; else 1 after cupti_fail's line */
+/* a CUPTI call's parameter struct p of type T: zeroed and its structSize
+ * set, the type named once so the size always matches the struct */
+#define CUPTI_PARAMS(T, p)       \
+    T p;                         \
+    memset(&p, 0, sizeof p);     \
+    p.structSize = T##_STRUCT_SIZE
 static int cupti_call(const char *call, CUptiResult r) { return r == CUPTI_SUCCESS ? 0 : cupti_fail(call, r); }
 
 /* 0 when call returned r = CUPTI_SUCCESS and gave what it should (got);
@@ -183,9 +189,7 @@ static int current_context(CUcontext *ctx, CUdevice *dev)
  * when it can (or the query itself failed: the calls after it will say). */
 static int device_unsupported(CUdevice dev)
 {
-    CUpti_Profiler_DeviceSupported_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params, p);
     p.cuDevice = dev;
     p.api = CUPTI_PROFILER_RANGE_PROFILING;
     CUptiResult r = cuptiProfilerDeviceSupported(&p);
@@ -212,9 +216,7 @@ static int device_unsupported(CUdevice dev)
  * 1 after saying that profiling is not permitted. */
 static int counter_availability(void)
 {
-    CUpti_Profiler_GetCounterAvailability_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params, p);
     p.ctx = S.ctx;
     CUptiResult r = cuptiProfilerGetCounterAvailability(&p);
     if (r == CUPTI_SUCCESS && p.counterAvailabilityImageSize > 0) {
@@ -244,9 +246,7 @@ static void check_metrics(void)
     const char **ok = calloc(S.nnames, sizeof *ok);
     if (!ok) return;
     for (size_t k = 0; k < S.nnames; k++) {
-        CUpti_Profiler_Host_GetMetricProperties_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params, p);
         p.pHostObject = S.host;
         p.pMetricName = S.names[k];
         CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
@@ -290,9 +290,7 @@ int gpu_metrics_begin(const char *metrics_csv)
     {
         int ordinal = 0;
         cudaGetDevice(&ordinal);
-        CUpti_Device_GetChipName_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_Device_GetChipName_Params, p);
         p.deviceIndex = (size_t)ordinal;
         r = cuptiDeviceGetChipName(&p);
         if (cupti_check("cuptiDeviceGetChipName", r, p.pChipName != NULL, "name")) goto fail;
@@ -300,9 +298,7 @@ int gpu_metrics_begin(const char *metrics_csv)
     }
     if (counter_availability()) goto fail;
     {
-        CUpti_Profiler_Host_Initialize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, p);
         p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
         p.pChipName = S.chip;
         p.pCounterAvailabilityImage = S.avail;
@@ -312,18 +308,14 @@ int gpu_metrics_begin(const char *metrics_csv)
     }
     check_metrics();
     {
-        CUpti_Profiler_Host_ConfigAddMetrics_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, p);
         p.pHostObject = S.host;
         p.ppMetricNames = S.names;
         p.numMetrics = S.nnames;
         if (cupti_call("cuptiProfilerHostConfigAddMetrics", cuptiProfilerHostConfigAddMetrics(&p))) goto fail;
     }
     {
-        CUpti_Profiler_Host_GetConfigImageSize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, p);
         p.pHostObject = S.host;
         r = cuptiProfilerHostGetConfigImageSize(&p);
         if (cupti_check("cuptiProfilerHostGetConfigImageSize", r, p.configImageSize > 0, "config image (size 0)"))
@@ -331,26 +323,20 @@ int gpu_metrics_begin(const char *metrics_csv)
         if (alloc_image(p.configImageSize, "config image", &S.config, &S.config_size)) goto fail;
     }
     {
-        CUpti_Profiler_Host_GetConfigImage_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, p);
         p.pHostObject = S.host;
         p.configImageSize = S.config_size;
         p.pConfigImage = S.config;
         if (cupti_call("cuptiProfilerHostGetConfigImage", cuptiProfilerHostGetConfigImage(&p))) goto fail;
     }
     {
-        CUpti_Profiler_Host_GetNumOfPasses_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, p);
         p.configImageSize = S.config_size;
         p.pConfigImage = S.config;
         S.passes = cuptiProfilerHostGetNumOfPasses(&p) == CUPTI_SUCCESS ? p.numOfPasses : 0;
     }
     {
-        CUpti_RangeProfiler_Enable_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, p);
         p.ctx = S.ctx;
         r = cuptiRangeProfilerEnable(&p);
         if (cupti_check("cuptiRangeProfilerEnable", r, p.pRangeProfilerObject != NULL, "range profiler object"))
@@ -358,9 +344,7 @@ int gpu_metrics_begin(const char *metrics_csv)
         S.rp = p.pRangeProfilerObject;
     }
     {
-        CUpti_RangeProfiler_GetCounterDataSize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, p);
         p.pRangeProfilerObject = S.rp;
         p.pMetricNames = S.names;
         p.numMetrics = S.nnames;
@@ -373,9 +357,7 @@ int gpu_metrics_begin(const char *metrics_csv)
         if (alloc_image(p.counterDataSize, "counter data image", &S.data, &S.data_size)) goto fail;
     }
     {
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, p);
         p.pRangeProfilerObject = S.rp;
         p.counterDataSize = S.data_size;
         p.pCounterData = S.data;
@@ -383,9 +365,7 @@ int gpu_metrics_begin(const char *metrics_csv)
         if (cupti_call("cuptiRangeProfilerCounterDataImageInitialize", r)) goto fail;
     }
     {
-        CUpti_RangeProfiler_SetConfig_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, p);
         p.pRangeProfilerObject = S.rp;
         p.configSize = S.config_size;
         p.pConfig = S.config;
@@ -415,9 +395,7 @@ fail:
 /* Evaluate every metric of range i into v; a metric that fails alone is NaN. */
 static void evaluate(size_t i, double *v)
 {
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, p);
     p.pHostObject = S.host;
     p.pCounterDataImage = S.data;
     p.counterDataImageSize = S.data_size;
@@ -449,9 +427,7 @@ int gpu_metrics_end(FILE *out, const char *label)
     if (!out) out = stdout;
     if (!label) label = "-";
     {
-        CUpti_RangeProfiler_Stop_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, p);
         p.pRangeProfilerObject = S.rp;
         if (cupti_call("cuptiRangeProfilerStop", cuptiRangeProfilerStop(&p))) goto fail;
         if (!p.isAllPassSubmitted) /* kernel replay: not expected */
@@ -459,9 +435,7 @@ int gpu_metrics_end(FILE *out, const char *label)
                     "partial\n", label, p.passIndex);
     }
     {
-        CUpti_RangeProfiler_DecodeData_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, p);
         p.pRangeProfilerObject = S.rp;
         if (cupti_call("cuptiRangeProfilerDecodeData", cuptiRangeProfilerDecodeData(&p))) goto fail;
         if (p.numOfRangeDropped)
@@ -470,9 +444,7 @@ int gpu_metrics_end(FILE *out, const char *label)
     }
     size_t nranges = 0;
     {
-        CUpti_RangeProfiler_GetCounterDataInfo_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, p);
         p.pCounterDataImage = S.data;
         p.counterDataImageSize = S.data_size;
         if (cupti_call("cuptiRangeProfilerGetCounterDataInfo", cuptiRangeProfilerGetCounterDataInfo(&p))) goto fail;
@@ -485,9 +457,7 @@ int gpu_metrics_end(FILE *out, const char *label)
         goto fail;
     }
     for (size_t i = 0; i < nranges; i++) {
-        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params, p);
         p.pCounterDataImage = S.data;
         p.counterDataImageSize = S.data_size;
         p.rangeIndex = i;
