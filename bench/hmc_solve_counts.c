@@ -264,7 +264,7 @@ int main(int argc, char **argv)
     IB = solver_blas_cpu_open(NULL);
     struct solver_blas wb = {NULL, b_alloc, b_free, b_zero, b_copy, b_scale, b_axpy, b_xpay, b_caxpby, b_cdot, b_norm2,
                              b_multi_axpy, b_multi_caxpby, b_axpy_norm2, b_axpy_cdot,
-                             b_multi_axpy_caxpby, NULL, NULL, NULL, NULL}; /* BiCGstab's fused kernels, the device loop: unused here */
+                             b_multi_axpy_caxpby, NULL, NULL, NULL, NULL, NULL}; /* BiCGstab's fused kernels, the device loop: unused here */
     const size_t n = so.n, hr_ = staggered_half_reals(op);
     double *b = calloc(n, sizeof *b), *phi = calloc(n, sizeof *phi), *xs[RATIONAL_MAX_ORDER];
     for (int i = 0; i < RATIONAL_MAX_ORDER; i++) xs[i] = calloc(n, sizeof(double));

@@ -86,7 +86,7 @@ static void emu_layout(size_t ns, size_t sr, size_t chunk_sites, size_t first, s
     bf_tag = tag;
     bf_fused(gpu, cpu, ns, sr, nvec);
     bb_bicg(gpu, cpu, ns, sr, &emu_launches);
-    if (parts == 2 && ns < 1000) bb_bicg_solves(gpu, ns, sr); /* whole solves on one layout (emulated chunk reductions are slow) */
+    if (ns < 1000 && (parts == 2 || sr == 24)) bb_bicg_solves(gpu, ns, sr, 1); /* whole solves on one layout (emulated chunk reductions are slow) */
     bf_tag = "";
     double *h = (double *)calloc(ns * sr, sizeof(double));
     bc_random(h, ns, sr);
@@ -173,8 +173,8 @@ int main(int argc, char **argv)
     bf_fused(gpu, cpu, 45, 6, BL_MULTI_MAX + 3); /* two launches of a multi kernel */
     bb_bicg(gpu, cpu, 77, 24, &emu_launches);
     bb_bicg(gpu, cpu, 45, 6, &emu_launches);
-    bb_bicg_solves(gpu, 77, 24);
-    bb_bicg_solves(gpu, 45, 6);
+    bb_bicg_solves(gpu, 77, 24, 0);
+    bb_bicg_solves(gpu, 45, 6, 0);
     emu_axpy_caxpby_launches(gpu, 77, 24);
     emu_axpy_caxpby_launches(gpu, 45, 6);
     int w1 = bc_solves(gpu, cpu, 77, 24, BLAS_EMU_MARGIN);

@@ -26,25 +26,23 @@
  * r = s - omega t with |r|^2 and <r0, r> (caxpby_norm2_cdot: rho_new,
  * used only where the unfused path computes it -- after the reliable-
  * update decision, recomputed when an update replaced r); p = r + beta
- * (p - omega v) (caxpby2): 6 kernels and 3 reductions, was 11 and 5. */
+ * (p - omega v) (caxpby2): 6 kernels and 3 reductions, was 11 and 5.
+ * A backend with a bicgstab_loop (the GPU's: no host wait an iteration)
+ * runs the iterations up to one that needs the host -- a breakdown, a
+ * reliable update, a new shadow -- with the same steps (bicgstab_step.h),
+ * and this loop goes on from there: the same bits. */
 #include "solvers/core.h"
+#include "solvers/bicgstab_step.h"
 #include <math.h>
 
 #define BICGSTAB_SHADOW_RENEW 1e-6
 
-static solver_complex cdiv(solver_complex a, solver_complex b)
+/* the device loop's callbacks (struct solver_bicg_loop) */
+static void bicg_apply(void *ctx, struct solver_vec *out, const struct solver_vec *in)
 {
-    double d = b.re * b.re + b.im * b.im;
-    return (solver_complex){(a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d};
+    sloppy_apply((struct solve *)ctx, 0, out, in);
 }
-static solver_complex cmul(solver_complex a, solver_complex b)
-{
-    return (solver_complex){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
-}
-static int cfinite_nonzero(solver_complex a)
-{
-    return isfinite(a.re) && isfinite(a.im) && (a.re != 0 || a.im != 0);
-}
+static void bicg_report(void *ctx, int k, double rn) { solve_iteration((struct solve *)ctx, k, rn); }
 
 enum solver_status solver_bicgstab(const struct solver_op *op, const struct solver_blas *blas, const double *b,
                                    double *x, const struct solver_params *par, struct solver_result *res)
@@ -54,7 +52,7 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
     void *c = blas->ctx;
     enum solver_prec sp = s->sloppy;
     int mixed = sp != SOLVER_DOUBLE;
-    const solver_complex one = {1, 0}, zero = {0, 0};
+    const solver_complex one = {1, 0};
     double rn = solve_true_residual(s, 0);
     if (rn <= s->target) return solve_end(s, SOLVER_CONVERGED, 0);
     struct solver_vec *rs = solve_vec(s, sp), *r0 = solve_vec(s, sp), *ps = solve_vec(s, sp);
@@ -65,28 +63,46 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
     blas->copy(c, ps, rs);
     solver_complex rho = blas->cdot(c, r0, rs);
     double maxr = rn, r_renewed = rn; /* |r| when r0 was last set */
+    /* a backend's device loop takes the iterations up to one that needs
+     * the host (then this loop's tail below takes that one), 0: this loop */
+    struct solver_bicg_loop L = {0};
+    L.mixed = mixed, L.target = s->target, L.delta = s->delta, L.k_last = par->max_iter;
+    L.r = rs, L.r0 = r0, L.p = ps, L.v = vs, L.t = ts, L.x = xs;
+    L.apply = bicg_apply, L.iteration = bicg_report, L.actx = s;
+    int device = blas->bicgstab_loop != NULL;
     enum solver_status st = SOLVER_MAX_ITER;
     int k;
     for (k = 1; k <= par->max_iter; k++) {
-        sloppy_apply(s, 0, vs, ps);
-        solver_complex r0v = blas->cdot(c, r0, vs);
-        if (!cfinite_nonzero(r0v) || !cfinite_nonzero(rho)) {
-            st = SOLVER_BREAKDOWN;
-            break;
+        solver_complex alpha, omega, rho_new;
+        L.k_first = k, L.rho = rho, L.maxr = maxr;
+        device = device && blas->bicgstab_loop(c, &L);
+        if (device) {
+            k = L.k;
+            if (L.stop == SOLVER_BICG_RAN) break;
+            if (L.stop == SOLVER_BICG_BREAKDOWN) {
+                st = SOLVER_BREAKDOWN;
+                break;
+            }
+            rho = L.rho, alpha = L.alpha, omega = L.omega, rho_new = L.rho_new, rn = L.rn, maxr = L.maxr;
+        } else {
+            sloppy_apply(s, 0, vs, ps);
+            solver_complex r0v = blas->cdot(c, r0, vs);
+            if (!bicg_usable(r0v) || !bicg_usable(rho)) {
+                st = SOLVER_BREAKDOWN;
+                break;
+            }
+            alpha = bicg_cdiv(rho, r0v);
+            blas->caxpby(c, (solver_complex){-alpha.re, -alpha.im}, vs, one, rs); /* s */
+            sloppy_apply(s, 0, ts, rs);
+            double tt;
+            const solver_complex ts_dot = blas_cdot_norm2(blas, ts, rs, &tt); /* <t, s>, |t|^2 */
+            omega = bicg_omega(ts_dot, tt);
+            blas_caxpby2(blas, alpha, ps, one, omega, rs, one, xs); /* x += alpha p + omega s */
+            /* r = s - omega t with |r|^2 and rho_new = <r0, r> (used below
+             * only if no reliable update replaces this r) */
+            rn = sqrt(blas_caxpby_norm2_cdot(blas, (solver_complex){-omega.re, -omega.im}, ts, one, rs, r0, &rho_new));
+            solve_iteration(s, k, rn);
         }
-        solver_complex alpha = cdiv(rho, r0v);
-        blas->caxpby(c, (solver_complex){-alpha.re, -alpha.im}, vs, one, rs); /* s */
-        sloppy_apply(s, 0, ts, rs);
-        double tt;
-        const solver_complex ts_dot = blas_cdot_norm2(blas, ts, rs, &tt); /* <t, s>, |t|^2 */
-        solver_complex omega = zero;
-        if (tt > 0 && isfinite(tt)) omega = cdiv(ts_dot, (solver_complex){tt, 0});
-        blas_caxpby2(blas, alpha, ps, one, omega, rs, one, xs); /* x += alpha p + omega s */
-        /* r = s - omega t with |r|^2 and rho_new = <r0, r> (used below
-         * only if no reliable update replaces this r) */
-        solver_complex rho_new;
-        rn = sqrt(blas_caxpby_norm2_cdot(blas, (solver_complex){-omega.re, -omega.im}, ts, one, rs, r0, &rho_new));
-        solve_iteration(s, k, rn);
         if (!isfinite(rn)) {
             st = SOLVER_BREAKDOWN;
             break;
@@ -109,18 +125,18 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
         /* at any other reliable update r0 and p are kept and the
          * recursion goes on from the true r, rho_new computed from it
          * below (Sleijpen and van der Vorst): one Krylov space */
-        if (!cfinite_nonzero(omega)) { /* t = 0 or a NaN, with s not yet small enough */
+        if (!bicg_usable(omega)) { /* t = 0 or a NaN, with s not yet small enough */
             st = SOLVER_BREAKDOWN;
             break;
         }
         if (rel == RELIABLE_UPDATED) rho_new = blas->cdot(c, r0, rs); /* r is the true residual now */
-        if (!cfinite_nonzero(rho_new)) { /* r orthogonal to r0: restart the shadow */
+        if (!bicg_usable(rho_new)) { /* r orthogonal to r0: restart the shadow */
             blas->copy(c, r0, rs);
             blas->copy(c, ps, rs);
             rho = blas->cdot(c, r0, rs);
             continue;
         }
-        solver_complex beta = cmul(cdiv(rho_new, rho), cdiv(alpha, omega));
+        solver_complex beta = bicg_beta(rho_new, rho, alpha, omega);
         /* p = p - omega v, then p = r + beta p */
         blas_caxpby2(blas, (solver_complex){-omega.re, -omega.im}, vs, one, one, rs, beta, ps);
         rho = rho_new;

@@ -450,6 +450,7 @@ template <int K> static void bl_reduce(struct bl_blas *c, const struct solver_ve
 #include "solvers/blas_gpu_fused.cuh" /* the fused kernels (multi_axpy, ..., axpy_cdot) */
 #include "solvers/blas_gpu_bicg.cuh"  /* BiCGstab's (cdot_norm2, caxpby_norm2_cdot, caxpby2) */
 #include "solvers/blas_gpu_multishift.cuh" /* the multi-shift CG's loop with its scalars on the device */
+#include "solvers/blas_gpu_bicg_loop.cuh"   /* BiCGstab's iterations with their scalars on the device */
 
 static struct solver_vec *bl_alloc(void *ctx, size_t n, size_t site_reals, enum solver_prec prec)
 {
@@ -576,6 +577,7 @@ static struct solver_blas *blas_gpu_make(const struct solver_reduce_layout *layo
     t.caxpby_norm2_cdot = bl_caxpby_norm2_cdot;
     t.caxpby2 = bl_caxpby2;
     t.multishift_loop = bl_multishift_loop;
+    t.bicgstab_loop = bl_bicgstab_loop;
     c->blas = t;
     bl_ms_open(c);
     return &c->blas;

@@ -311,7 +311,11 @@ struct bl_ms {
     struct bl_ms_flags *ring; /* host, BL_MS_AHEAD slots (BL_HOST_ALLOC), stored into by the device */
     unsigned *count;          /* device: k_bl_ms_red_end's blocks done (0 between launches) */
     int unfused;              /* LAT_GPU_MULTISHIFT=unfused: each reduction's end a launch of its own */
-    unsigned seq;             /* the iterations' sequence numbers so far, over every solve */
+    unsigned seq;             /* the iterations' sequence numbers so far, over every solve (both loops) */
+    /* BiCGstab's loop (blas_gpu_bicg_loop.cuh), which shares buf and count */
+    int bi_off;                    /* LAT_GPU_BICGSTAB=host */
+    struct bl_bi_state *bi_st;     /* device, allocated at its first solve */
+    struct bl_bi_post *bi_ring;    /* host, BL_BI_AHEAD slots (BL_HOST_ALLOC) */
 };
 
 /* the loop's buffers for c's layout; on a slab decomposition d with R > 1
@@ -319,7 +323,7 @@ struct bl_ms {
 static void bl_ms_enable(struct bl_blas *c, const struct geometry *d, int nranks, int me)
 {
     struct bl_ms *m = c->ms;
-    if (!m || m->enabled || m->off || !c->layout.chunk_reals) return;
+    if (!m || m->enabled || (m->off && m->bi_off) || !c->layout.chunk_reals) return;
     m->nranks = nranks;
     m->me = me;
     m->nslot = (c->layout.parts > 1 ? c->layout.parts : 1) * c->layout.total_chunks;
@@ -353,6 +357,8 @@ static void bl_ms_open(struct bl_blas *c)
     const char *e = getenv("LAT_GPU_MULTISHIFT");
     c->ms->off = e && strcmp(e, "host") == 0;
     c->ms->unfused = e && strcmp(e, "unfused") == 0;
+    e = getenv("LAT_GPU_BICGSTAB");
+    c->ms->bi_off = e && strcmp(e, "host") == 0;
     if (c->layout.chunk_reals && comm_size() == 1) bl_ms_enable(c, NULL, 1, 0);
 }
 
@@ -373,6 +379,8 @@ static void bl_ms_release(struct bl_blas *c)
     if (m->st) gpu_free(m->st);
     if (m->count) gpu_free(m->count);
     if (m->ring) BL_HOST_FREE(m->ring);
+    if (m->bi_st) gpu_free(m->bi_st);
+    if (m->bi_ring) BL_HOST_FREE(m->bi_ring);
     free(m);
     c->ms = NULL;
 }

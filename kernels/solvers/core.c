@@ -1,6 +1,7 @@
 /* solvers/core.c -- the start and end of a solve, the true residual and
  * the sloppy operator, shared by every solver (contracts in core.h). */
 #include "solvers/core.h"
+#include "solvers/bicgstab_step.h" /* solve_reliable_due */
 #include "base/log.h"
 #include <math.h>
 #include <string.h>
@@ -97,7 +98,7 @@ enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, str
     const int check_early = mixed && s->stall_plateau > 0 &&
                             (*rn * (SOLVE_PLATEAU_GAIN * SOLVE_PLATEAU_GAIN) <= s->stall_best ||
                              iteration - s->stall_iter >= s->stall_length);
-    if (!(*rn <= s->target || (mixed && *rn < s->delta * *maxr) || check_early)) return RELIABLE_NONE;
+    if (!(solve_reliable_due(*rn, *maxr, s->target, s->delta, mixed) || check_early)) return RELIABLE_NONE;
     s->stall_claimed = *rn;
     solve_accumulate(s, xs);
     *rn = solve_true_residual(s, iteration);

@@ -115,6 +115,7 @@ void solver_caxpby2_check(const struct solver_vec *x1, const struct solver_vec *
  * site_reals.  Reductions accumulate in double and are deterministic (the
  * CPU: see blas_cpu.c), summed over ranks by the backend. */
 struct solver_ms_loop;
+struct solver_bicg_loop;
 struct solver_blas {
     void *ctx;
     /* a zeroed vector (n reals, blocks of site_reals); NULL when out of memory */
@@ -171,6 +172,11 @@ struct solver_blas {
      * multishift.c's own loop.  Returns 0 (nothing done) when it cannot
      * take this solve; multishift.c then runs its own loop. */
     int (*multishift_loop)(void *ctx, struct solver_ms_loop *loop);
+    /* optional: BiCGstab's iterations (bicgstab.c's loop, struct
+     * solver_bicg_loop) run with their scalars where the vectors are, up
+     * to the first one that needs the host; the bits of bicgstab.c's own
+     * loop.  Returns 0 (nothing done) when it cannot take the solve. */
+    int (*bicgstab_loop)(void *ctx, struct solver_bicg_loop *loop);
 };
 
 /* what multishift.c hands a backend's multishift_loop: the recursion from
@@ -197,6 +203,42 @@ struct solver_ms_loop {
      * before the other shifts' (the operator's prepare: its faces travel
      * while those updates run); p NULL at the loop's end: no apply follows */
     void (*prepare)(void *actx, const struct solver_vec *p);
+};
+
+/* what bicgstab.c hands a backend's bicgstab_loop: its iterations k_first
+ * .. k_last from the state before k_first (rho, maxr; r, r0, p and the
+ * sloppy x accumulator x as they are), each as bicgstab.c runs it (v = A p,
+ * <r0, v>, alpha, s = r - alpha v, t = A s, <t, s> and |t|^2, omega,
+ * x += alpha p + omega s, r = s - omega t with |r|^2 and <r0, r>, beta,
+ * p = r + beta (p - omega v): bicgstab_step.h's scalar steps), up to the
+ * first iteration that needs the host:
+ *   SOLVER_BICG_BREAKDOWN  <r0, v> or rho not usable: nothing of that
+ *       iteration past v was done (bicgstab.c ends in a breakdown);
+ *   SOLVER_BICG_AFTER_R    r, x and the sums of that iteration done, and
+ *       then |r| not finite, a reliable update due (solve_reliable_due),
+ *       omega or <r0, r> not usable: p and rho not updated (bicgstab.c
+ *       goes on from there: the update, the breakdown or a new shadow);
+ *   SOLVER_BICG_RAN        every iteration done, p and rho updated.
+ * iteration(actx, k, rn) reports the recursion's |r| of every iteration
+ * that computed it, in order.  v and t may be changed by the backend after
+ * a stop (the operator applied again to p and r: the same v). */
+enum solver_bicg_stop { SOLVER_BICG_RAN = 0, SOLVER_BICG_BREAKDOWN = 1, SOLVER_BICG_AFTER_R = 2 };
+struct solver_bicg_loop {
+    int k_first, k_last;
+    int mixed;                      /* solve_reliable_due's test */
+    double target, delta;
+    solver_complex rho;             /* in: before k_first; out: before the stop's iteration */
+    double maxr;                    /* in and out: the largest |r| since the last update */
+    struct solver_vec *r, *r0, *p, *v, *t, *x;
+    void (*apply)(void *actx, struct solver_vec *out, const struct solver_vec *in); /* out = A in, sloppy */
+    void (*iteration)(void *actx, int k, double rn);
+    void *actx;
+    /* out: the stop, its iteration (k_last + 1 for SOLVER_BICG_RAN) and
+     * that iteration's scalars (alpha; AFTER_R also omega, <r0, r>, |r|) */
+    enum solver_bicg_stop stop;
+    int k;
+    solver_complex alpha, omega, rho_new;
+    double rn;
 };
 
 /* The CPU kernels (blas_cpu.c), OpenMP threads over site blocks.

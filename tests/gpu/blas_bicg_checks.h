@@ -20,8 +20,12 @@
  *       included, which no layout chunk holds), NaN sums.
  *   bb_bicg_solves(gpu, nsites, site_reals)
  *       whole BiCGstab solves (double, single, half sloppy; tol 1e-12) on
- *       the GPU table and on a copy without the three members: x, result
- *       and every history line bit for bit.
+ *       the GPU table (its device loop, bicgstab_loop, where it takes the
+ *       solve: a layout, one process), on a copy without the device loop,
+ *       and on one without it and the three fused members: x, result and
+ *       every history line bit for bit; with a layout the device loop must
+ *       have taken the solve, more than once (it hands every reliable
+ *       update to bicgstab.c and takes the iterations after it).
  *       (bb_bicg's) launches (NULL on the real GPU): a counter of kernel launches; then
  *       one launch per fused call where a kernel exists is checked too.
  * The tables may carry a reduction layout (the same on both).  Counts with
@@ -186,49 +190,78 @@ static void bb_hist(void *ctx, const struct solver_step *st)
     memcpy(&w[2], &st->residual, sizeof w[2]);
     for (int k = 0; k < 3; k++) *h = (*h ^ w[k]) * 0x100000001b3ull;
 }
-static void bb_bicg_solves(const struct solver_blas *gpu, size_t ns, size_t sr)
+static int (*bb_loop_real)(void *, struct solver_bicg_loop *);
+static int bb_loop_runs; /* the device loop's calls that took the iterations */
+static int bb_loop_counted(void *ctx, struct solver_bicg_loop *L)
+{
+    const int took = bb_loop_real(ctx, L);
+    bb_loop_runs += took;
+    return took;
+}
+static void bb_bicg_solves(const struct solver_blas *gpu, size_t ns, size_t sr, int layout)
 {
     const size_t n = ns * sr, m = sr / 2, stored = gpu_spinor_storage((int64_t)ns, (int)sr);
     double *mg = (double *)malloc(2 * ns * m * m * sizeof(double)), *bh = (double *)malloc(n * sizeof(double));
     float *mgf = (float *)malloc(2 * ns * m * m * sizeof(float));
     double *xf = (double *)calloc(stored + 1, sizeof(double)), *xu = (double *)calloc(stored + 1, sizeof(double));
+    double *xl = (double *)calloc(stored + 1, sizeof(double));
     bc_blocks(mg, mgf, ns, m, 0);
     for (size_t k = 0; k < n; k++) bh[k] = bc_gauss();
-    struct solver_blas plain = *gpu;
+    struct solver_blas looped = *gpu, fused = *gpu, plain = *gpu; /* device loop; host loop, fused kernels; unfused */
+    bb_loop_real = gpu->bicgstab_loop;
+    looped.bicgstab_loop = gpu->bicgstab_loop ? bb_loop_counted : NULL;
+    fused.bicgstab_loop = plain.bicgstab_loop = NULL;
     plain.cdot_norm2 = NULL, plain.caxpby_norm2_cdot = NULL, plain.caxpby2 = NULL;
+    const struct solver_blas *table[3] = {&looped, &fused, &plain};
     struct solver_vec *bg = gpu->alloc(gpu->ctx, n, sr, SOLVER_DOUBLE), *xg = gpu->alloc(gpu->ctx, n, sr, SOLVER_DOUBLE);
     gpu_spinor_upload((double *)bg->data, bh, (int64_t)ns, (int)sr);
-    int same_all = 1;
-    for (int p = 0; p < 3; p++) {
+    /* cases 0-2: sloppy double, single, half; case 3: A = 0 in half (<r0, v> = 0: a breakdown in iteration 1) */
+    for (int cs = 0; cs < 4; cs++) {
+        const int p = cs < 3 ? cs : SOLVER_HALF, zero_op = cs == 3;
+        const char *what = zero_op ? "half, A = 0" : solver_prec_name((enum solver_prec)p);
+        if (zero_op) memset(mg, 0, 2 * ns * m * m * sizeof(double)), memset(mgf, 0, 2 * ns * m * m * sizeof(float));
         struct bc_op og;
         struct solver_op op = bc_make_op(&og, 1, gpu, ns, sr, mg, mgf);
-        uint64_t hist[2] = {0xcbf29ce484222325ull, 0xcbf29ce484222325ull};
-        struct solver_result r[2];
-        for (int v = 0; v < 2; v++) {
+        uint64_t hist[3] = {0xcbf29ce484222325ull, 0xcbf29ce484222325ull, 0xcbf29ce484222325ull};
+        struct solver_result r[3];
+        bb_loop_runs = 0;
+        for (int v = 0; v < 3; v++) {
             struct solver_params par;
             memset(&par, 0, sizeof par);
             par.tol = 1e-12, par.max_iter = 3000, par.sloppy = (enum solver_prec)p, par.history = bb_hist;
             par.history_ctx = &hist[v];
             gpu->zero(gpu->ctx, xg);
-            solver_bicgstab(&op, v == 0 ? gpu : &plain, (const double *)bg->data, (double *)xg->data, &par, &r[v]);
-            gpu_download(v == 0 ? xf : xu, xg->data, stored * sizeof(double));
+            solver_bicgstab(&op, table[v], (const double *)bg->data, (double *)xg->data, &par, &r[v]);
+            gpu_download(v == 0 ? xf : v == 1 ? xl : xu, xg->data, stored * sizeof(double));
         }
         bc_free_op(&og);
-        const int same = !memcmp(xf, xu, stored * sizeof(double)) && !memcmp(&r[0], &r[1], sizeof r[0]) && hist[0] == hist[1];
-        CHECK(r[0].status == SOLVER_CONVERGED && r[0].residual <= 1e-12, "%s%zu x %zu bicgstab %s (fused): %s, residual %g",
-              bf_tag, ns, sr, bc_pname((enum solver_prec)p), solver_status_name(r[0].status), r[0].residual);
-        CHECK(same, "%s%zu x %zu bicgstab %s: fused and unfused GPU kernels give different x, result or history", bf_tag,
-              ns, sr, bc_pname((enum solver_prec)p));
-        CHECK(p == SOLVER_DOUBLE || r[0].reliable_updates > 3, "%s%zu x %zu bicgstab %s: only %d reliable updates", bf_tag,
-              ns, sr, bc_pname((enum solver_prec)p), r[0].reliable_updates);
-        printf("%s%zu sites x %zu reals: bicgstab double-%s on the GPU kernels, %d iterations, %d reliable updates: x, "
-               "result and history with the fused kernels = without: %s\n", bf_tag, ns, sr,
-               solver_prec_name((enum solver_prec)p), r[0].iterations, r[0].reliable_updates, same ? "yes" : "NO");
-        same_all &= same;
+        const int same_loop = !memcmp(xf, xl, stored * sizeof(double)) && !memcmp(&r[0], &r[1], sizeof r[0]) && hist[0] == hist[1];
+        const int same = same_loop && !memcmp(xl, xu, stored * sizeof(double)) && !memcmp(&r[1], &r[2], sizeof r[0]) &&
+                         hist[1] == hist[2];
+        CHECK(!layout || bb_loop_runs >= (p == SOLVER_DOUBLE || zero_op ? 1 : 2),
+              "%s%zu x %zu bicgstab %s: the device loop took %d parts of the solve (a layout, one process: every part "
+              "between reliable updates expected)", bf_tag, ns, sr, what, bb_loop_runs);
+        CHECK(same_loop, "%s%zu x %zu bicgstab %s: the device loop and the host loop give different x, result or history",
+              bf_tag, ns, sr, what);
+        CHECK(same, "%s%zu x %zu bicgstab %s: the three loops (device, host fused, host unfused) differ in x, result or "
+              "history", bf_tag, ns, sr, what);
+        if (zero_op) {
+            CHECK(r[0].status == SOLVER_BREAKDOWN && r[0].iterations == 1, "%s%zu x %zu bicgstab %s: %s after %d iterations, "
+                  "a breakdown in the first expected", bf_tag, ns, sr, what, solver_status_name(r[0].status), r[0].iterations);
+        } else {
+            CHECK(r[0].status == SOLVER_CONVERGED && r[0].residual <= 1e-12, "%s%zu x %zu bicgstab %s (fused): %s, residual %g",
+                  bf_tag, ns, sr, what, solver_status_name(r[0].status), r[0].residual);
+            CHECK(p == SOLVER_DOUBLE || r[0].reliable_updates > 3, "%s%zu x %zu bicgstab %s: only %d reliable updates", bf_tag,
+                  ns, sr, what, r[0].reliable_updates);
+        }
+        printf("%s%zu sites x %zu reals: bicgstab double-%s on the GPU kernels, %s after %d iterations, %d reliable updates, "
+               "%d parts in the device loop: x, result and history the same with the host loop and without the fused "
+               "kernels: %s\n", bf_tag, ns, sr, what, solver_status_name(r[0].status), r[0].iterations,
+               r[0].reliable_updates, bb_loop_runs, same ? "yes" : "NO");
     }
     gpu->free(gpu->ctx, bg);
     gpu->free(gpu->ctx, xg);
-    free(mg), free(mgf), free(bh), free(xf), free(xu);
+    free(mg), free(mgf), free(bh), free(xf), free(xu), free(xl);
 }
 
 #endif

@@ -59,7 +59,7 @@ static void layout_fused(size_t ns, size_t sr, size_t chunk_sites, size_t first,
         bf_tag = tag;
         bf_fused(g, c, ns, sr, nvec);
         bb_bicg(g, c, ns, sr, NULL);
-        bb_bicg_solves(g, ns, sr);
+        bb_bicg_solves(g, ns, sr, 1);
         bf_tag = "";
     }
     if (g) solver_blas_gpu_close(g);
@@ -95,8 +95,8 @@ int main(int argc, char **argv)
     bb_bicg(gpu, cpu, 77, 24, NULL);      /* BiCGstab's fused kernels, every precision set it uses */
     bb_bicg(gpu, cpu, 45, 6, NULL);
     bb_bicg(gpu, cpu, 100003, 24, NULL);
-    bb_bicg_solves(gpu, 77, 24); /* whole BiCGstab solves: fused = unfused bits */
-    bb_bicg_solves(gpu, 4099, 24);
+    bb_bicg_solves(gpu, 77, 24, 0); /* whole BiCGstab solves: fused = unfused bits */
+    bb_bicg_solves(gpu, 4099, 24, 0);
     /* the fused axpy reductions with a reduction layout (the GPU's and the
      * CPU's tables on one layout): chunk grids of 1 to 10 pieces, a rank's
      * run of chunks among the global slots, parts = 2, padding sites */

@@ -1,0 +1,287 @@
+/* solvers/blas_gpu_bicg_loop.cuh -- BiCGstab's iterations with their
+ * scalars on the device (struct solver_blas's bicgstab_loop, solvers.h),
+ * included by blas_gpu.cuh after blas_gpu_multishift.cuh (whose buffers,
+ * reduction ends and host ring it shares), so nvcc and the host emulation
+ * compile this very text.  Exported (to blas_gpu.cuh): bl_bicgstab_loop.
+ *
+ * Why (issue 20): bicgstab.c's iteration waits for the host three times
+ * (<r0, v>; <t, s> with |t|^2; |r|^2 with <r0, r>), and in double-half at
+ * 24^3x48 the vector calls took as long as the two operators, mostly in
+ * fixed costs: the half caxpby 11.8 us back to back, 31.4 us in the solve
+ * (docs/PERFORMANCE.md, session 23).  Here each of the three reductions
+ * ends in its own kernel's last block (bl_ms_last_block, the slots in
+ * global order: bl_ms_own_slots, bl_ms_total), whose thread 0 takes the
+ * scalar step of solvers/bicgstab_step.h into a state in device memory;
+ * the vector kernels read their coefficients from it.  The host only
+ * queues launches (the operator's too); it reads an iteration's |r| and
+ * stop BL_BI_AHEAD iterations later from a page-locked ring slot that the
+ * last reduction's kernel stores (as the multi-shift loop's flags) and
+ * reports it (the history).  Once an iteration stops -- a breakdown, a
+ * reliable update due, omega or <r0, r> not usable -- every later kernel
+ * leaves r, p, x alone; the operator's queued work on p and r is redone
+ * (the same v) or wasted, nothing else; bicgstab.c takes that iteration on.
+ *
+ * Bits: bicgstab.c's loop with this blas's fused kernels, iteration by
+ * iteration -- the same chunk walks (k_bl_red_chunk's cdot, blas_gpu_bicg
+ * .cuh's three sums and their caxpby), the chunk sums and slots added in
+ * the order bl_chunk_finish adds them, bicgstab_step.h's steps, caxpby and
+ * caxpby2's item code (tests/gpu/blas_bicg_checks.h compares the two).
+ * Scope: one process with a reduction layout (the multi-shift loop's
+ * buffers enabled), r, r0, p, v, t of one precision and x of its
+ * accumulator's; otherwise bl_bicgstab_loop answers 0 and bicgstab.c runs
+ * its own loop.  LAT_GPU_BICGSTAB=host (read at open) turns it off. */
+#ifndef LAT_SOLVERS_BLAS_GPU_BICG_LOOP_CUH
+#define LAT_SOLVERS_BLAS_GPU_BICG_LOOP_CUH
+
+#include "solvers/bicgstab_step.h"
+
+#define BL_BI_AHEAD 3 /* iterations queued before the host reads one's ring slot */
+
+/* the coefficients the vector kernels read */
+enum { BL_BI_S, BL_BI_X1, BL_BI_X2, BL_BI_R, BL_BI_P1, BL_BI_P2, BL_BI_NOPS };
+
+/* an iteration's ring slot (page-locked host memory): its stop (a struct
+ * solver_bicg_loop stop, 0 none) and |r|, the sequence number stored last */
+struct bl_bi_post {
+    int stop, k;
+    double rn;
+    unsigned seq;
+};
+#ifdef BL_MS_LANDED_HERE /* the emulation: every launch has run when the host gets here */
+#define BL_BI_WAIT(f, number) bl_bi_landed(f, number)
+static void bl_bi_landed(const struct bl_bi_post *f, unsigned seq)
+{
+    if (f->seq != seq) lat_die(1, "solver_blas_gpu", "internal error: the BiCGstab ring slot of number %u is missing", seq);
+    gpu_transfer_note_down(sizeof *f);
+}
+#else
+#define BL_BI_WAIT(f, number) BL_MS_WAIT(f, number)
+#endif
+
+/* the recursion's state, in device memory */
+struct bl_bi_state {
+    int stop, stop_k; /* the first stop and its iteration (sticky: later kernels do nothing) */
+    int mixed;
+    double target, delta, maxr, rn;
+    solver_complex rho, alpha, omega, rho_new;
+    bl_op_complex op[BL_BI_NOPS]; /* caxpby's coefficients (a, b) of each vector update */
+};
+
+__global__ void k_bl_bi_start(struct bl_bi_state *st, solver_complex rho, double maxr, double target, double delta, int mixed)
+{
+    if (blockIdx.x || threadIdx.x) return;
+    st->stop = st->stop_k = 0;
+    st->rho = rho, st->maxr = maxr, st->target = target, st->delta = delta, st->mixed = mixed;
+}
+
+/* <r0, v>, then (its last block, thread 0) alpha = rho / <r0, v> or the stop */
+template <class X>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_bi_alpha(const X *r0, const float *r0norm, const X *v, const float *vnorm, bl_chunk_grid g,
+                  struct solver_reduce_layout l, bl_ms_where w, struct bl_bi_state *st, double *chunk, unsigned *count, int k)
+{
+    if (st->stop) return; /* every block sees the same: only the last block's thread 0 changes it */
+    bl_chunk_walk<2>(g.chunk_sites, g.nsub, chunk, bl_sum_site<X, X, 2>{r0, r0norm, v, vnorm, g.ncomp});
+    if (!bl_ms_last_block(count, (unsigned)g.nb)) return;
+    bl_ms_own_slots<2>(chunk, g, l, w);
+    solver_complex r0v;
+    r0v.re = bl_ms_total<2>(w, 0);
+    r0v.im = bl_ms_total<2>(w, 1);
+    if (threadIdx.x) return;
+    if (!bicg_usable(r0v) || !bicg_usable(st->rho)) {
+        st->stop = SOLVER_BICG_BREAKDOWN, st->stop_k = k;
+        return;
+    }
+    const solver_complex a = bicg_cdiv(st->rho, r0v);
+    st->alpha = a;
+    st->op[BL_BI_S] = bl_op_complex{-a.re, -a.im, 1, 0}; /* s = r - alpha v */
+}
+
+/* after the last sum of iteration k: r's test (bicgstab.c's tail up to
+ * beta), then the ring slot */
+static __device__ void bl_bi_after_r(struct bl_bi_state *st, const double *sum, int k, struct bl_bi_post *post, unsigned seq)
+{
+    const solver_complex rho_new = {sum[0], sum[1]};
+    const double rn = RN_SQRT(sum[2]);
+    int stop = !isfinite(rn);
+    if (!stop) {
+        if (rn > st->maxr) st->maxr = rn; /* solve_reliable's first step */
+        stop = solve_reliable_due(rn, st->maxr, st->target, st->delta, st->mixed) || !bicg_usable(st->omega) ||
+               !bicg_usable(rho_new);
+    }
+    st->rn = rn, st->rho_new = rho_new;
+    if (stop) {
+        st->stop = SOLVER_BICG_AFTER_R, st->stop_k = k;
+    } else {
+        const solver_complex b = bicg_beta(rho_new, st->rho, st->alpha, st->omega);
+        st->op[BL_BI_P1] = bl_op_complex{-st->omega.re, -st->omega.im, 1, 0}; /* p = p - omega v */
+        st->op[BL_BI_P2] = bl_op_complex{1, 0, b.re, b.im};                  /* p = r + beta p */
+        st->rho = rho_new;
+    }
+    volatile struct bl_bi_post *p = post;
+    p->stop = st->stop;
+    p->k = k;
+    p->rn = rn;
+#ifdef __CUDA_ARCH__
+    __threadfence_system();
+#endif
+    p->seq = seq;
+}
+
+/* UPD false: <t, s>, |t|^2 (u = t, v = s), then omega; UPD true:
+ * r = s - omega t (v = r, w = t) with <r0, r>, |r|^2 (u = r0), then r's
+ * test and the ring slot (also when <r0, v> stopped this iteration) */
+template <class X, bool UPD>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_bi_sum3(const X *u, const float *unorm, X *v, float *vnorm, const X *wv, const float *wnorm, bl_chunk_grid g,
+                 int64_t nsites, int64_t nsites_pad, struct solver_reduce_layout l, bl_ms_where w, struct bl_bi_state *st,
+                 double *chunk, unsigned *count, int k, struct bl_bi_post *post, unsigned seq)
+{
+    if (st->stop) {
+        if (UPD && st->stop_k == k && blockIdx.x == 0 && threadIdx.x == 0) {
+            volatile struct bl_bi_post *p = post;
+            p->stop = st->stop;
+            p->k = k;
+            p->rn = 0;
+#ifdef __CUDA_ARCH__
+            __threadfence_system();
+#endif
+            p->seq = seq;
+        }
+        return;
+    }
+    const bl_op_complex op = UPD ? st->op[BL_BI_R] : bl_op_complex{0, 0, 0, 0};
+    if (UPD && blockIdx.x == 0) /* the padding sites: updated as the unfused caxpby does, never summed */
+        for (int64_t s = nsites + threadIdx.x; s < nsites_pad; s += GPU_RED_BS) bl_axpy_site(wv, wnorm, v, vnorm, s, g.ncomp, op);
+    bl_chunk_walk<3>(g.chunk_sites, g.nsub, chunk, bl_sum3_visit<X, UPD>{u, unorm, v, vnorm, wv, wnorm, g.ncomp, op});
+    if (!bl_ms_last_block(count, (unsigned)g.nb)) return;
+    bl_ms_own_slots<3>(chunk, g, l, w);
+    double sum[3];
+    for (int i = 0; i < 3; i++) sum[i] = bl_ms_total<3>(w, i);
+    if (threadIdx.x) return;
+    if (UPD) {
+        bl_bi_after_r(st, sum, k, post, seq);
+    } else {
+        const solver_complex ts = {sum[0], sum[1]};
+        const solver_complex om = bicg_omega(ts, sum[2]);
+        st->omega = om;
+        st->op[BL_BI_X1] = bl_op_complex{st->alpha.re, st->alpha.im, 1, 0}; /* x += alpha p */
+        st->op[BL_BI_X2] = bl_op_complex{om.re, om.im, 1, 0};               /* x += omega s */
+        st->op[BL_BI_R] = bl_op_complex{-om.re, -om.im, 1, 0};              /* r = s - omega t */
+    }
+}
+
+/* y = op[i1](x1, y), then (i2 >= 0) y = op[i2](x2, y): caxpby's and
+ * caxpby2's item code (blas_gpu.cuh, blas_gpu_bicg.cuh), per site when an
+ * operand is half, else per group of 4 stored reals */
+template <class X, class Y>
+__global__ void __launch_bounds__(GPU_RED_BS)
+    k_bl_bi_update(const X *x1, const float *x1norm, const X *x2, const float *x2norm, Y *y, float *ynorm, int64_t nsites_pad,
+                   size_t ngroups, int ncomp, const struct bl_bi_state *st, int i1, int i2)
+{
+    if (st->stop) return;
+    const size_t i = (size_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
+    const bl_op_complex op1 = st->op[i1];
+    if constexpr (bl_is_half<X>::value || bl_is_half<Y>::value) {
+        if ((int64_t)i >= nsites_pad) return;
+        bl_site_item(x1, x1norm, y, ynorm, (int64_t)i, ncomp, op1);
+        if (i2 >= 0) bl_site_item(x2, x2norm, y, ynorm, (int64_t)i, ncomp, st->op[i2]);
+    } else {
+        if (i >= ngroups) return;
+        if (i2 < 0) {
+            bl_flat_item(x1, y, i, op1);
+            return;
+        }
+        const bl_g y1 = bl_as_stored(y, op1(bl_load(x1, 4 * i, 1.0), bl_load(y, 4 * i, 1.0)));
+        bl_store(y, 4 * i, st->op[i2](bl_load(x2, 4 * i, 1.0), y1));
+    }
+}
+
+/* ---- host ------------------------------------------------------------------ */
+
+/* the state and ring, kept in the multi-shift loop's struct bl_ms */
+static void bl_bi_buffers(struct bl_ms *m)
+{
+    if (m->bi_st) return;
+    m->bi_st = (struct bl_bi_state *)gpu_alloc(sizeof *m->bi_st, "BiCGstab state");
+    m->bi_ring = (struct bl_bi_post *)BL_HOST_ALLOC(BL_BI_AHEAD * sizeof *m->bi_ring);
+    if (!m->bi_ring) lat_die(1, "solver_blas_gpu", "out of host memory for the BiCGstab ring");
+    memset(m->bi_ring, 0, BL_BI_AHEAD * sizeof *m->bi_ring);
+}
+
+/* the ring slot of iteration k (the j-th of this call: sequence number
+ * seq0 + j + 1): its |r| into the history; 1 when it stopped */
+static int bl_bi_read(struct bl_ms *m, struct solver_bicg_loop *L, int k, unsigned seq0)
+{
+    const unsigned j = (unsigned)(k - L->k_first);
+    const struct bl_bi_post *p = &m->bi_ring[j % BL_BI_AHEAD];
+    BL_BI_WAIT(p, seq0 + j + 1);
+    const int stop = ((const volatile struct bl_bi_post *)p)->stop;
+    if (stop != SOLVER_BICG_BREAKDOWN) L->iteration(L->actx, k, ((const volatile struct bl_bi_post *)p)->rn);
+    return stop;
+}
+
+template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_loop *L)
+{
+    using Y = typename std::conditional<bl_is_half<X>::value, float, X>::type; /* the accumulator x */
+    struct bl_ms *m = c->ms;
+    bl_bi_buffers(m);
+    blas_launch(k_bl_bi_start, 1, false, m->bi_st, L->rho, L->maxr, L->target, L->delta, L->mixed);
+    const bl_chunk_grid g = bl_chunk_prepare<3>(c, L->r);
+    const int64_t nsites = bl_nsites(L->r), nsites_pad = bl_sites_pad(L->r);
+    const size_t ngroups = bl_stored(L->r) / GPU_SPINOR_GROUP;
+    const unsigned nb_up = bl_blocks(bl_is_half<X>::value ? (uint64_t)nsites_pad : ngroups);
+    const int ncomp = g.ncomp;
+    X *r = (X *)L->r->data, *p = (X *)L->p->data;
+    const X *r0 = (const X *)L->r0->data, *v = (const X *)L->v->data, *t = (const X *)L->t->data;
+    Y *x = (Y *)L->x->data;
+    float *rn_ = L->r->norm, *pn = L->p->norm;
+    const float *r0n = L->r0->norm, *vn = L->v->norm, *tn = L->t->norm;
+    struct bl_bi_state *st = m->bi_st;
+    const unsigned seq0 = m->seq;
+    int k, stop = 0, read = L->k_first - 1; /* the last iteration whose slot was read */
+    for (k = L->k_first; k <= L->k_last; k++) {
+        if (k - L->k_first >= BL_BI_AHEAD && (stop = bl_bi_read(m, L, ++read, seq0))) break;
+        const unsigned j = (unsigned)(k - L->k_first);
+        struct bl_bi_post *post = &m->bi_ring[j % BL_BI_AHEAD];
+        L->apply(L->actx, L->v, L->p);
+        blas_launch(k_bl_bi_alpha<X>, (unsigned)g.nb, true, r0, r0n, v, vn, g, c->layout, bl_ms_where_next(m), st, c->chunk_dev,
+                    m->count, k);
+        blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)NULL, (const float *)NULL, r, rn_, nsites_pad,
+                    ngroups, ncomp, (const struct bl_bi_state *)st, (int)BL_BI_S, -1);
+        L->apply(L->actx, L->t, L->r);
+        blas_launch(k_bl_bi_sum3<X, false>, (unsigned)g.nb, true, t, tn, r, rn_, (const X *)NULL, (const float *)NULL, g,
+                    nsites, nsites_pad, c->layout, bl_ms_where_next(m), st, c->chunk_dev, m->count, k,
+                    (struct bl_bi_post *)NULL, 0u);
+        blas_launch(k_bl_bi_update<X, Y>, nb_up, false, (const X *)p, (const float *)pn, (const X *)r, (const float *)rn_, x,
+                    L->x->norm, nsites_pad, ngroups, ncomp, (const struct bl_bi_state *)st, (int)BL_BI_X1, (int)BL_BI_X2);
+        blas_launch(k_bl_bi_sum3<X, true>, (unsigned)g.nb, true, r0, r0n, r, rn_, t, tn, g, nsites, nsites_pad, c->layout,
+                    bl_ms_where_next(m), st, c->chunk_dev, m->count, k, post, seq0 + j + 1);
+        blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)r, (const float *)rn_, p, pn, nsites_pad, ngroups,
+                    ncomp, (const struct bl_bi_state *)st, (int)BL_BI_P1, (int)BL_BI_P2);
+    }
+    const int queued = k - L->k_first; /* iterations queued */
+    while (!stop && read < L->k_first + queued - 1) stop = bl_bi_read(m, L, ++read, seq0);
+    m->seq = seq0 + (unsigned)queued + 1; /* past every number queued */
+    struct bl_bi_state s;
+    gpu_download(&s, st, sizeof s);
+    L->stop = stop ? (enum solver_bicg_stop)s.stop : SOLVER_BICG_RAN;
+    L->k = stop ? s.stop_k : L->k_last + 1;
+    L->rho = s.rho, L->alpha = s.alpha, L->omega = s.omega, L->rho_new = s.rho_new, L->rn = s.rn, L->maxr = s.maxr;
+}
+
+static int bl_bicgstab_loop(void *ctx, struct solver_bicg_loop *L)
+{
+    struct bl_blas *c = (struct bl_blas *)ctx;
+    struct bl_ms *m = c->ms;
+    if (!m || !m->enabled || m->bi_off || m->nranks != 1 || comm_size() != 1 || !c->layout.chunk_reals) return 0;
+    const enum solver_prec p = L->r->prec;
+    if (L->r0->prec != p || L->p->prec != p || L->v->prec != p || L->t->prec != p) return 0;
+    if (L->x->prec != (p == SOLVER_HALF ? SOLVER_SINGLE : p) || L->r->n == 0 || L->k_first > L->k_last) return 0;
+    const struct solver_vec *all[] = {L->r0, L->p, L->v, L->t, L->x};
+    for (int i = 0; i < 5; i++) solver_vec_same_shape(L->r, all[i], "solver_blas_gpu bicgstab_loop");
+    bl_with_store(p, [&](auto t) { bl_bi_run<BL_T(t)>(c, L); });
+    return 1;
+}
+
+#endif
