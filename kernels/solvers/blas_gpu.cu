@@ -93,7 +93,7 @@ static void blas_ms_wait(const unsigned *at, unsigned seq, size_t flag_bytes)
  * (the apply, q += sigma p with <p, q>, its end and alpha, r -= alpha q
  * with |r|^2, its end and beta and the flags, the updates, then the loop's
  * top: the host's flag wait; each with an event's cost, about 3 us) */
-enum { BL_PROF_FIRST = 40, BL_PROF_N = 64, BL_PROF_MARKS = 7 };
+enum { BL_PROF_FIRST = 40, BL_PROF_N = 64, BL_PROF_MARKS = 9 }; /* marks: the multi-shift loop 7, BiCGstab's 9 */
 static int blas_prof = -1;
 static cudaEvent_t blas_prof_ev[BL_PROF_N + 1][BL_PROF_MARKS];
 static void blas_ms_mark(int k, int phase)
@@ -107,27 +107,41 @@ static void blas_ms_mark(int k, int phase)
     if (!blas_prof_ev[i][phase]) cudaEventCreate(&blas_prof_ev[i][phase]);
     cudaEventRecord(blas_prof_ev[i][phase], 0);
 }
-static void blas_ms_report(int iterations)
+/* the mean time of each of the loop's nmarks phases (mark p to p + 1, the
+ * last to the next iteration's first) over the profiled iterations */
+static void blas_prof_report(int iterations, const char *loop, int nmarks, const char *const *phase)
 {
     if (blas_prof <= 0 || iterations < BL_PROF_FIRST + BL_PROF_N + 1) return;
     cudaDeviceSynchronize();
-    double us[BL_PROF_MARKS] = {0};
+    double us[BL_PROF_MARKS] = {0}, total = 0;
     for (int i = 0; i < BL_PROF_N; i++)
-        for (int p = 0; p < BL_PROF_MARKS; p++) {
+        for (int p = 0; p < nmarks; p++) {
             float ms = 0;
-            cudaEvent_t a = blas_prof_ev[i][p], b = p + 1 < BL_PROF_MARKS ? blas_prof_ev[i][p + 1] : blas_prof_ev[i + 1][0];
+            cudaEvent_t a = blas_prof_ev[i][p], b = p + 1 < nmarks ? blas_prof_ev[i][p + 1] : blas_prof_ev[i + 1][0];
             if (a && b && cudaEventElapsedTime(&ms, a, b) == cudaSuccess) us[p] += 1e3 * ms / BL_PROF_N;
         }
     cudaGetLastError(); /* a timing that failed is not the next launch's error */
-    double total = 0;
-    for (int p = 0; p < BL_PROF_MARKS; p++) total += us[p];
-    fprintf(stderr,
-            "multi-shift device loop (rank %d, %d iterations), us an iteration: apply %.1f, q+=sp<p,q> %.1f, end+alpha %.1f, "
-            "r-=aq|r|^2 %.1f, end+beta+flags %.1f, updates %.1f, top %.1f; total %.1f\n",
-            comm_rank(), iterations, us[0], us[1], us[2], us[3], us[4], us[5], us[6], total);
+    fprintf(stderr, "%s device loop (rank %d, iterations %d to %d), us an iteration:", loop, comm_rank(), BL_PROF_FIRST,
+            BL_PROF_FIRST + BL_PROF_N - 1);
+    for (int p = 0; p < nmarks; p++) fprintf(stderr, "%s %s %.1f", p ? "," : "", phase[p], us[p]), total += us[p];
+    fprintf(stderr, "; total %.1f\n", total);
+}
+static void blas_ms_report(int iterations)
+{
+    static const char *const phase[] = {"apply", "q+=sp<p,q>", "end+alpha", "r-=aq|r|^2", "end+beta+flags", "updates", "top"};
+    blas_prof_report(iterations, "multi-shift", 7, phase);
+}
+static void blas_bi_report(int first, int end)
+{
+    if (first > BL_PROF_FIRST + BL_PROF_N) return; /* an earlier part of the solve reported */
+    static const char *const phase[] = {"apply v",     "<r0,v> alpha", "s=r-av",   "apply t",
+                                        "<t,s> |t|^2", "x+=ap+ws",     "r=s-wt |r|^2 <r0,r>", "p=r+b(p-wv)",
+                                        "top (the host's reliable updates)"};
+    blas_prof_report(end, "BiCGstab", 9, phase);
 }
 #define BL_MS_MARK(k, phase) blas_ms_mark(k, phase)
 #define BL_MS_REPORT(iterations) blas_ms_report(iterations)
+#define BL_BI_REPORT(first, end) blas_bi_report(first, end)
 #define BL_MS_WAIT(f, number) blas_ms_wait(&(f)->seq, number, sizeof *(f))
 #define BL_HOST_ALLOC(bytes) blas_pinned_alloc(bytes)
 #define BL_HOST_FREE(p) cudaFreeHost(p)

@@ -36,6 +36,12 @@
 #include "solvers/bicgstab_step.h"
 
 #define BL_BI_AHEAD 3 /* iterations queued before the host reads one's ring slot */
+/* LAT_GPU_MS_PROFILE=1 (blas_gpu.cu; timing only): events at the 9 phase
+ * marks (BL_MS_MARK) of iterations 40 to 104 of a solve, the phases' mean
+ * times printed by the part that queued past them */
+#ifndef BL_BI_REPORT
+#define BL_BI_REPORT(first, end) ((void)0)
+#endif
 
 /* the coefficients the vector kernels read */
 enum { BL_BI_S, BL_BI_X1, BL_BI_X2, BL_BI_R, BL_BI_P1, BL_BI_P2, BL_BI_NOPS };
@@ -244,23 +250,33 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
         if (k - L->k_first >= BL_BI_AHEAD && (stop = bl_bi_read(m, L, ++read, seq0))) break;
         const unsigned j = (unsigned)(k - L->k_first);
         struct bl_bi_post *post = &m->bi_ring[j % BL_BI_AHEAD];
+        BL_MS_MARK(k, 0);
         L->apply(L->actx, L->v, L->p);
+        BL_MS_MARK(k, 1);
         blas_launch(k_bl_bi_alpha<X>, (unsigned)g.nb, true, r0, r0n, v, vn, g, c->layout, bl_ms_where_next(m), st, c->chunk_dev,
                     m->count, k);
+        BL_MS_MARK(k, 2);
         blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)NULL, (const float *)NULL, r, rn_, nsites_pad,
                     ngroups, ncomp, (const struct bl_bi_state *)st, (int)BL_BI_S, -1);
+        BL_MS_MARK(k, 3);
         L->apply(L->actx, L->t, L->r);
+        BL_MS_MARK(k, 4);
         blas_launch(k_bl_bi_sum3<X, false>, (unsigned)g.nb, true, t, tn, r, rn_, (const X *)NULL, (const float *)NULL, g,
                     nsites, nsites_pad, c->layout, bl_ms_where_next(m), st, c->chunk_dev, m->count, k,
                     (struct bl_bi_post *)NULL, 0u);
+        BL_MS_MARK(k, 5);
         blas_launch(k_bl_bi_update<X, Y>, nb_up, false, (const X *)p, (const float *)pn, (const X *)r, (const float *)rn_, x,
                     L->x->norm, nsites_pad, ngroups, ncomp, (const struct bl_bi_state *)st, (int)BL_BI_X1, (int)BL_BI_X2);
+        BL_MS_MARK(k, 6);
         blas_launch(k_bl_bi_sum3<X, true>, (unsigned)g.nb, true, r0, r0n, r, rn_, t, tn, g, nsites, nsites_pad, c->layout,
                     bl_ms_where_next(m), st, c->chunk_dev, m->count, k, post, seq0 + j + 1);
+        BL_MS_MARK(k, 7);
         blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)r, (const float *)rn_, p, pn, nsites_pad, ngroups,
                     ncomp, (const struct bl_bi_state *)st, (int)BL_BI_P1, (int)BL_BI_P2);
+        BL_MS_MARK(k, 8);
     }
     const int queued = k - L->k_first; /* iterations queued */
+    BL_BI_REPORT(L->k_first, k); /* this part queued iterations k_first .. k - 1 */
     while (!stop && read < L->k_first + queued - 1) stop = bl_bi_read(m, L, ++read, seq0);
     m->seq = seq0 + (unsigned)queued + 1; /* past every number queued */
     struct bl_bi_state s;
