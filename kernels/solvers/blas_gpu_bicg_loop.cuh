@@ -80,6 +80,117 @@ __global__ void k_bl_bi_start(struct bl_bi_state *st, solver_complex rho, double
     st->rho = rho, st->maxr = maxr, st->target = target, st->delta = delta, st->mixed = mixed;
 }
 
+/* ---- a site in registers ----------------------------------------------------
+ * The loop's kernels take a site's groups into registers at once and keep
+ * a new value there as its storage gives it back (a half site: its norm,
+ * the quantised reals times it), where the table's kernels store and read
+ * again (caxpby2's first result, caxpby_norm2_cdot's sums): the loads of a
+ * site issue together and nothing is read twice.  The same operations on
+ * the same values in the same order: the same bits.  Why: the table's half
+ * site kernels moved their bytes at 25-63 % of the copy bandwidth (H100,
+ * 24^3x48, docs/PERFORMANCE.md session 23); the caxpby2 of p read p back
+ * after storing it.  At most BL_BI_GROUPS groups a site (bl_bicgstab_loop
+ * declines larger sites). */
+#define BL_BI_GROUPS 6 /* 24 reals: the Wilson spinor's */
+
+template <class X>
+static __device__ __forceinline__ void bl_bi_load(bl_g *g, const X *x, const float *xnorm, int64_t s, int ncomp)
+{
+    const double sc = bl_site_scale<X>(xnorm, s);
+#pragma unroll
+    for (int i = 0; i < BL_BI_GROUPS; i++)
+        if (4 * i < ncomp) g[i] = bl_load(x, gpu_spinor_index(ncomp, 4 * i, s), sc);
+}
+
+/* o as y's storage gives it back (bl_site_item's norm and quantisation for
+ * half, bl_as_stored otherwise); store: also stored (y and its norm) */
+template <class Y>
+static __device__ __forceinline__ void bl_bi_as_stored(bl_g *o, Y *y, float *ynorm, int64_t s, int ncomp, bool store)
+{
+    if constexpr (!bl_is_half<Y>::value) {
+        (void)ynorm;
+#pragma unroll
+        for (int i = 0; i < BL_BI_GROUPS; i++)
+            if (4 * i < ncomp) {
+                if (store) bl_store(y, gpu_spinor_index(ncomp, 4 * i, s), o[i]);
+                o[i] = bl_as_stored(y, o[i]);
+            }
+    } else {
+        double mx = 0; /* half.h's block norm of the new values, as bl_site_item takes it */
+        int finite = 1;
+#pragma unroll
+        for (int i = 0; i < BL_BI_GROUPS; i++)
+            if (4 * i < ncomp)
+                for (int k = 0; k < 4; k++) {
+                    const double a = fabs(o[i].v[k]);
+                    if (!isfinite(a)) finite = 0;
+                    else if (a > mx) mx = a;
+                }
+        const float nf = half_norm(mx, finite);
+        const bool zero = !finite || nf == 0;
+        const double qs = zero ? 0 : half_encode_scale(nf), ds = half_decode_scale(nf);
+#pragma unroll
+        for (int i = 0; i < BL_BI_GROUPS; i++)
+            if (4 * i < ncomp) {
+                bl_h4 q = {0, 0, 0, 0};
+                if (!zero) q = bl_h4{half_quantise(o[i].v[0], qs), half_quantise(o[i].v[1], qs),
+                                     half_quantise(o[i].v[2], qs), half_quantise(o[i].v[3], qs)};
+                if (store) *(bl_h4 *)(y + gpu_spinor_index(ncomp, 4 * i, s)) = q;
+                o[i] = bl_g{{bl_mul(q.a, ds), bl_mul(q.b, ds), bl_mul(q.c, ds), bl_mul(q.d, ds)}}; /* bl_load's */
+            }
+        if (store) ynorm[s] = nf;
+    }
+}
+
+/* K = 2: sum conj(x) y (k_bl_red_chunk's bl_site_accumulate); K = 3: that
+ * and |x|^2 (bl_sum3<false>), a site's groups loaded at once */
+template <class X, int K> struct bl_bi_dot_site {
+    const X *x;
+    const float *xnorm;
+    const X *y;
+    const float *ynorm;
+    int ncomp;
+    __device__ __forceinline__ void operator()(double *acc, int64_t s) const
+    {
+        bl_g a[BL_BI_GROUPS], b[BL_BI_GROUPS];
+        bl_bi_load(a, x, xnorm, s, ncomp);
+        bl_bi_load(b, y, ynorm, s, ncomp);
+#pragma unroll
+        for (int i = 0; i < BL_BI_GROUPS; i++)
+            if (4 * i < ncomp) {
+                if (K == 2) bl_accumulate<2>(acc, a[i], b[i]);
+                else bl_sum3<false>(acc, a[i], b[i]);
+            }
+    }
+};
+
+/* r = op(t, r), stored, then <r0, r> and |r|^2 of r as stored (blas_gpu_bicg
+ * .cuh's bl_sum3_site<X, true>) */
+template <class X> struct bl_bi_r_site {
+    const X *r0;
+    const float *r0norm;
+    X *r;
+    float *rnorm;
+    const X *t;
+    const float *tnorm;
+    int ncomp;
+    bl_op_complex op;
+    __device__ __forceinline__ void operator()(double *acc, int64_t s) const
+    {
+        bl_g o[BL_BI_GROUPS], x[BL_BI_GROUPS];
+        bl_bi_load(x, t, tnorm, s, ncomp);
+        bl_bi_load(o, r, rnorm, s, ncomp);
+#pragma unroll
+        for (int i = 0; i < BL_BI_GROUPS; i++)
+            if (4 * i < ncomp) o[i] = op(x[i], o[i]);
+        bl_bi_as_stored(o, r, rnorm, s, ncomp, true);
+        bl_bi_load(x, r0, r0norm, s, ncomp);
+#pragma unroll
+        for (int i = 0; i < BL_BI_GROUPS; i++)
+            if (4 * i < ncomp) bl_sum3<true>(acc, x[i], o[i]);
+    }
+};
+
 /* <r0, v>, then (its last block, thread 0) alpha = rho / <r0, v> or the stop */
 template <class X>
 __global__ void __launch_bounds__(GPU_RED_BS)
@@ -87,7 +198,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
                   struct solver_reduce_layout l, bl_ms_where w, struct bl_bi_state *st, double *chunk, unsigned *count, int k)
 {
     if (st->stop) return; /* every block sees the same: only the last block's thread 0 changes it */
-    bl_chunk_walk<2>(g.chunk_sites, g.nsub, chunk, bl_sum_site<X, X, 2>{r0, r0norm, v, vnorm, g.ncomp});
+    bl_chunk_walk<2>(g.chunk_sites, g.nsub, chunk, bl_bi_dot_site<X, 2>{r0, r0norm, v, vnorm, g.ncomp});
     if (!bl_ms_last_block(count, (unsigned)g.nb)) return;
     bl_ms_own_slots<2>(chunk, g, l, w);
     solver_complex r0v;
@@ -159,7 +270,8 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     const bl_op_complex op = UPD ? st->op[BL_BI_R] : bl_op_complex{0, 0, 0, 0};
     if (UPD && blockIdx.x == 0) /* the padding sites: updated as the unfused caxpby does, never summed */
         for (int64_t s = nsites + threadIdx.x; s < nsites_pad; s += GPU_RED_BS) bl_axpy_site(wv, wnorm, v, vnorm, s, g.ncomp, op);
-    bl_chunk_walk<3>(g.chunk_sites, g.nsub, chunk, bl_sum3_visit<X, UPD>{u, unorm, v, vnorm, wv, wnorm, g.ncomp, op});
+    if constexpr (UPD) bl_chunk_walk<3>(g.chunk_sites, g.nsub, chunk, bl_bi_r_site<X>{u, unorm, v, vnorm, wv, wnorm, g.ncomp, op});
+    else bl_chunk_walk<3>(g.chunk_sites, g.nsub, chunk, bl_bi_dot_site<X, 3>{u, unorm, v, vnorm, g.ncomp});
     if (!bl_ms_last_block(count, (unsigned)g.nb)) return;
     bl_ms_own_slots<3>(chunk, g, l, w);
     double sum[3];
@@ -178,29 +290,31 @@ __global__ void __launch_bounds__(GPU_RED_BS)
 }
 
 /* y = op[i1](x1, y), then (i2 >= 0) y = op[i2](x2, y): caxpby's and
- * caxpby2's item code (blas_gpu.cuh, blas_gpu_bicg.cuh), per site when an
- * operand is half, else per group of 4 stored reals */
+ * caxpby2's (blas_gpu_bicg.cuh) bits, a thread a site, the first result
+ * kept in registers as y's storage gives it back */
 template <class X, class Y>
 __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_bi_update(const X *x1, const float *x1norm, const X *x2, const float *x2norm, Y *y, float *ynorm, int64_t nsites_pad,
-                   size_t ngroups, int ncomp, const struct bl_bi_state *st, int i1, int i2)
+                   int ncomp, const struct bl_bi_state *st, int i1, int i2)
 {
-    if (st->stop) return;
-    const size_t i = (size_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
+    const int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
+    if (st->stop || s >= nsites_pad) return;
+    bl_g o[BL_BI_GROUPS], x[BL_BI_GROUPS];
+    bl_bi_load(x, x1, x1norm, s, ncomp);
+    bl_bi_load(o, y, ynorm, s, ncomp);
     const bl_op_complex op1 = st->op[i1];
-    if constexpr (bl_is_half<X>::value || bl_is_half<Y>::value) {
-        if ((int64_t)i >= nsites_pad) return;
-        bl_site_item(x1, x1norm, y, ynorm, (int64_t)i, ncomp, op1);
-        if (i2 >= 0) bl_site_item(x2, x2norm, y, ynorm, (int64_t)i, ncomp, st->op[i2]);
-    } else {
-        if (i >= ngroups) return;
-        if (i2 < 0) {
-            bl_flat_item(x1, y, i, op1);
-            return;
-        }
-        const bl_g y1 = bl_as_stored(y, op1(bl_load(x1, 4 * i, 1.0), bl_load(y, 4 * i, 1.0)));
-        bl_store(y, 4 * i, st->op[i2](bl_load(x2, 4 * i, 1.0), y1));
+#pragma unroll
+    for (int i = 0; i < BL_BI_GROUPS; i++)
+        if (4 * i < ncomp) o[i] = op1(x[i], o[i]);
+    if (i2 >= 0) {
+        bl_bi_as_stored(o, y, ynorm, s, ncomp, false);
+        bl_bi_load(x, x2, x2norm, s, ncomp);
+        const bl_op_complex op2 = st->op[i2];
+#pragma unroll
+        for (int i = 0; i < BL_BI_GROUPS; i++)
+            if (4 * i < ncomp) o[i] = op2(x[i], o[i]);
     }
+    bl_bi_as_stored(o, y, ynorm, s, ncomp, true);
 }
 
 /* ---- host ------------------------------------------------------------------ */
@@ -235,8 +349,7 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
     blas_launch(k_bl_bi_start, 1, false, m->bi_st, L->rho, L->maxr, L->target, L->delta, L->mixed);
     const bl_chunk_grid g = bl_chunk_prepare<3>(c, L->r);
     const int64_t nsites = bl_nsites(L->r), nsites_pad = bl_sites_pad(L->r);
-    const size_t ngroups = bl_stored(L->r) / GPU_SPINOR_GROUP;
-    const unsigned nb_up = bl_blocks(bl_is_half<X>::value ? (uint64_t)nsites_pad : ngroups);
+    const unsigned nb_up = bl_blocks((uint64_t)nsites_pad);
     const int ncomp = g.ncomp;
     X *r = (X *)L->r->data, *p = (X *)L->p->data;
     const X *r0 = (const X *)L->r0->data, *v = (const X *)L->v->data, *t = (const X *)L->t->data;
@@ -257,7 +370,7 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
                     m->count, k);
         BL_MS_MARK(k, 2);
         blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)NULL, (const float *)NULL, r, rn_, nsites_pad,
-                    ngroups, ncomp, (const struct bl_bi_state *)st, (int)BL_BI_S, -1);
+                    ncomp, (const struct bl_bi_state *)st, (int)BL_BI_S, -1);
         BL_MS_MARK(k, 3);
         L->apply(L->actx, L->t, L->r);
         BL_MS_MARK(k, 4);
@@ -266,12 +379,12 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
                     (struct bl_bi_post *)NULL, 0u);
         BL_MS_MARK(k, 5);
         blas_launch(k_bl_bi_update<X, Y>, nb_up, false, (const X *)p, (const float *)pn, (const X *)r, (const float *)rn_, x,
-                    L->x->norm, nsites_pad, ngroups, ncomp, (const struct bl_bi_state *)st, (int)BL_BI_X1, (int)BL_BI_X2);
+                    L->x->norm, nsites_pad, ncomp, (const struct bl_bi_state *)st, (int)BL_BI_X1, (int)BL_BI_X2);
         BL_MS_MARK(k, 6);
         blas_launch(k_bl_bi_sum3<X, true>, (unsigned)g.nb, true, r0, r0n, r, rn_, t, tn, g, nsites, nsites_pad, c->layout,
                     bl_ms_where_next(m), st, c->chunk_dev, m->count, k, post, seq0 + j + 1);
         BL_MS_MARK(k, 7);
-        blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)r, (const float *)rn_, p, pn, nsites_pad, ngroups,
+        blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)r, (const float *)rn_, p, pn, nsites_pad,
                     ncomp, (const struct bl_bi_state *)st, (int)BL_BI_P1, (int)BL_BI_P2);
         BL_MS_MARK(k, 8);
     }
@@ -294,6 +407,7 @@ static int bl_bicgstab_loop(void *ctx, struct solver_bicg_loop *L)
     const enum solver_prec p = L->r->prec;
     if (L->r0->prec != p || L->p->prec != p || L->v->prec != p || L->t->prec != p) return 0;
     if (L->x->prec != (p == SOLVER_HALF ? SOLVER_SINGLE : p) || L->r->n == 0 || L->k_first > L->k_last) return 0;
+    if (gpu_spinor_ncomp((int)L->r->site_reals) > 4 * BL_BI_GROUPS) return 0; /* the kernels' sites in registers */
     const struct solver_vec *all[] = {L->r0, L->p, L->v, L->t, L->x};
     for (int i = 0; i < 5; i++) solver_vec_same_shape(L->r, all[i], "solver_blas_gpu bicgstab_loop");
     bl_with_store(p, [&](auto t) { bl_bi_run<BL_T(t)>(c, L); });
