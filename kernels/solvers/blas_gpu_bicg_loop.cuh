@@ -81,69 +81,110 @@ __global__ void k_bl_bi_start(struct bl_bi_state *st, solver_complex rho, double
 }
 
 /* ---- a site in registers ----------------------------------------------------
- * The loop's kernels take a site's groups into registers at once and keep
- * a new value there as its storage gives it back (a half site: its norm,
- * the quantised reals times it), where the table's kernels store and read
- * again (caxpby2's first result, caxpby_norm2_cdot's sums): the loads of a
- * site issue together and nothing is read twice.  The same operations on
- * the same values in the same order: the same bits.  Why: the table's half
- * site kernels moved their bytes at 25-63 % of the copy bandwidth (H100,
- * 24^3x48, docs/PERFORMANCE.md session 23); the caxpby2 of p read p back
- * after storing it.  At most BL_BI_GROUPS groups a site (bl_bicgstab_loop
- * declines larger sites). */
+ * The loop's kernels take a site's groups into registers as stored (int16,
+ * float or double: bl_bi_raw), all at once, and keep a new value there as
+ * stored, where the table's kernels store and read again (caxpby2's first
+ * result, caxpby_norm2_cdot's stored r) and compute a half site's new
+ * values twice from memory (once for the norm, once to store): the loads of
+ * a site issue together, nothing is read twice, few registers a thread.
+ * The same operations on the same values in the same order: the same bits
+ * (bl_load's decode, bl_site_item's norm and quantisation).  Why: the
+ * table's half site kernels moved their bytes at 25-63 % of the copy
+ * bandwidth (H100, 24^3x48, docs/PERFORMANCE.md session 23).  At most
+ * BL_BI_GROUPS groups a site (bl_bicgstab_loop declines larger sites). */
 #define BL_BI_GROUPS 6 /* 24 reals: the Wilson spinor's */
 
-template <class X>
-static __device__ __forceinline__ void bl_bi_load(bl_g *g, const X *x, const float *xnorm, int64_t s, int ncomp)
+template <class T> struct bl_bi_raw_t { using type = bl_g; }; /* double */
+template <> struct bl_bi_raw_t<float> { using type = bl_f4; };
+template <> struct bl_bi_raw_t<int16_t> { using type = bl_h4; };
+template <class T> using bl_bi_raw = typename bl_bi_raw_t<T>::type;
+
+static __device__ __forceinline__ bl_g bl_bi_dec(const bl_g &x, double) { return x; }
+static __device__ __forceinline__ bl_g bl_bi_dec(const bl_f4 &x, double) { return bl_g{{x.a, x.b, x.c, x.d}}; }
+static __device__ __forceinline__ bl_g bl_bi_dec(const bl_h4 &x, double sc)
 {
-    const double sc = bl_site_scale<X>(xnorm, s);
-#pragma unroll
-    for (int i = 0; i < BL_BI_GROUPS; i++)
-        if (4 * i < ncomp) g[i] = bl_load(x, gpu_spinor_index(ncomp, 4 * i, s), sc);
+    return bl_g{{bl_mul(x.a, sc), bl_mul(x.b, sc), bl_mul(x.c, sc), bl_mul(x.d, sc)}}; /* bl_load's */
 }
 
-/* o as y's storage gives it back (bl_site_item's norm and quantisation for
- * half, bl_as_stored otherwise); store: also stored (y and its norm) */
+/* site s's groups of x as stored; returns its decode factor (bl_site_scale) */
+template <class X>
+static __device__ __forceinline__ double bl_bi_fetch(bl_bi_raw<X> *g, const X *x, const float *xnorm, int64_t s, int ncomp)
+{
+#pragma unroll
+    for (int i = 0; i < BL_BI_GROUPS; i++)
+        if (4 * i < ncomp) {
+            const size_t e = gpu_spinor_index(ncomp, 4 * i, s);
+            if constexpr (std::is_same<X, double>::value) g[i] = bl_load(x, e, 1.0);
+            else g[i] = *(const bl_bi_raw<X> *)(x + e);
+        }
+    return bl_site_scale<X>(xnorm, s);
+}
 template <class Y>
-static __device__ __forceinline__ void bl_bi_as_stored(bl_g *o, Y *y, float *ynorm, int64_t s, int ncomp, bool store)
+static __device__ __forceinline__ void bl_bi_put(const bl_bi_raw<Y> *g, Y *y, float *ynorm, float nf, int64_t s, int ncomp)
+{
+#pragma unroll
+    for (int i = 0; i < BL_BI_GROUPS; i++)
+        if (4 * i < ncomp) {
+            const size_t e = gpu_spinor_index(ncomp, 4 * i, s);
+            if constexpr (std::is_same<Y, double>::value) bl_store(y, e, g[i]);
+            else *(bl_bi_raw<Y> *)(y + e) = g[i];
+        }
+    if constexpr (bl_is_half<Y>::value) ynorm[s] = nf;
+}
+
+/* g[i] = f(i), the site's new groups, as y's storage holds them; half: the
+ * norm of them all first (returned; its decode factor is the norm), f
+ * computed twice as bl_site_item computes it.  f(i) may read g[i]. */
+template <class Y, class F> static __device__ __forceinline__ float bl_bi_encode(bl_bi_raw<Y> *g, int ncomp, const F &f)
 {
     if constexpr (!bl_is_half<Y>::value) {
-        (void)ynorm;
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
             if (4 * i < ncomp) {
-                if (store) bl_store(y, gpu_spinor_index(ncomp, 4 * i, s), o[i]);
-                o[i] = bl_as_stored(y, o[i]);
+                const bl_g o = f(i);
+                if constexpr (std::is_same<Y, double>::value) g[i] = o;
+                else g[i] = bl_f4{(float)o.v[0], (float)o.v[1], (float)o.v[2], (float)o.v[3]}; /* bl_store's */
             }
+        return 1;
     } else {
-        double mx = 0; /* half.h's block norm of the new values, as bl_site_item takes it */
+        double mx = 0; /* half.h's block norm of the new values */
         int finite = 1;
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
-            if (4 * i < ncomp)
+            if (4 * i < ncomp) {
+                const bl_g o = f(i);
                 for (int k = 0; k < 4; k++) {
-                    const double a = fabs(o[i].v[k]);
+                    const double a = fabs(o.v[k]);
                     if (!isfinite(a)) finite = 0;
                     else if (a > mx) mx = a;
                 }
+            }
         const float nf = half_norm(mx, finite);
         const bool zero = !finite || nf == 0;
-        const double qs = zero ? 0 : half_encode_scale(nf), ds = half_decode_scale(nf);
+        const double qs = zero ? 0 : half_encode_scale(nf);
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
             if (4 * i < ncomp) {
                 bl_h4 q = {0, 0, 0, 0};
-                if (!zero) q = bl_h4{half_quantise(o[i].v[0], qs), half_quantise(o[i].v[1], qs),
-                                     half_quantise(o[i].v[2], qs), half_quantise(o[i].v[3], qs)};
-                if (store) *(bl_h4 *)(y + gpu_spinor_index(ncomp, 4 * i, s)) = q;
-                o[i] = bl_g{{bl_mul(q.a, ds), bl_mul(q.b, ds), bl_mul(q.c, ds), bl_mul(q.d, ds)}}; /* bl_load's */
+                if (!zero) {
+                    const bl_g o = f(i);
+                    q = bl_h4{half_quantise(o.v[0], qs), half_quantise(o.v[1], qs), half_quantise(o.v[2], qs),
+                              half_quantise(o.v[3], qs)};
+                }
+                g[i] = q;
             }
-        if (store) ynorm[s] = nf;
+        return nf;
     }
+}
+/* the decode factor of a site that bl_bi_encode returned nf for */
+template <class Y> static __device__ __forceinline__ double bl_bi_scale(float nf)
+{
+    if constexpr (bl_is_half<Y>::value) return half_decode_scale(nf);
+    else return 1;
 }
 
 /* K = 2: sum conj(x) y (k_bl_red_chunk's bl_site_accumulate); K = 3: that
- * and |x|^2 (bl_sum3<false>), a site's groups loaded at once */
+ * and |x|^2 (bl_sum3<false>) */
 template <class X, int K> struct bl_bi_dot_site {
     const X *x;
     const float *xnorm;
@@ -152,14 +193,13 @@ template <class X, int K> struct bl_bi_dot_site {
     int ncomp;
     __device__ __forceinline__ void operator()(double *acc, int64_t s) const
     {
-        bl_g a[BL_BI_GROUPS], b[BL_BI_GROUPS];
-        bl_bi_load(a, x, xnorm, s, ncomp);
-        bl_bi_load(b, y, ynorm, s, ncomp);
+        bl_bi_raw<X> a[BL_BI_GROUPS], b[BL_BI_GROUPS];
+        const double sa = bl_bi_fetch(a, x, xnorm, s, ncomp), sb = bl_bi_fetch(b, y, ynorm, s, ncomp);
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
             if (4 * i < ncomp) {
-                if (K == 2) bl_accumulate<2>(acc, a[i], b[i]);
-                else bl_sum3<false>(acc, a[i], b[i]);
+                if (K == 2) bl_accumulate<2>(acc, bl_bi_dec(a[i], sa), bl_bi_dec(b[i], sb));
+                else bl_sum3<false>(acc, bl_bi_dec(a[i], sa), bl_bi_dec(b[i], sb));
             }
     }
 };
@@ -177,17 +217,14 @@ template <class X> struct bl_bi_r_site {
     bl_op_complex op;
     __device__ __forceinline__ void operator()(double *acc, int64_t s) const
     {
-        bl_g o[BL_BI_GROUPS], x[BL_BI_GROUPS];
-        bl_bi_load(x, t, tnorm, s, ncomp);
-        bl_bi_load(o, r, rnorm, s, ncomp);
+        bl_bi_raw<X> a[BL_BI_GROUPS], y[BL_BI_GROUPS];
+        const double sa = bl_bi_fetch(a, t, tnorm, s, ncomp), sy = bl_bi_fetch(y, r, rnorm, s, ncomp);
+        const float nf = bl_bi_encode<X>(y, ncomp, [&](int i) { return op(bl_bi_dec(a[i], sa), bl_bi_dec(y[i], sy)); });
+        bl_bi_put(y, r, rnorm, nf, s, ncomp);
+        const double s0 = bl_bi_fetch(a, r0, r0norm, s, ncomp), sr = bl_bi_scale<X>(nf);
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
-            if (4 * i < ncomp) o[i] = op(x[i], o[i]);
-        bl_bi_as_stored(o, r, rnorm, s, ncomp, true);
-        bl_bi_load(x, r0, r0norm, s, ncomp);
-#pragma unroll
-        for (int i = 0; i < BL_BI_GROUPS; i++)
-            if (4 * i < ncomp) bl_sum3<true>(acc, x[i], o[i]);
+            if (4 * i < ncomp) bl_sum3<true>(acc, bl_bi_dec(a[i], s0), bl_bi_dec(y[i], sr));
     }
 };
 
@@ -291,7 +328,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
 
 /* y = op[i1](x1, y), then (i2 >= 0) y = op[i2](x2, y): caxpby's and
  * caxpby2's (blas_gpu_bicg.cuh) bits, a thread a site, the first result
- * kept in registers as y's storage gives it back */
+ * kept in registers as y's storage holds it */
 template <class X, class Y>
 __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_bi_update(const X *x1, const float *x1norm, const X *x2, const float *x2norm, Y *y, float *ynorm, int64_t nsites_pad,
@@ -299,22 +336,18 @@ __global__ void __launch_bounds__(GPU_RED_BS)
 {
     const int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
     if (st->stop || s >= nsites_pad) return;
-    bl_g o[BL_BI_GROUPS], x[BL_BI_GROUPS];
-    bl_bi_load(x, x1, x1norm, s, ncomp);
-    bl_bi_load(o, y, ynorm, s, ncomp);
+    bl_bi_raw<X> a[BL_BI_GROUPS];
+    bl_bi_raw<Y> g[BL_BI_GROUPS];
+    double sa = bl_bi_fetch(a, x1, x1norm, s, ncomp), sy = bl_bi_fetch(g, y, ynorm, s, ncomp);
     const bl_op_complex op1 = st->op[i1];
-#pragma unroll
-    for (int i = 0; i < BL_BI_GROUPS; i++)
-        if (4 * i < ncomp) o[i] = op1(x[i], o[i]);
+    float nf = bl_bi_encode<Y>(g, ncomp, [&](int i) { return op1(bl_bi_dec(a[i], sa), bl_bi_dec(g[i], sy)); });
     if (i2 >= 0) {
-        bl_bi_as_stored(o, y, ynorm, s, ncomp, false);
-        bl_bi_load(x, x2, x2norm, s, ncomp);
+        sa = bl_bi_fetch(a, x2, x2norm, s, ncomp);
+        sy = bl_bi_scale<Y>(nf);
         const bl_op_complex op2 = st->op[i2];
-#pragma unroll
-        for (int i = 0; i < BL_BI_GROUPS; i++)
-            if (4 * i < ncomp) o[i] = op2(x[i], o[i]);
+        nf = bl_bi_encode<Y>(g, ncomp, [&](int i) { return op2(bl_bi_dec(a[i], sa), bl_bi_dec(g[i], sy)); });
     }
-    bl_bi_as_stored(o, y, ynorm, s, ncomp, true);
+    bl_bi_put(g, y, ynorm, nf, s, ncomp);
 }
 
 /* ---- host ------------------------------------------------------------------ */
