@@ -93,7 +93,7 @@ static void blas_ms_wait(const unsigned *at, unsigned seq, size_t flag_bytes)
  * (the apply, q += sigma p with <p, q>, its end and alpha, r -= alpha q
  * with |r|^2, its end and beta and the flags, the updates, then the loop's
  * top: the host's flag wait; each with an event's cost, about 3 us) */
-enum { BL_PROF_FIRST = 40, BL_PROF_N = 64, BL_PROF_MARKS = 9 }; /* marks: the multi-shift loop 7, BiCGstab's 9 */
+enum { BL_PROF_FIRST = 40, BL_PROF_N = 64, BL_PROF_MARKS = 8 }; /* marks: the multi-shift loop 7, BiCGstab's 8 */
 static int blas_prof = -1;
 static cudaEvent_t blas_prof_ev[BL_PROF_N + 1][BL_PROF_MARKS];
 static void blas_ms_mark(int k, int phase)
@@ -134,10 +134,9 @@ static void blas_ms_report(int iterations)
 static void blas_bi_report(int first, int end)
 {
     if (first > BL_PROF_FIRST + BL_PROF_N) return; /* an earlier part of the solve reported */
-    static const char *const phase[] = {"apply v",     "<r0,v> alpha", "s=r-av",   "apply t",
-                                        "<t,s> |t|^2", "x+=ap+ws",     "r=s-wt |r|^2 <r0,r>", "p=r+b(p-wv)",
-                                        "top (the host's reliable updates)"};
-    blas_prof_report(end, "BiCGstab", 9, phase);
+    static const char *const phase[] = {"apply v", "<r0,v> alpha", "s=r-av", "apply t", "<t,s> |t|^2",
+                                        "x+=ap+ws r=s-wt |r|^2 <r0,r>", "p=r+b(p-wv)", "top (the host's reliable updates)"};
+    blas_prof_report(end, "BiCGstab", 8, phase);
 }
 #define BL_MS_MARK(k, phase) blas_ms_mark(k, phase)
 #define BL_MS_REPORT(iterations) blas_ms_report(iterations)

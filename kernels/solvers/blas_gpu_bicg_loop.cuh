@@ -36,7 +36,7 @@
 #include "solvers/bicgstab_step.h"
 
 #define BL_BI_AHEAD 3 /* iterations queued before the host reads one's ring slot */
-/* LAT_GPU_MS_PROFILE=1 (blas_gpu.cu; timing only): events at the 9 phase
+/* LAT_GPU_MS_PROFILE=1 (blas_gpu.cu; timing only): events at the 8 phase
  * marks (BL_MS_MARK) of iterations 40 to 104 of a solve, the phases' mean
  * times printed by the part that queued past them */
 #ifndef BL_BI_REPORT
@@ -88,7 +88,10 @@ __global__ void k_bl_bi_start(struct bl_bi_state *st, solver_complex rho, double
  * values twice from memory (once for the norm, once to store): the loads of
  * a site issue together, nothing is read twice, few registers a thread.
  * The same operations on the same values in the same order: the same bits
- * (bl_load's decode, bl_site_item's norm and quantisation).  Why: the
+ * (bl_load's decode, bl_site_item's norm and quantisation), with half.h's
+ * conversion-free steps (half_q_double, half_quantise_add: a half site's
+ * values are decoded in each of the norm's and the store's passes, and
+ * the conversions, 16 a clock per SM, were the kernels' limit).  Why: the
  * table's half site kernels moved their bytes at 25-63 % of the copy
  * bandwidth (H100, 24^3x48, docs/PERFORMANCE.md session 23).  At most
  * BL_BI_GROUPS groups a site (bl_bicgstab_loop declines larger sites). */
@@ -103,7 +106,8 @@ static __device__ __forceinline__ bl_g bl_bi_dec(const bl_g &x, double) { return
 static __device__ __forceinline__ bl_g bl_bi_dec(const bl_f4 &x, double) { return bl_g{{x.a, x.b, x.c, x.d}}; }
 static __device__ __forceinline__ bl_g bl_bi_dec(const bl_h4 &x, double sc)
 {
-    return bl_g{{bl_mul(x.a, sc), bl_mul(x.b, sc), bl_mul(x.c, sc), bl_mul(x.d, sc)}}; /* bl_load's */
+    return bl_g{{bl_mul(half_q_double(x.a), sc), bl_mul(half_q_double(x.b), sc), bl_mul(half_q_double(x.c), sc),
+                 bl_mul(half_q_double(x.d), sc)}}; /* bl_load's values, no int -> double conversion */
 }
 
 /* site s's groups of x as stored; returns its decode factor (bl_site_scale) */
@@ -168,8 +172,8 @@ template <class Y, class F> static __device__ __forceinline__ float bl_bi_encode
                 bl_h4 q = {0, 0, 0, 0};
                 if (!zero) {
                     const bl_g o = f(i);
-                    q = bl_h4{half_quantise(o.v[0], qs), half_quantise(o.v[1], qs), half_quantise(o.v[2], qs),
-                              half_quantise(o.v[3], qs)};
+                    q = bl_h4{half_quantise_add(o.v[0], qs), half_quantise_add(o.v[1], qs), half_quantise_add(o.v[2], qs),
+                              half_quantise_add(o.v[3], qs)}; /* half_quantise's q, no conversion */
                 }
                 g[i] = q;
             }
@@ -204,21 +208,34 @@ template <class X, int K> struct bl_bi_dot_site {
     }
 };
 
-/* r = op(t, r), stored, then <r0, r> and |r|^2 of r as stored (blas_gpu_bicg
- * .cuh's bl_sum3_site<X, true>) */
-template <class X> struct bl_bi_r_site {
+/* x = ox2(s, ox1(p, x)) (caxpby2's x += alpha p + omega s), then
+ * r = op(t, s) stored over s, then <r0, r> and |r|^2 of r as stored
+ * (blas_gpu_bicg.cuh's bl_sum3_site<X, true>): two of bicgstab.c's calls,
+ * s read once */
+template <class X, class Y> struct bl_bi_r_site {
     const X *r0;
     const float *r0norm;
     X *r;
     float *rnorm;
     const X *t;
     const float *tnorm;
+    const X *p;
+    const float *pnorm;
+    Y *x;
+    float *xnorm;
     int ncomp;
-    bl_op_complex op;
+    bl_op_complex op, ox1, ox2;
     __device__ __forceinline__ void operator()(double *acc, int64_t s) const
     {
         bl_bi_raw<X> a[BL_BI_GROUPS], y[BL_BI_GROUPS];
-        const double sa = bl_bi_fetch(a, t, tnorm, s, ncomp), sy = bl_bi_fetch(y, r, rnorm, s, ncomp);
+        bl_bi_raw<Y> xg[BL_BI_GROUPS];
+        const double sy = bl_bi_fetch(y, r, rnorm, s, ncomp), sp = bl_bi_fetch(a, p, pnorm, s, ncomp);
+        double sx = bl_bi_fetch(xg, x, xnorm, s, ncomp);
+        float nx = bl_bi_encode<Y>(xg, ncomp, [&](int i) { return ox1(bl_bi_dec(a[i], sp), bl_bi_dec(xg[i], sx)); });
+        sx = bl_bi_scale<Y>(nx);
+        nx = bl_bi_encode<Y>(xg, ncomp, [&](int i) { return ox2(bl_bi_dec(y[i], sy), bl_bi_dec(xg[i], sx)); });
+        bl_bi_put(xg, x, xnorm, nx, s, ncomp);
+        const double sa = bl_bi_fetch(a, t, tnorm, s, ncomp);
         const float nf = bl_bi_encode<X>(y, ncomp, [&](int i) { return op(bl_bi_dec(a[i], sa), bl_bi_dec(y[i], sy)); });
         bl_bi_put(y, r, rnorm, nf, s, ncomp);
         const double s0 = bl_bi_fetch(a, r0, r0norm, s, ncomp), sr = bl_bi_scale<X>(nf);
@@ -283,13 +300,15 @@ static __device__ void bl_bi_after_r(struct bl_bi_state *st, const double *sum, 
 }
 
 /* UPD false: <t, s>, |t|^2 (u = t, v = s), then omega; UPD true:
- * r = s - omega t (v = r, w = t) with <r0, r>, |r|^2 (u = r0), then r's
- * test and the ring slot (also when <r0, v> stopped this iteration) */
-template <class X, bool UPD>
+ * x += alpha p + omega s, r = s - omega t (v = r, w = t) with <r0, r>,
+ * |r|^2 (u = r0), then r's test and the ring slot (also when <r0, v>
+ * stopped this iteration) */
+template <class X, class Y, bool UPD>
 __global__ void __launch_bounds__(GPU_RED_BS)
-    k_bl_bi_sum3(const X *u, const float *unorm, X *v, float *vnorm, const X *wv, const float *wnorm, bl_chunk_grid g,
-                 int64_t nsites, int64_t nsites_pad, struct solver_reduce_layout l, bl_ms_where w, struct bl_bi_state *st,
-                 double *chunk, unsigned *count, int k, struct bl_bi_post *post, unsigned seq)
+    k_bl_bi_sum3(const X *u, const float *unorm, X *v, float *vnorm, const X *wv, const float *wnorm, const X *p,
+                 const float *pnorm, Y *x, float *xnorm, bl_chunk_grid g, int64_t nsites, int64_t nsites_pad,
+                 struct solver_reduce_layout l, bl_ms_where w, struct bl_bi_state *st, double *chunk, unsigned *count, int k,
+                 struct bl_bi_post *post, unsigned seq)
 {
     if (st->stop) {
         if (UPD && st->stop_k == k && blockIdx.x == 0 && threadIdx.x == 0) {
@@ -304,11 +323,17 @@ __global__ void __launch_bounds__(GPU_RED_BS)
         }
         return;
     }
-    const bl_op_complex op = UPD ? st->op[BL_BI_R] : bl_op_complex{0, 0, 0, 0};
-    if (UPD && blockIdx.x == 0) /* the padding sites: updated as the unfused caxpby does, never summed */
-        for (int64_t s = nsites + threadIdx.x; s < nsites_pad; s += GPU_RED_BS) bl_axpy_site(wv, wnorm, v, vnorm, s, g.ncomp, op);
-    if constexpr (UPD) bl_chunk_walk<3>(g.chunk_sites, g.nsub, chunk, bl_bi_r_site<X>{u, unorm, v, vnorm, wv, wnorm, g.ncomp, op});
-    else bl_chunk_walk<3>(g.chunk_sites, g.nsub, chunk, bl_bi_dot_site<X, 3>{u, unorm, v, vnorm, g.ncomp});
+    if constexpr (UPD) {
+        const bl_bi_r_site<X, Y> site{u, unorm, v, vnorm, wv, wnorm, p, pnorm, x, xnorm, g.ncomp,
+                                      st->op[BL_BI_R], st->op[BL_BI_X1], st->op[BL_BI_X2]};
+        if (blockIdx.x == 0) { /* the padding sites: updated as the unfused calls do, never summed */
+            double unused[3];
+            for (int64_t s = nsites + threadIdx.x; s < nsites_pad; s += GPU_RED_BS) site(unused, s);
+        }
+        bl_chunk_walk<3>(g.chunk_sites, g.nsub, chunk, site);
+    } else {
+        bl_chunk_walk<3>(g.chunk_sites, g.nsub, chunk, bl_bi_dot_site<X, 3>{u, unorm, v, vnorm, g.ncomp});
+    }
     if (!bl_ms_last_block(count, (unsigned)g.nb)) return;
     bl_ms_own_slots<3>(chunk, g, l, w);
     double sum[3];
@@ -407,19 +432,17 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
         BL_MS_MARK(k, 3);
         L->apply(L->actx, L->t, L->r);
         BL_MS_MARK(k, 4);
-        blas_launch(k_bl_bi_sum3<X, false>, (unsigned)g.nb, true, t, tn, r, rn_, (const X *)NULL, (const float *)NULL, g,
-                    nsites, nsites_pad, c->layout, bl_ms_where_next(m), st, c->chunk_dev, m->count, k,
-                    (struct bl_bi_post *)NULL, 0u);
+        blas_launch(k_bl_bi_sum3<X, Y, false>, (unsigned)g.nb, true, t, tn, r, rn_, (const X *)NULL, (const float *)NULL,
+                    (const X *)NULL, (const float *)NULL, (Y *)NULL, (float *)NULL, g, nsites, nsites_pad, c->layout,
+                    bl_ms_where_next(m), st, c->chunk_dev, m->count, k, (struct bl_bi_post *)NULL, 0u);
         BL_MS_MARK(k, 5);
-        blas_launch(k_bl_bi_update<X, Y>, nb_up, false, (const X *)p, (const float *)pn, (const X *)r, (const float *)rn_, x,
-                    L->x->norm, nsites_pad, ncomp, (const struct bl_bi_state *)st, (int)BL_BI_X1, (int)BL_BI_X2);
+        blas_launch(k_bl_bi_sum3<X, Y, true>, (unsigned)g.nb, true, r0, r0n, r, rn_, t, tn, (const X *)p, (const float *)pn, x,
+                    L->x->norm, g, nsites, nsites_pad, c->layout, bl_ms_where_next(m), st, c->chunk_dev, m->count, k, post,
+                    seq0 + j + 1);
         BL_MS_MARK(k, 6);
-        blas_launch(k_bl_bi_sum3<X, true>, (unsigned)g.nb, true, r0, r0n, r, rn_, t, tn, g, nsites, nsites_pad, c->layout,
-                    bl_ms_where_next(m), st, c->chunk_dev, m->count, k, post, seq0 + j + 1);
-        BL_MS_MARK(k, 7);
         blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)r, (const float *)rn_, p, pn, nsites_pad,
                     ncomp, (const struct bl_bi_state *)st, (int)BL_BI_P1, (int)BL_BI_P2);
-        BL_MS_MARK(k, 8);
+        BL_MS_MARK(k, 7);
     }
     const int queued = k - L->k_first; /* iterations queued */
     BL_BI_REPORT(L->k_first, k); /* this part queued iterations k_first .. k - 1 */
