@@ -88,10 +88,7 @@ __global__ void k_bl_bi_start(struct bl_bi_state *st, solver_complex rho, double
  * values twice from memory (once for the norm, once to store): the loads of
  * a site issue together, nothing is read twice, few registers a thread.
  * The same operations on the same values in the same order: the same bits
- * (bl_load's decode, bl_site_item's norm and quantisation), with half.h's
- * conversion-free steps (half_q_double, half_quantise_add: a half site's
- * values are decoded in each of the norm's and the store's passes, and
- * the conversions, 16 a clock per SM, were the kernels' limit).  Why: the
+ * (bl_load's decode, bl_site_item's norm and quantisation).  Why: the
  * table's half site kernels moved their bytes at 25-63 % of the copy
  * bandwidth (H100, 24^3x48, docs/PERFORMANCE.md session 23).  At most
  * BL_BI_GROUPS groups a site (bl_bicgstab_loop declines larger sites). */
@@ -106,8 +103,7 @@ static __device__ __forceinline__ bl_g bl_bi_dec(const bl_g &x, double) { return
 static __device__ __forceinline__ bl_g bl_bi_dec(const bl_f4 &x, double) { return bl_g{{x.a, x.b, x.c, x.d}}; }
 static __device__ __forceinline__ bl_g bl_bi_dec(const bl_h4 &x, double sc)
 {
-    return bl_g{{bl_mul(half_q_double(x.a), sc), bl_mul(half_q_double(x.b), sc), bl_mul(half_q_double(x.c), sc),
-                 bl_mul(half_q_double(x.d), sc)}}; /* bl_load's values, no int -> double conversion */
+    return bl_g{{bl_mul(x.a, sc), bl_mul(x.b, sc), bl_mul(x.c, sc), bl_mul(x.d, sc)}}; /* bl_load's */
 }
 
 /* site s's groups of x as stored; returns its decode factor (bl_site_scale) */
@@ -172,8 +168,8 @@ template <class Y, class F> static __device__ __forceinline__ float bl_bi_encode
                 bl_h4 q = {0, 0, 0, 0};
                 if (!zero) {
                     const bl_g o = f(i);
-                    q = bl_h4{half_quantise_add(o.v[0], qs), half_quantise_add(o.v[1], qs), half_quantise_add(o.v[2], qs),
-                              half_quantise_add(o.v[3], qs)}; /* half_quantise's q, no conversion */
+                    q = bl_h4{half_quantise(o.v[0], qs), half_quantise(o.v[1], qs), half_quantise(o.v[2], qs),
+                              half_quantise(o.v[3], qs)};
                 }
                 g[i] = q;
             }

@@ -14,8 +14,6 @@
  *   keeps NaN) for the same kernels' stores
  *   half_step_round(f)  f rounded up to 15 significant bits (the norm's
  *   last step, exported for the tests)
- *   half_quantise_add, half_q_double: half_quantise and (double)q without
- *   a double <-> int conversion, the same bits
  * A block is int16 q_k and one float, its "norm" (the name of the arrays
  * that hold it): the block's step, x_k = q_k * norm.  norm = max |x_k| /
  * 32767 rounded up to 15 significant bits (half_norm: below 3.9e-34 the
@@ -116,41 +114,6 @@ static inline HALF_HD int16_t half_quantise(double x, double scale)
 }
 /* the factor q -> x: the norm itself */
 static inline HALF_HD double half_decode_scale(float norm) { return (double)norm; }
-
-/* half_quantise and (double)q without a conversion between double and int
- * (on sm_90 16 a clock per SM, against 64 double adds: the BiCGstab device
- * loop's half kernels did 290 a site, blas_gpu_bicg_loop.cuh), bit for bit
- * (tests/unit/test_half16.c):
- *   half_quantise_add(x, scale): x scale, then + 1.5 x 2^52, whose step is
- *   1 -- the sum is x scale rounded to an integer, ties to even, as
- *   nearbyint, and its low 32 bits are that integer (|x scale| < 2^31);
- *   clamped to +-32767.  Two roundings, never contracted into one fma.
- *   half_q_double(q): the double of bits 0x43300000 : q + 2^31, which is
- *   2^52 + 2^31 + q, less 2^52 + 2^31 (exact). */
-static inline HALF_HD int16_t half_quantise_add(double x, double scale)
-{
-#ifdef __CUDA_ARCH__
-    const int32_t i = __double2loint(__dadd_rn(__dmul_rn(x, scale), 6755399441055744.0));
-#else
-    volatile double v = x * scale; /* rounded before the add, whatever the compiler's contraction */
-    const double m = v + 6755399441055744.0;
-    uint64_t b;
-    memcpy(&b, &m, sizeof b);
-    const int32_t i = (int32_t)(uint32_t)b;
-#endif
-    return (int16_t)(i > SOLVER_HALF_ONE ? SOLVER_HALF_ONE : i < -SOLVER_HALF_ONE ? -SOLVER_HALF_ONE : i);
-}
-static inline HALF_HD double half_q_double(int16_t q)
-{
-#ifdef __CUDA_ARCH__
-    return __hiloint2double(0x43300000, (int)q ^ (int)0x80000000) - 4503601774854144.0;
-#else
-    const uint64_t b = 0x4330000000000000ull | (uint32_t)((int32_t)q ^ INT32_MIN);
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d - 4503601774854144.0;
-#endif
-}
 
 /* The same steps in float arithmetic.  Why a second set: on the GPU a
  * double operation, a float <-> double conversion and a float <-> int
