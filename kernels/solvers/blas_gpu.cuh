@@ -14,8 +14,8 @@
  * Exported (host): blas_gpu_make(layout) the table (NULL: out of host
  * memory; layout NULL: one process, the fixed grid below),
  * blas_gpu_device_loop(table, d) (blas_gpu.h's _device_loop),
- * blas_gpu_destroy(table); the table's multishift_loop is
- * blas_gpu_multishift.cuh's; the table's fused kernels are
+ * blas_gpu_destroy(table); the table's multishift_loop and bicgstab_loop
+ * are blas_gpu_multishift.cuh's and blas_gpu_bicg_loop.cuh's; its fused kernels are
  * blas_gpu_fused.cuh's and blas_gpu_bicg.cuh's (both included here, before the table),
  * all eight with or without a layout (with one, axpy_norm2 / axpy_cdot run on the layout's
  * chunk grid: the bits of axpy followed by the chunked reduction).
