@@ -20,6 +20,9 @@
  * reliable update due, omega or <r0, r> not usable -- every later kernel
  * leaves r, p, x alone; the operator's queued work on p and r is redone
  * (the same v) or wasted, nothing else; bicgstab.c takes that iteration on.
+ * Measured (one H100, 24^3x48 Wilson-clover, 12 columns to 1e-10, session
+ * 24): double-half 8.47 s against 9.56 with the host's loop, double 19.45
+ * against 21.22 (docs/PERFORMANCE.md).
  *
  * Bits: bicgstab.c's loop with this blas's fused kernels, iteration by
  * iteration -- the same chunk walks (k_bl_red_chunk's cdot, blas_gpu_bicg
