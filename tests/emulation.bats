@@ -92,7 +92,7 @@
     echo "$output" | grep -q '^half NaN: 29 of 128 output sites NaN'
 }
 
-@test "solvers' GPU vector kernels on the host: the CPU kernels' bits, fused = unfused bits (BiCGstab's too), reductions to 1e-13, CG/BiCGstab/CGNE/multi-shift d/s/h as on the CPU" {
+@test "solvers' GPU vector kernels on the host: the CPU kernels' bits, fused = unfused bits (BiCGstab's too), BiCGstab's device loop = its host loop's bits, reductions to 1e-13, CG/BiCGstab/CGNE/multi-shift d/s/h as on the CPU" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/blas-emulation compiles the device code with it"
     run "$BATS_TEST_DIRNAME/../scripts/blas-emulation"
     echo "$output"
@@ -115,9 +115,12 @@
     echo "$output" | grep -q '^layout of 1100-site chunks (3 pieces), first 1 of 4, 2 parts: '
     # BiCGstab's fused kernels (cdot_norm2, caxpby_norm2_cdot, caxpby2): every precision set it uses, the
     # unfused GPU bits and one launch, without a layout (2 shapes) and on the 6 layouts; whole BiCGstab
-    # solves d/s/h with and without them bit for bit (2 shapes, one layout)
+    # solves d/s/h and a breakdown (A = 0) bit for bit with the device loop, the host loop and without
+    # the fused kernels (2 shapes, 3 layouts); on a layout the device loop took every solve
     [ "$(echo "$output" | grep -cE ' reals: 12 of 12 BiCGstab fused cases .* give the unfused bits$')" -eq 8 ]
-    [ "$(echo "$output" | grep -cE ' reals: bicgstab double-(double|single|half) on the GPU kernels, .* = without: yes$')" -eq 9 ]
+    [ "$(echo "$output" | grep -cE ' reals: bicgstab double-(double|single|half)(, A = 0)? on the GPU kernels, .*: yes$')" -eq 20 ]
+    [ "$(echo "$output" | grep -cE 'bicgstab double-half, A = 0 on the GPU kernels, breakdown after 1 iterations')" -eq 5 ]
+    [ "$(echo "$output" | grep -E 'layout of .*bicgstab' | grep -c ', 0 parts in the device loop')" -eq 0 ]
     # every solver in every sloppy precision ran on both shapes (multi-shift: 4 shifts)
     for sh in "77 x 24" "45 x 6"; do
         for sv in cg bicgstab cgne; do
