@@ -87,11 +87,10 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
         } else {
             sloppy_apply(s, 0, vs, ps);
             solver_complex r0v = blas->cdot(c, r0, vs);
-            if (!bicg_usable(r0v) || !bicg_usable(rho)) {
+            if (!bicg_alpha(rho, r0v, &alpha)) {
                 st = SOLVER_BREAKDOWN;
                 break;
             }
-            alpha = bicg_cdiv(rho, r0v);
             blas->caxpby(c, (solver_complex){-alpha.re, -alpha.im}, vs, one, rs); /* s */
             sloppy_apply(s, 0, ts, rs);
             double tt;

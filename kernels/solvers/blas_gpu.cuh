@@ -62,6 +62,7 @@ extern "C" {
 }
 #include <string.h>
 #include "solvers/half.h"
+#include "solvers/scalar_rn.h"
 #include "gpu/spinor.h"
 #include "gpu/field.h"
 extern "C" {
@@ -88,87 +89,11 @@ extern "C" {
 #endif
 
 /* ---- arithmetic: IEEE operations, never contracted into an FMA ---------- */
-static __host__ __device__ __forceinline__ double bl_mul(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-    return __dmul_rn(a, b);
-#else
-    return a * b;
-#endif
-}
-static __host__ __device__ __forceinline__ double bl_add(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-    return __dadd_rn(a, b);
-#else
-    return a + b;
-#endif
-}
-static __host__ __device__ __forceinline__ double bl_sub(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-    return __dsub_rn(a, b);
-#else
-    return a - b;
-#endif
-}
+static __host__ __device__ __forceinline__ double bl_mul(double a, double b) { return RN_MUL(a, b); }
+static __host__ __device__ __forceinline__ double bl_add(double a, double b) { return RN_ADD(a, b); }
+static __host__ __device__ __forceinline__ double bl_sub(double a, double b) { return RN_SUB(a, b); }
 
-/* ---- storage: a group of 4 reals in double registers -------------------- */
-struct bl_g {
-    double v[4];
-};
-struct alignas(16) bl_d2 {
-    double a, b;
-};
-struct alignas(16) bl_f4 {
-    float a, b, c, d;
-};
-struct alignas(8) bl_h4 {
-    int16_t a, b, c, d;
-};
-template <class T> struct bl_is_half : std::false_type {};
-template <> struct bl_is_half<int16_t> : std::true_type {};
-
-/* load the group at element offset e (a multiple of 4); scale: half's
- * decode factor of the site (unused otherwise) */
-static __device__ __forceinline__ bl_g bl_load(const double *p, size_t e, double scale)
-{
-    (void)scale;
-    bl_d2 x = ((const bl_d2 *)(p + e))[0], y = ((const bl_d2 *)(p + e))[1];
-    return bl_g{{x.a, x.b, y.a, y.b}};
-}
-static __device__ __forceinline__ bl_g bl_load(const float *p, size_t e, double scale)
-{
-    (void)scale;
-    bl_f4 x = *(const bl_f4 *)(p + e);
-    return bl_g{{x.a, x.b, x.c, x.d}};
-}
-static __device__ __forceinline__ bl_g bl_load(const int16_t *p, size_t e, double scale)
-{
-    bl_h4 x = *(const bl_h4 *)(p + e);
-    return bl_g{{bl_mul(x.a, scale), bl_mul(x.b, scale), bl_mul(x.c, scale), bl_mul(x.d, scale)}};
-}
-static __device__ __forceinline__ void bl_store(double *p, size_t e, const bl_g &g)
-{
-    ((bl_d2 *)(p + e))[0] = bl_d2{g.v[0], g.v[1]};
-    ((bl_d2 *)(p + e))[1] = bl_d2{g.v[2], g.v[3]};
-}
-static __device__ __forceinline__ void bl_store(float *p, size_t e, const bl_g &g)
-{
-    *(bl_f4 *)(p + e) = bl_f4{(float)g.v[0], (float)g.v[1], (float)g.v[2], (float)g.v[3]};
-}
-/* a half group: quantised with the site's encode factor (half.h) */
-static __device__ __forceinline__ void bl_store_half(int16_t *p, size_t e, const bl_g &g, double scale)
-{
-    *(bl_h4 *)(p + e) = bl_h4{half_quantise(g.v[0], scale), half_quantise(g.v[1], scale), half_quantise(g.v[2], scale),
-                              half_quantise(g.v[3], scale)};
-}
-/* the decode factor of site s (1 for double and single storage) */
-template <class T> static __device__ __forceinline__ double bl_site_scale(const float *norm, int64_t s)
-{
-    if constexpr (bl_is_half<T>::value) return half_decode_scale(norm[s]);
-    else return 1;
-}
+#include "solvers/blas_gpu_store.cuh" /* a group of 4 stored reals: load, store, decode, encode */
 
 /* ---- the elementwise operations: out = f(x, y) per real ---------------- */
 /* real a x + b y in blas_cpu.c's four forms (which one: bl_real_op) */
@@ -245,27 +170,21 @@ static __device__ __forceinline__ void bl_site_item(const X *x, const float *xno
             size_t e = gpu_spinor_index(ncomp, c, s);
             bl_g xv = bl_load(x, e, xs), yv = {{0, 0, 0, 0}};
             if (op.reads_y()) yv = bl_load(y, e, ys);
-            bl_g o = op(xv, yv);
-            for (int k = 0; k < 4; k++) {
-                double a = fabs(o.v[k]);
-                if (!isfinite(a)) finite = 0;
-                else if (a > mx) mx = a;
-            }
+            const bl_g o = op(xv, yv);
+            bl_half_max(o, &mx, &finite);
         }
-        const float nf = half_norm(mx, finite);
-        const bool zero = !finite || nf == 0;
-        const double qs = zero ? 0 : half_encode_scale(nf);
+        const bl_half_site h = bl_half_norm(mx, finite);
         for (int c = 0; c < ncomp; c += 4) {
             size_t e = gpu_spinor_index(ncomp, c, s);
             bl_g o = {{0, 0, 0, 0}};
-            if (!zero) {
+            if (!h.zero) {
                 bl_g xv = bl_load(x, e, xs), yv = {{0, 0, 0, 0}};
                 if (op.reads_y()) yv = bl_load(y, e, ys);
                 o = op(xv, yv);
             }
-            bl_store_half(y, e, o, qs);
+            bl_store_half(y, e, o, h.qs);
         }
-        ynorm[s] = nf;
+        ynorm[s] = h.nf;
     }
 }
 template <class X, class Y, class OP>

@@ -40,12 +40,11 @@
 #ifndef LAT_SOLVERS_BLAS_GPU_BICG_CUH
 #define LAT_SOLVERS_BLAS_GPU_BICG_CUH
 
-/* the values a flat group of y reads back as once stored: double as is,
- * single rounded to float (bl_store's conversion, bl_load's widening) */
-static __device__ __forceinline__ bl_g bl_as_stored(const double *, const bl_g &g) { return g; }
-static __device__ __forceinline__ bl_g bl_as_stored(const float *, const bl_g &g)
+/* the values a flat group of y (double or single) reads back as once
+ * stored: bl_store's conversion, bl_load's widening */
+template <class Y> static __device__ __forceinline__ bl_g bl_as_stored(const Y *y, const bl_g &g)
 {
-    return bl_g{{(double)(float)g.v[0], (double)(float)g.v[1], (double)(float)g.v[2], (double)(float)g.v[3]}};
+    return bl_dec(bl_enc(y, g, 1.0), 1.0);
 }
 
 /* ---- caxpby2: y = op1(x1, y), then y = op2(x2, y) ----------------------- */

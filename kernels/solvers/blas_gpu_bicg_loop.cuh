@@ -56,16 +56,6 @@ struct bl_bi_post {
     double rn;
     unsigned seq;
 };
-#ifdef BL_MS_LANDED_HERE /* the emulation: every launch has run when the host gets here */
-#define BL_BI_WAIT(f, number) bl_bi_landed(f, number)
-static void bl_bi_landed(const struct bl_bi_post *f, unsigned seq)
-{
-    if (f->seq != seq) lat_die(1, "solver_blas_gpu", "internal error: the BiCGstab ring slot of number %u is missing", seq);
-    gpu_transfer_note_down(sizeof *f);
-}
-#else
-#define BL_BI_WAIT(f, number) BL_MS_WAIT(f, number)
-#endif
 
 /* the recursion's state, in device memory */
 struct bl_bi_state {
@@ -85,98 +75,60 @@ __global__ void k_bl_bi_start(struct bl_bi_state *st, solver_complex rho, double
 
 /* ---- a site in registers ----------------------------------------------------
  * The loop's kernels take a site's groups into registers as stored (int16,
- * float or double: bl_bi_raw), all at once, and keep a new value there as
+ * float or double: blas_gpu_store.cuh's bl_raw), all at once, and keep a new value there as
  * stored, where the table's kernels store and read again (caxpby2's first
  * result, caxpby_norm2_cdot's stored r) and compute a half site's new
  * values twice from memory (once for the norm, once to store): the loads of
  * a site issue together, nothing is read twice, few registers a thread.
  * The same operations on the same values in the same order: the same bits
- * (bl_load's decode, bl_site_item's norm and quantisation).  Why: the
+ * (blas_gpu_store.cuh's bl_dec, bl_enc, bl_half_norm: the steps of bl_load,
+ * bl_store_half and bl_site_item).  Why: the
  * table's half site kernels moved their bytes at 25-63 % of the copy
  * bandwidth (H100, 24^3x48, docs/PERFORMANCE.md session 23).  At most
  * BL_BI_GROUPS groups a site (bl_bicgstab_loop declines larger sites). */
 #define BL_BI_GROUPS 6 /* 24 reals: the Wilson spinor's */
 
-template <class T> struct bl_bi_raw_t { using type = bl_g; }; /* double */
-template <> struct bl_bi_raw_t<float> { using type = bl_f4; };
-template <> struct bl_bi_raw_t<int16_t> { using type = bl_h4; };
-template <class T> using bl_bi_raw = typename bl_bi_raw_t<T>::type;
-
-static __device__ __forceinline__ bl_g bl_bi_dec(const bl_g &x, double) { return x; }
-static __device__ __forceinline__ bl_g bl_bi_dec(const bl_f4 &x, double) { return bl_g{{x.a, x.b, x.c, x.d}}; }
-static __device__ __forceinline__ bl_g bl_bi_dec(const bl_h4 &x, double sc)
-{
-    return bl_g{{bl_mul(x.a, sc), bl_mul(x.b, sc), bl_mul(x.c, sc), bl_mul(x.d, sc)}}; /* bl_load's */
-}
-
-/* site s's groups of x as stored; returns its decode factor (bl_site_scale) */
+/* site s's groups of x as stored (bl_fetch); returns its decode factor */
 template <class X>
-static __device__ __forceinline__ double bl_bi_fetch(bl_bi_raw<X> *g, const X *x, const float *xnorm, int64_t s, int ncomp)
+static __device__ __forceinline__ double bl_bi_fetch(bl_raw<X> *g, const X *x, const float *xnorm, int64_t s, int ncomp)
 {
 #pragma unroll
     for (int i = 0; i < BL_BI_GROUPS; i++)
-        if (4 * i < ncomp) {
-            const size_t e = gpu_spinor_index(ncomp, 4 * i, s);
-            if constexpr (std::is_same<X, double>::value) g[i] = bl_load(x, e, 1.0);
-            else g[i] = *(const bl_bi_raw<X> *)(x + e);
-        }
+        if (4 * i < ncomp) g[i] = bl_fetch(x, gpu_spinor_index(ncomp, 4 * i, s));
     return bl_site_scale<X>(xnorm, s);
 }
 template <class Y>
-static __device__ __forceinline__ void bl_bi_put(const bl_bi_raw<Y> *g, Y *y, float *ynorm, float nf, int64_t s, int ncomp)
+static __device__ __forceinline__ void bl_bi_put(const bl_raw<Y> *g, Y *y, float *ynorm, float nf, int64_t s, int ncomp)
 {
 #pragma unroll
     for (int i = 0; i < BL_BI_GROUPS; i++)
-        if (4 * i < ncomp) {
-            const size_t e = gpu_spinor_index(ncomp, 4 * i, s);
-            if constexpr (std::is_same<Y, double>::value) bl_store(y, e, g[i]);
-            else *(bl_bi_raw<Y> *)(y + e) = g[i];
-        }
+        if (4 * i < ncomp) bl_put(y, gpu_spinor_index(ncomp, 4 * i, s), g[i]);
     if constexpr (bl_is_half<Y>::value) ynorm[s] = nf;
 }
 
-/* g[i] = f(i), the site's new groups, as y's storage holds them; half: the
- * norm of them all first (returned; its decode factor is the norm), f
- * computed twice as bl_site_item computes it.  f(i) may read g[i]. */
-template <class Y, class F> static __device__ __forceinline__ float bl_bi_encode(bl_bi_raw<Y> *g, int ncomp, const F &f)
+/* g[i] = f(i), the site's new groups, in y's storage form (bl_enc); half:
+ * the norm of them all first (bl_half_max, bl_half_norm; returned, it is
+ * the site's decode factor), f computed twice as bl_site_item computes it.
+ * f(i) may read g[i]. */
+template <class Y, class F> static __device__ __forceinline__ float bl_bi_encode(bl_raw<Y> *g, int ncomp, const F &f)
 {
+    const Y *tag = NULL; /* bl_enc's storage */
     if constexpr (!bl_is_half<Y>::value) {
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
-            if (4 * i < ncomp) {
-                const bl_g o = f(i);
-                if constexpr (std::is_same<Y, double>::value) g[i] = o;
-                else g[i] = bl_f4{(float)o.v[0], (float)o.v[1], (float)o.v[2], (float)o.v[3]}; /* bl_store's */
-            }
+            if (4 * i < ncomp) g[i] = bl_enc(tag, f(i), 1.0);
         return 1;
     } else {
-        double mx = 0; /* half.h's block norm of the new values */
+        double mx = 0;
         int finite = 1;
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
-            if (4 * i < ncomp) {
-                const bl_g o = f(i);
-                for (int k = 0; k < 4; k++) {
-                    const double a = fabs(o.v[k]);
-                    if (!isfinite(a)) finite = 0;
-                    else if (a > mx) mx = a;
-                }
-            }
-        const float nf = half_norm(mx, finite);
-        const bool zero = !finite || nf == 0;
-        const double qs = zero ? 0 : half_encode_scale(nf);
+            if (4 * i < ncomp) bl_half_max(f(i), &mx, &finite);
+        const bl_half_site h = bl_half_norm(mx, finite);
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
-            if (4 * i < ncomp) {
-                bl_h4 q = {0, 0, 0, 0};
-                if (!zero) {
-                    const bl_g o = f(i);
-                    q = bl_h4{half_quantise(o.v[0], qs), half_quantise(o.v[1], qs), half_quantise(o.v[2], qs),
-                              half_quantise(o.v[3], qs)};
-                }
-                g[i] = q;
-            }
-        return nf;
+            if (4 * i < ncomp) g[i] = h.zero ? bl_h4{0, 0, 0, 0} : bl_enc(tag, f(i), h.qs);
+        return h.nf;
     }
 }
 /* the decode factor of a site that bl_bi_encode returned nf for */
@@ -196,13 +148,13 @@ template <class X, int K> struct bl_bi_dot_site {
     int ncomp;
     __device__ __forceinline__ void operator()(double *acc, int64_t s) const
     {
-        bl_bi_raw<X> a[BL_BI_GROUPS], b[BL_BI_GROUPS];
+        bl_raw<X> a[BL_BI_GROUPS], b[BL_BI_GROUPS];
         const double sa = bl_bi_fetch(a, x, xnorm, s, ncomp), sb = bl_bi_fetch(b, y, ynorm, s, ncomp);
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
             if (4 * i < ncomp) {
-                if (K == 2) bl_accumulate<2>(acc, bl_bi_dec(a[i], sa), bl_bi_dec(b[i], sb));
-                else bl_sum3<false>(acc, bl_bi_dec(a[i], sa), bl_bi_dec(b[i], sb));
+                if (K == 2) bl_accumulate<2>(acc, bl_dec(a[i], sa), bl_dec(b[i], sb));
+                else bl_sum3<false>(acc, bl_dec(a[i], sa), bl_dec(b[i], sb));
             }
     }
 };
@@ -226,21 +178,21 @@ template <class X, class Y> struct bl_bi_r_site {
     bl_op_complex op, ox1, ox2;
     __device__ __forceinline__ void operator()(double *acc, int64_t s) const
     {
-        bl_bi_raw<X> a[BL_BI_GROUPS], y[BL_BI_GROUPS];
-        bl_bi_raw<Y> xg[BL_BI_GROUPS];
+        bl_raw<X> a[BL_BI_GROUPS], y[BL_BI_GROUPS];
+        bl_raw<Y> xg[BL_BI_GROUPS];
         const double sy = bl_bi_fetch(y, r, rnorm, s, ncomp), sp = bl_bi_fetch(a, p, pnorm, s, ncomp);
         double sx = bl_bi_fetch(xg, x, xnorm, s, ncomp);
-        float nx = bl_bi_encode<Y>(xg, ncomp, [&](int i) { return ox1(bl_bi_dec(a[i], sp), bl_bi_dec(xg[i], sx)); });
+        float nx = bl_bi_encode<Y>(xg, ncomp, [&](int i) { return ox1(bl_dec(a[i], sp), bl_dec(xg[i], sx)); });
         sx = bl_bi_scale<Y>(nx);
-        nx = bl_bi_encode<Y>(xg, ncomp, [&](int i) { return ox2(bl_bi_dec(y[i], sy), bl_bi_dec(xg[i], sx)); });
+        nx = bl_bi_encode<Y>(xg, ncomp, [&](int i) { return ox2(bl_dec(y[i], sy), bl_dec(xg[i], sx)); });
         bl_bi_put(xg, x, xnorm, nx, s, ncomp);
         const double sa = bl_bi_fetch(a, t, tnorm, s, ncomp);
-        const float nf = bl_bi_encode<X>(y, ncomp, [&](int i) { return op(bl_bi_dec(a[i], sa), bl_bi_dec(y[i], sy)); });
+        const float nf = bl_bi_encode<X>(y, ncomp, [&](int i) { return op(bl_dec(a[i], sa), bl_dec(y[i], sy)); });
         bl_bi_put(y, r, rnorm, nf, s, ncomp);
         const double s0 = bl_bi_fetch(a, r0, r0norm, s, ncomp), sr = bl_bi_scale<X>(nf);
 #pragma unroll
         for (int i = 0; i < BL_BI_GROUPS; i++)
-            if (4 * i < ncomp) bl_sum3<true>(acc, bl_bi_dec(a[i], s0), bl_bi_dec(y[i], sr));
+            if (4 * i < ncomp) bl_sum3<true>(acc, bl_dec(a[i], s0), bl_dec(y[i], sr));
     }
 };
 
@@ -258,13 +210,23 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     r0v.re = bl_ms_total<2>(w, 0);
     r0v.im = bl_ms_total<2>(w, 1);
     if (threadIdx.x) return;
-    if (!bicg_usable(r0v) || !bicg_usable(st->rho)) {
+    solver_complex a;
+    if (!bicg_alpha(st->rho, r0v, &a)) {
         st->stop = SOLVER_BICG_BREAKDOWN, st->stop_k = k;
         return;
     }
-    const solver_complex a = bicg_cdiv(st->rho, r0v);
     st->alpha = a;
     st->op[BL_BI_S] = bl_op_complex{-a.re, -a.im, 1, 0}; /* s = r - alpha v */
+}
+
+/* iteration k's ring slot: its stop and |r|, then its number */
+static __device__ void bl_bi_post_slot(struct bl_bi_post *post, int stop, int k, double rn, unsigned seq)
+{
+    volatile struct bl_bi_post *p = post;
+    p->stop = stop;
+    p->k = k;
+    p->rn = rn;
+    bl_ms_publish(&p->seq, seq);
 }
 
 /* after the last sum of iteration k: r's test (bicgstab.c's tail up to
@@ -273,14 +235,9 @@ static __device__ void bl_bi_after_r(struct bl_bi_state *st, const double *sum, 
 {
     const solver_complex rho_new = {sum[0], sum[1]};
     const double rn = RN_SQRT(sum[2]);
-    int stop = !isfinite(rn);
-    if (!stop) {
-        if (rn > st->maxr) st->maxr = rn; /* solve_reliable's first step */
-        stop = solve_reliable_due(rn, st->maxr, st->target, st->delta, st->mixed) || !bicg_usable(st->omega) ||
-               !bicg_usable(rho_new);
-    }
+    const int goes_on = bicg_goes_on(rn, &st->maxr, st->target, st->delta, st->mixed, st->omega, rho_new);
     st->rn = rn, st->rho_new = rho_new;
-    if (stop) {
+    if (!goes_on) {
         st->stop = SOLVER_BICG_AFTER_R, st->stop_k = k;
     } else {
         const solver_complex b = bicg_beta(rho_new, st->rho, st->alpha, st->omega);
@@ -288,14 +245,7 @@ static __device__ void bl_bi_after_r(struct bl_bi_state *st, const double *sum, 
         st->op[BL_BI_P2] = bl_op_complex{1, 0, b.re, b.im};                  /* p = r + beta p */
         st->rho = rho_new;
     }
-    volatile struct bl_bi_post *p = post;
-    p->stop = st->stop;
-    p->k = k;
-    p->rn = rn;
-#ifdef __CUDA_ARCH__
-    __threadfence_system();
-#endif
-    p->seq = seq;
+    bl_bi_post_slot(post, st->stop, k, rn, seq);
 }
 
 /* UPD false: <t, s>, |t|^2 (u = t, v = s), then omega; UPD true:
@@ -310,16 +260,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
                  struct bl_bi_post *post, unsigned seq)
 {
     if (st->stop) {
-        if (UPD && st->stop_k == k && blockIdx.x == 0 && threadIdx.x == 0) {
-            volatile struct bl_bi_post *p = post;
-            p->stop = st->stop;
-            p->k = k;
-            p->rn = 0;
-#ifdef __CUDA_ARCH__
-            __threadfence_system();
-#endif
-            p->seq = seq;
-        }
+        if (UPD && st->stop_k == k && blockIdx.x == 0 && threadIdx.x == 0) bl_bi_post_slot(post, st->stop, k, 0, seq);
         return;
     }
     if constexpr (UPD) {
@@ -360,16 +301,16 @@ __global__ void __launch_bounds__(GPU_RED_BS)
 {
     const int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
     if (st->stop || s >= nsites_pad) return;
-    bl_bi_raw<X> a[BL_BI_GROUPS];
-    bl_bi_raw<Y> g[BL_BI_GROUPS];
+    bl_raw<X> a[BL_BI_GROUPS];
+    bl_raw<Y> g[BL_BI_GROUPS];
     double sa = bl_bi_fetch(a, x1, x1norm, s, ncomp), sy = bl_bi_fetch(g, y, ynorm, s, ncomp);
     const bl_op_complex op1 = st->op[i1];
-    float nf = bl_bi_encode<Y>(g, ncomp, [&](int i) { return op1(bl_bi_dec(a[i], sa), bl_bi_dec(g[i], sy)); });
+    float nf = bl_bi_encode<Y>(g, ncomp, [&](int i) { return op1(bl_dec(a[i], sa), bl_dec(g[i], sy)); });
     if (i2 >= 0) {
         sa = bl_bi_fetch(a, x2, x2norm, s, ncomp);
         sy = bl_bi_scale<Y>(nf);
         const bl_op_complex op2 = st->op[i2];
-        nf = bl_bi_encode<Y>(g, ncomp, [&](int i) { return op2(bl_bi_dec(a[i], sa), bl_bi_dec(g[i], sy)); });
+        nf = bl_bi_encode<Y>(g, ncomp, [&](int i) { return op2(bl_dec(a[i], sa), bl_dec(g[i], sy)); });
     }
     bl_bi_put(g, y, ynorm, nf, s, ncomp);
 }
@@ -392,7 +333,7 @@ static int bl_bi_read(struct bl_ms *m, struct solver_bicg_loop *L, int k, unsign
 {
     const unsigned j = (unsigned)(k - L->k_first);
     const struct bl_bi_post *p = &m->bi_ring[j % BL_BI_AHEAD];
-    BL_BI_WAIT(p, seq0 + j + 1);
+    BL_MS_WAIT(p, seq0 + j + 1);
     const int stop = ((const volatile struct bl_bi_post *)p)->stop;
     if (stop != SOLVER_BICG_BREAKDOWN) L->iteration(L->actx, k, ((const volatile struct bl_bi_post *)p)->rn);
     return stop;

@@ -84,12 +84,22 @@ struct bl_ms_flags {
     unsigned seq; /* in the host's ring: the iteration's number, stored last */
 };
 #ifdef BL_MS_LANDED_HERE /* the emulation: every launch has run when the host gets here */
-static void bl_ms_landed(const struct bl_ms_flags *f, unsigned seq)
+template <class F> static void bl_ms_landed(const F *f, unsigned seq) /* a ring slot of either device loop */
 {
-    if (f->seq != seq) lat_die(1, "solver_blas_gpu", "internal error: the multi-shift flags of iteration %u are missing", seq);
+    if (f->seq != seq) lat_die(1, "solver_blas_gpu", "internal error: the device loop's ring slot %u is missing", seq);
     gpu_transfer_note_down(sizeof *f);
 }
 #endif
+/* a ring slot (page-locked host memory) whose other fields this thread
+ * has stored: a system fence, then its sequence number, which the host
+ * waits for (BL_MS_WAIT) */
+static __device__ void bl_ms_publish(volatile unsigned *seq_at, unsigned seq)
+{
+#ifdef __CUDA_ARCH__
+    __threadfence_system();
+#endif
+    *seq_at = seq;
+}
 struct bl_ms_out { /* what the host reads back at the end (a few hundred bytes) */
     int active[BL_MS_MAX], status[BL_MS_MAX], iters[BL_MS_MAX];
 };
@@ -186,10 +196,7 @@ static __device__ void bl_ms_post_flags(const struct bl_ms_state *st, struct bl_
     volatile struct bl_ms_flags *p = post;
     p->done = st->f.done;
     p->k = st->f.k;
-#ifdef __CUDA_ARCH__
-    __threadfence_system();
-#endif
-    p->seq = seq;
+    bl_ms_publish(&p->seq, seq);
 }
 
 /* a reduction's end on the device, then the scalar step it feeds (K = 2:

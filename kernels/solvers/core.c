@@ -89,7 +89,6 @@ void solve_accumulate(struct solve *s, struct solver_vec *xs)
 enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, struct solver_vec *xs, struct solver_vec *rs,
                                   double *rn, double *maxr)
 {
-    if (*rn > *maxr) *maxr = *rn; /* the largest residual since the last update (QUDA) */
     /* after a plateau cycle the true residual is looked at as soon as the
      * recursion claims a clear gain over the best one (on a plateau that
      * gain is missing, and waiting for delta would cost a whole cycle), or
@@ -98,7 +97,7 @@ enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, str
     const int check_early = mixed && s->stall_plateau > 0 &&
                             (*rn * (SOLVE_PLATEAU_GAIN * SOLVE_PLATEAU_GAIN) <= s->stall_best ||
                              iteration - s->stall_iter >= s->stall_length);
-    if (!(solve_reliable_due(*rn, *maxr, s->target, s->delta, mixed) || check_early)) return RELIABLE_NONE;
+    if (!(solve_reliable_due(*rn, maxr, s->target, s->delta, mixed) || check_early)) return RELIABLE_NONE; /* maxr takes rn in */
     s->stall_claimed = *rn;
     solve_accumulate(s, xs);
     *rn = solve_true_residual(s, iteration);
