@@ -17,6 +17,8 @@
 static void *blas_dev_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
 static void blas_dev_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bool barriers, A... args);
+/* one launch at a time here: a chained launch is a launch */
+#define blas_launch_chained blas_launch
 
 #include "solvers/blas_gpu.cuh"
 

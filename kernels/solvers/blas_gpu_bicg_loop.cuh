@@ -202,6 +202,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_bi_alpha(const X *r0, const float *r0norm, const X *v, const float *vnorm, bl_chunk_grid g,
                   struct solver_reduce_layout l, bl_ms_where w, struct bl_bi_state *st, double *chunk, unsigned *count, int k)
 {
+    bl_chained_begin();
     if (st->stop) return; /* every block sees the same: only the last block's thread 0 changes it */
     bl_chunk_walk<2>(g.chunk_sites, g.nsub, chunk, bl_bi_dot_site<X, 2>{r0, r0norm, v, vnorm, g.ncomp});
     if (!bl_ms_last_block(count, (unsigned)g.nb)) return;
@@ -259,6 +260,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
                  struct solver_reduce_layout l, bl_ms_where w, struct bl_bi_state *st, double *chunk, unsigned *count, int k,
                  struct bl_bi_post *post, unsigned seq)
 {
+    bl_chained_begin();
     if (st->stop) {
         if (UPD && st->stop_k == k && blockIdx.x == 0 && threadIdx.x == 0) bl_bi_post_slot(post, st->stop, k, 0, seq);
         return;
@@ -299,6 +301,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_bi_update(const X *x1, const float *x1norm, const X *x2, const float *x2norm, Y *y, float *ynorm, int64_t nsites_pad,
                    int ncomp, const struct bl_bi_state *st, int i1, int i2)
 {
+    bl_chained_begin();
     const int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
     if (st->stop || s >= nsites_pad) return;
     bl_raw<X> a[BL_BI_GROUPS];
@@ -364,23 +367,23 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
         BL_MS_MARK(k, 0);
         L->apply(L->actx, L->v, L->p);
         BL_MS_MARK(k, 1);
-        blas_launch(k_bl_bi_alpha<X>, (unsigned)g.nb, true, r0, r0n, v, vn, g, c->layout, bl_ms_where_next(m), st, c->chunk_dev,
+        blas_launch_chained(k_bl_bi_alpha<X>, (unsigned)g.nb, true, r0, r0n, v, vn, g, c->layout, bl_ms_where_next(m), st, c->chunk_dev,
                     m->count, k);
         BL_MS_MARK(k, 2);
-        blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)NULL, (const float *)NULL, r, rn_, nsites_pad,
+        blas_launch_chained(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)NULL, (const float *)NULL, r, rn_, nsites_pad,
                     ncomp, (const struct bl_bi_state *)st, (int)BL_BI_S, -1);
         BL_MS_MARK(k, 3);
         L->apply(L->actx, L->t, L->r);
         BL_MS_MARK(k, 4);
-        blas_launch(k_bl_bi_sum3<X, Y, false>, (unsigned)g.nb, true, t, tn, r, rn_, (const X *)NULL, (const float *)NULL,
+        blas_launch_chained(k_bl_bi_sum3<X, Y, false>, (unsigned)g.nb, true, t, tn, r, rn_, (const X *)NULL, (const float *)NULL,
                     (const X *)NULL, (const float *)NULL, (Y *)NULL, (float *)NULL, g, nsites, nsites_pad, c->layout,
                     bl_ms_where_next(m), st, c->chunk_dev, m->count, k, (struct bl_bi_post *)NULL, 0u);
         BL_MS_MARK(k, 5);
-        blas_launch(k_bl_bi_sum3<X, Y, true>, (unsigned)g.nb, true, r0, r0n, r, rn_, t, tn, (const X *)p, (const float *)pn, x,
+        blas_launch_chained(k_bl_bi_sum3<X, Y, true>, (unsigned)g.nb, true, r0, r0n, r, rn_, t, tn, (const X *)p, (const float *)pn, x,
                     L->x->norm, g, nsites, nsites_pad, c->layout, bl_ms_where_next(m), st, c->chunk_dev, m->count, k, post,
                     seq0 + j + 1);
         BL_MS_MARK(k, 6);
-        blas_launch(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)r, (const float *)rn_, p, pn, nsites_pad,
+        blas_launch_chained(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)r, (const float *)rn_, p, pn, nsites_pad,
                     ncomp, (const struct bl_bi_state *)st, (int)BL_BI_P1, (int)BL_BI_P2);
         BL_MS_MARK(k, 7);
     }

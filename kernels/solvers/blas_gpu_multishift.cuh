@@ -246,6 +246,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
                     bl_op_real op, struct bl_ms_state *st, double *chunk, bl_chunk_grid g, struct solver_reduce_layout l,
                     bl_ms_where w, unsigned *count, unsigned nblocks, struct bl_ms_flags *post, unsigned seq)
 {
+    bl_chained_begin();
     if (K == 1) op = st->rop; /* r -= alpha q: alpha from the end before */
     bl_axpy_red_chunk<double, double, K>(x, NULL, y, NULL, chunk_sites, nsub, ncomp, nsites, nsites_pad, op, chunk);
     if (bl_ms_last_block(count, nblocks)) bl_ms_reduce_end<K>(st, chunk, g, l, w, 0, post, seq);
@@ -294,6 +295,7 @@ enum { BL_MS_ALL = 0, BL_MS_BASE = 1, BL_MS_OTHERS = 2 };
 __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_ms_update(const bl_ms_vecs v, const struct bl_ms_state *st, size_t ngroups, unsigned nb_per, int which, int base)
 {
+    bl_chained_begin();
     unsigned j = blockIdx.x / nb_per;
     if (which == BL_MS_BASE) j = (unsigned)base;
     else if (which == BL_MS_OTHERS && j >= (unsigned)base) j++;
@@ -477,11 +479,11 @@ static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
         BL_MS_MARK(k, 1);
         struct bl_ms_flags *post = &m->ring[k % BL_MS_AHEAD]; /* |r|^2's end stores the flags there */
         if (fused) { /* each reduction with its end: q += sigma p_base, <p_base, q>, alpha; r -= alpha q, |r|^2, beta */
-            blas_launch(k_bl_ms_red_end<2>, (unsigned)g.nb, true, pb, q, g.chunk_sites, g.nsub, g.ncomp, nsites, nsites_pad, qop,
+            blas_launch_chained(k_bl_ms_red_end<2>, (unsigned)g.nb, true, pb, q, g.chunk_sites, g.nsub, g.ncomp, nsites, nsites_pad, qop,
                         m->st, c->chunk_dev, g, c->layout, bl_ms_where_next(m), m->count, (unsigned)g.nb,
                         (struct bl_ms_flags *)NULL, 0u);
             BL_MS_MARK(k, 2), BL_MS_MARK(k, 3);
-            blas_launch(k_bl_ms_red_end<1>, (unsigned)g.nb, true, (const double *)q, r, g.chunk_sites, g.nsub, g.ncomp, nsites,
+            blas_launch_chained(k_bl_ms_red_end<1>, (unsigned)g.nb, true, (const double *)q, r, g.chunk_sites, g.nsub, g.ncomp, nsites,
                         nsites_pad, qop, m->st, c->chunk_dev, g, c->layout, bl_ms_where_next(m), m->count, (unsigned)g.nb,
                         post, seq0 + (unsigned)k);
             BL_MS_MARK(k, 4), BL_MS_MARK(k, 5);
@@ -498,13 +500,13 @@ static int bl_multishift_loop(void *ctx, struct solver_ms_loop *L)
             BL_MS_MARK(k, 5);
         }
         if (L->prepare && L->nshift > 1) { /* p_base first: the operator sends its faces while the others update */
-            blas_launch(k_bl_ms_update, nb_per, false, v, (const struct bl_ms_state *)m->st, ngroups, nb_per, (int)BL_MS_BASE,
+            blas_launch_chained(k_bl_ms_update, nb_per, false, v, (const struct bl_ms_state *)m->st, ngroups, nb_per, (int)BL_MS_BASE,
                         L->base);
             L->prepare(L->actx, L->p[L->base]);
-            blas_launch(k_bl_ms_update, nb_per * (unsigned)(L->nshift - 1), false, v, (const struct bl_ms_state *)m->st, ngroups,
+            blas_launch_chained(k_bl_ms_update, nb_per * (unsigned)(L->nshift - 1), false, v, (const struct bl_ms_state *)m->st, ngroups,
                         nb_per, (int)BL_MS_OTHERS, L->base);
         } else {
-            blas_launch(k_bl_ms_update, nb_per * (unsigned)L->nshift, false, v, (const struct bl_ms_state *)m->st, ngroups,
+            blas_launch_chained(k_bl_ms_update, nb_per * (unsigned)L->nshift, false, v, (const struct bl_ms_state *)m->st, ngroups,
                         nb_per, (int)BL_MS_ALL, L->base);
         }
         BL_MS_MARK(k, 6);
