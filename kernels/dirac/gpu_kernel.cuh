@@ -239,6 +239,7 @@ __device__ __forceinline__ void clover_load(const LS *base, const float *step, i
 }
 
 #include "dirac/gpu_link16.cuh"
+#include "gpu/chain.cuh" /* gpu_chained_begin (gpu_launch.cuh includes it first, outside the namespace) */
 
 /* ---- the kernel ------------------------------------------------------------ */
 /* The blocks of 128 threads an SM must hold: ptxas's register cap.  With
@@ -267,6 +268,7 @@ template <typename SS> struct dslash_min_blocks {
 template <typename SS, typename LS, int RECON, int SIGN>
 __global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(const dslash_args a)
 {
+    gpu_chained_begin(); /* launched chained (gpu/chain.cuh): nothing read before it */
     typedef typename dslash_links<LS, RECON>::type U;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= dslash_threads(a.g, a.sites)) return;
@@ -354,6 +356,7 @@ __global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(co
 template <typename SS, typename LS, int RECON, int SIGN>
 __global__ void __launch_bounds__(128) k_dslash_face(const dslash_args a)
 {
+    gpu_chained_begin(); /* launched chained (gpu/chain.cuh): nothing read before it */
     typedef typename dslash_links<LS, RECON>::type U;
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= a.g.V3h) return;
@@ -382,6 +385,7 @@ __global__ void __launch_bounds__(128) k_dslash_face(const dslash_args a)
 template <typename SS, typename LS>
 __global__ void __launch_bounds__(128) k_clover(const dslash_args a)
 {
+    gpu_chained_begin(); /* launched chained (gpu/chain.cuh): nothing read before it */
     const int h = blockIdx.x * blockDim.x + threadIdx.x;
     if (h >= a.g.Vh) return;
     lat_complex psi[12], v[12];

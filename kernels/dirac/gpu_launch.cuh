@@ -8,13 +8,15 @@
  *     DIRAC_GPU_SWEEP the extern "C" entry point (dirac/gpu_sweep.h)
  * The device code is dirac/gpu_kernel.cuh (k_dslash, dslash_dispatch);
  * here it is launched on the default stream, 128 threads a block, one
- * thread per output site, and the launch error checked (gpu_check: one
+ * thread per output site, chained on one process (gpu/chain.cuh: each
+ * kernel opens with gpu_chained_begin), and the launch error checked (one
  * line, exit 1). */
 #define DIRAC_NC_MAX 3 /* SU(3) only: site.h's local arrays */
 #include "math/spinor.h"
 #include "dirac/site.h"
 extern "C" {
 #include "base/log.h"
+#include "base/comm.h"
 }
 #include "solvers/solvers.h"
 #include "solvers/half.h"
@@ -24,6 +26,7 @@ extern "C" {
 #include "dirac/gpu_link16.h"
 #include <cuda_runtime.h>
 #include <math.h>
+#include "gpu/chain.cuh" /* gpu_launch_chained; here, before the kernels' namespace */
 
 namespace DIRAC_GPU_NS {
 #include "gpu/accessor.cuh"
@@ -33,6 +36,8 @@ namespace DIRAC_GPU_NS {
 extern "C" void DIRAC_GPU_SWEEP(const struct dirac_gpu_sweep *w)
 {
     DIRAC_GPU_NS::dslash_dispatch(w, [](void (*kernel)(DIRAC_GPU_NS::dslash_args), const DIRAC_GPU_NS::dslash_args &a,
-                                        int n) { kernel<<<(n + 127) / 128, 128>>>(a); });
+                                        int n) {
+        gpu_launch_chained_when(comm_size() == 1, kernel, (unsigned)((n + 127) / 128), 128u, (cudaStream_t)0, a);
+    });
     gpu_check("the Dirac kernel");
 }

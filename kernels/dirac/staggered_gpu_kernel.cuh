@@ -181,9 +181,11 @@ __device__ __forceinline__ void sg_negate(lat_complex *c)
     for (int k = 0; k < 3; k++) c[k] = c_make(-c[k].re, -c[k].im);
 }
 
+#include "gpu/chain.cuh" /* gpu_chained_begin (staggered_gpu_launch.cuh includes it first, outside the namespace) */
 template <class U, typename VS>
 __global__ void __launch_bounds__(SG_BLOCK) k_staggered_hop(kgeo g, typename U::store_type *__restrict__ links, sg_args a)
 {
+    gpu_chained_begin(); /* launched chained (gpu/chain.cuh): nothing read before it */
     const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= sg_threads(g, a.sites)) return;
     const int h = sg_site(g, a.sites, i);
@@ -240,6 +242,7 @@ __global__ void __launch_bounds__(SG_BLOCK) k_staggered_hop(kgeo g, typename U::
 template <class U, typename VS>
 __global__ void __launch_bounds__(SG_BLOCK) k_staggered_face(kgeo g, typename U::store_type *__restrict__ links, sg_args a)
 {
+    gpu_chained_begin(); /* launched chained (gpu/chain.cuh): nothing read before it */
     const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (j >= g.V3h) return;
     const int q = 1 - a.parity;

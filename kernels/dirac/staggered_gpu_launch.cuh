@@ -21,8 +21,10 @@
 #include "solvers/half.h"
 extern "C" {
 #include "base/log.h"
+#include "base/comm.h"
 }
 #include <cuda_runtime.h>
+#include "gpu/chain.cuh" /* gpu_launch_chained; here, before the kernels' namespace */
 
 #if !defined(SG_STORE) || !defined(SG_NS) || !defined(SG_ENTRY)
 #error "define SG_STORE, SG_NS and SG_ENTRY before including dirac/staggered_gpu_launch.cuh"
@@ -36,7 +38,8 @@ template <typename VS> static void launch_vs(const struct staggered_gpu_sweep *w
 {
     const cudaStream_t stream = (cudaStream_t)w->stream;
     sg_launch<SG_STORE, VS>(w, [stream](auto kernel, unsigned nb, const kgeo &g, auto *links, const sg_args &a) {
-        kernel<<<nb, SG_BLOCK, 0, stream>>>(g, links, a);
+        /* each kernel opens with gpu_chained_begin; chained on one process (gpu/chain.cuh) */
+        gpu_launch_chained_when(comm_size() == 1, kernel, nb, (unsigned)SG_BLOCK, stream, g, links, a);
     });
 }
 } // namespace SG_NS

@@ -49,41 +49,12 @@ template <class K, class... A> static void blas_launch(K kernel, unsigned nb, bo
     gpu_check("solver_blas_gpu kernel");
 }
 
-/* a kernel that opens with bl_chained_begin (blas_gpu.cuh), launched with
- * programmatic stream serialization on a GPU of compute capability 9 or
- * more (CUDA's programmatic dependent launch): it may be put on the SMs
- * before the kernel ahead of it in the stream has ended, and waits there.
- * LAT_GPU_CHAINED=0 launches it as any other (the A/B of the measurement) */
-static int blas_chained_on(void)
-{
-    static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("LAT_GPU_CHAINED");
-        int dev = 0, major = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
-            major = 0;
-        on = major >= 9 && !(e && !strcmp(e, "0"));
-    }
-    return on;
-}
+/* a kernel that opens with gpu_chained_begin: a chained launch (gpu/chain.cuh) */
+#include "gpu/chain.cuh"
 template <class... P, class... A> static void blas_launch_chained(void (*kernel)(P...), unsigned nb, bool barriers, A... args)
 {
-    if (!blas_chained_on()) {
-        blas_launch(kernel, nb, barriers, args...);
-        return;
-    }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.gridDim = dim3(nb);
-    cfg.blockDim = dim3(GPU_RED_BS);
-    cfg.stream = 0;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
-    cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, args...);
-    if (e != cudaSuccess) lat_die(1, "GPU", "solver_blas_gpu chained kernel: %s", cudaGetErrorString(e));
-    gpu_check("solver_blas_gpu kernel");
+    (void)barriers;
+    gpu_launch_chained(kernel, nb, GPU_RED_BS, (cudaStream_t)0, args...);
 }
 
 /* the reductions' block partials: a page-locked host buffer, fetched by one

@@ -11,8 +11,8 @@
  *   blas_launch(kernel, nb, barriers, args...)  kernel<<<nb, GPU_RED_BS>>>(args);
  *       barriers: the kernel has __syncthreads (the reductions)
  *   blas_launch_chained(kernel, nb, barriers, args...)  the same for a
- *       kernel that opens with bl_chained_begin(): the device loops' (on
- *       sm_90, blas_gpu.cu lets it start while the kernel before it ends)
+ *       kernel that opens with gpu_chained_begin() (gpu/chain.cuh): the
+ *       device loops' (blas_gpu.cu: gpu_launch_chained)
  * and the GPU layer's gpu_free, gpu_memset, gpu_download (gpu/field.h).
  * Exported (host): blas_gpu_make(layout) the table (NULL: out of host
  * memory; layout NULL: one process, the fixed grid below),
@@ -98,22 +98,7 @@ static __host__ __device__ __forceinline__ double bl_sub(double a, double b) { r
 
 #include "solvers/blas_gpu_store.cuh" /* a group of 4 stored reals: load, store, decode, encode */
 
-/* the first statement of a kernel launched by blas_launch_chained: wait
- * until the kernel before it in the stream has ended and its stores are
- * seen (griddepcontrol.wait), then let the one after it be launched.  Why:
- * the device loops' kernels are short (10-80 us), and a launch that waits
- * for the one before to drain costs some microseconds each; a chained
- * kernel's blocks take the SMs the kernel before it leaves as it ends, and
- * start as soon as it has.  Nothing is read or written before the wait, so
- * the order of every load and store is the unchained one (the same bits).
- * Without a programmatic launch (or on the host) it does nothing. */
-static __device__ __forceinline__ void bl_chained_begin()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
+#include "gpu/chain.cuh" /* gpu_chained_begin: the first statement of a kernel blas_launch_chained launches */
 
 /* ---- the elementwise operations: out = f(x, y) per real ---------------- */
 /* real a x + b y in blas_cpu.c's four forms (which one: bl_real_op) */

@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_bi_alpha(const X *r0, const float *r0norm, const X *v, const float *vnorm, bl_chunk_grid g,
                   struct solver_reduce_layout l, bl_ms_where w, struct bl_bi_state *st, double *chunk, unsigned *count, int k)
 {
-    bl_chained_begin();
+    gpu_chained_begin();
     if (st->stop) return; /* every block sees the same: only the last block's thread 0 changes it */
     bl_chunk_walk<2>(g.chunk_sites, g.nsub, chunk, bl_bi_dot_site<X, 2>{r0, r0norm, v, vnorm, g.ncomp});
     if (!bl_ms_last_block(count, (unsigned)g.nb)) return;
@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
                  struct solver_reduce_layout l, bl_ms_where w, struct bl_bi_state *st, double *chunk, unsigned *count, int k,
                  struct bl_bi_post *post, unsigned seq)
 {
-    bl_chained_begin();
+    gpu_chained_begin();
     if (st->stop) {
         if (UPD && st->stop_k == k && blockIdx.x == 0 && threadIdx.x == 0) bl_bi_post_slot(post, st->stop, k, 0, seq);
         return;
@@ -301,7 +301,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_bi_update(const X *x1, const float *x1norm, const X *x2, const float *x2norm, Y *y, float *ynorm, int64_t nsites_pad,
                    int ncomp, const struct bl_bi_state *st, int i1, int i2)
 {
-    bl_chained_begin();
+    gpu_chained_begin();
     const int64_t s = (int64_t)blockIdx.x * GPU_RED_BS + threadIdx.x;
     if (st->stop || s >= nsites_pad) return;
     bl_raw<X> a[BL_BI_GROUPS];

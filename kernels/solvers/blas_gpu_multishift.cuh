@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
                     bl_op_real op, struct bl_ms_state *st, double *chunk, bl_chunk_grid g, struct solver_reduce_layout l,
                     bl_ms_where w, unsigned *count, unsigned nblocks, struct bl_ms_flags *post, unsigned seq)
 {
-    bl_chained_begin();
+    gpu_chained_begin();
     if (K == 1) op = st->rop; /* r -= alpha q: alpha from the end before */
     bl_axpy_red_chunk<double, double, K>(x, NULL, y, NULL, chunk_sites, nsub, ncomp, nsites, nsites_pad, op, chunk);
     if (bl_ms_last_block(count, nblocks)) bl_ms_reduce_end<K>(st, chunk, g, l, w, 0, post, seq);
@@ -295,7 +295,7 @@ enum { BL_MS_ALL = 0, BL_MS_BASE = 1, BL_MS_OTHERS = 2 };
 __global__ void __launch_bounds__(GPU_RED_BS)
     k_bl_ms_update(const bl_ms_vecs v, const struct bl_ms_state *st, size_t ngroups, unsigned nb_per, int which, int base)
 {
-    bl_chained_begin();
+    gpu_chained_begin();
     unsigned j = blockIdx.x / nb_per;
     if (which == BL_MS_BASE) j = (unsigned)base;
     else if (which == BL_MS_OTHERS && j >= (unsigned)base) j++;
