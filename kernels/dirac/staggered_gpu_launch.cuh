@@ -21,7 +21,6 @@
 #include "solvers/half.h"
 extern "C" {
 #include "base/log.h"
-#include "base/comm.h"
 }
 #include <cuda_runtime.h>
 #include "gpu/chain.cuh" /* gpu_launch_chained; here, before the kernels' namespace */
@@ -39,7 +38,7 @@ template <typename VS> static void launch_vs(const struct staggered_gpu_sweep *w
     const cudaStream_t stream = (cudaStream_t)w->stream;
     sg_launch<SG_STORE, VS>(w, [stream](auto kernel, unsigned nb, const kgeo &g, auto *links, const sg_args &a) {
         /* each kernel opens with gpu_chained_begin; chained on one process (gpu/chain.cuh) */
-        gpu_launch_chained_when(comm_size() == 1, kernel, nb, (unsigned)SG_BLOCK, stream, g, links, a);
+        gpu_launch_chained_when(gpu_chain_operators(), kernel, nb, (unsigned)SG_BLOCK, stream, g, links, a);
     });
 }
 } // namespace SG_NS

@@ -16,10 +16,10 @@
  *       or with LAT_GPU_CHAINED=0 (for an A/B), a plain launch.  The launch
  *       error is checked (one line, exit 1).
  *   gpu_launch_chained_when(chain, kernel, ...)  the same, plain unless
- *       chain: the Dirac and staggered operators chain their kernels on one
- *       process only (on several GPUs their faces' kernels and arrival
- *       waits have not been run chained yet; the solvers' device loops
- *       have: session 25)
+ *       chain: the Dirac and staggered operators pass gpu_chain_operators(),
+ *       true on one process only (on several GPUs their faces' kernels and
+ *       arrival waits have not been run chained yet; the solvers' device
+ *       loops have: session 25) or with LAT_GPU_CHAINED=all
  * Why, and what it gained: docs/PERFORMANCE.md (session 25). */
 #ifndef LAT_GPU_CHAIN_CUH
 #define LAT_GPU_CHAIN_CUH
@@ -38,6 +38,7 @@ static __device__ __forceinline__ void gpu_chained_begin()
 #include <string.h>
 extern "C" {
 #include "base/log.h"
+#include "base/comm.h"
 }
 static inline int gpu_chained_on(void)
 {
@@ -50,6 +51,17 @@ static inline int gpu_chained_on(void)
         on = major >= 9 && !(e && !strcmp(e, "0"));
     }
     return on;
+}
+/* the operators' kernels: chained on one process, or everywhere with
+ * LAT_GPU_CHAINED=all (to measure them chained on several GPUs) */
+static inline bool gpu_chain_operators(void)
+{
+    static int all = -1;
+    if (all < 0) {
+        const char *e = getenv("LAT_GPU_CHAINED");
+        all = e && !strcmp(e, "all");
+    }
+    return all || comm_size() == 1;
 }
 template <class... P, class... A>
 static void gpu_launch_chained_when(bool chain, void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t stream,
