@@ -40,35 +40,30 @@ extern "C" {
 #include "base/log.h"
 #include "base/comm.h"
 }
-static inline int gpu_chained_on(void)
+/* LAT_GPU_CHAINED read once: 0 no chained launch; 1 (the default) the
+ * solvers' loops everywhere, the operators on one process; 2 ("all") the
+ * operators on several processes too.  0 as well below compute capability 9. */
+static inline int gpu_chained_mode(void)
 {
-    static int on = -1;
-    if (on < 0) {
+    static int mode = -1;
+    if (mode < 0) {
         const char *e = getenv("LAT_GPU_CHAINED");
         int dev = 0, major = 0;
         if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
             major = 0;
-        on = major >= 9 && !(e && !strcmp(e, "0"));
+        mode = major < 9 || (e && !strcmp(e, "0")) ? 0 : e && !strcmp(e, "all") ? 2 : 1;
     }
-    return on;
+    return mode;
 }
 /* the operators' kernels: chained on one process, or everywhere with
  * LAT_GPU_CHAINED=all (to measure them chained on several GPUs) */
-static inline bool gpu_chain_operators(void)
-{
-    static int all = -1;
-    if (all < 0) {
-        const char *e = getenv("LAT_GPU_CHAINED");
-        all = e && !strcmp(e, "all");
-    }
-    return all || comm_size() == 1;
-}
+static inline bool gpu_chain_operators(void) { return gpu_chained_mode() == 2 || comm_size() == 1; }
 template <class... P, class... A>
 static void gpu_launch_chained_when(bool chain, void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t stream,
                                     A... args)
 {
     cudaError_t e;
-    if (chain && gpu_chained_on()) {
+    if (chain && gpu_chained_mode() != 0) {
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute at[1];
         at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
