@@ -14,7 +14,7 @@
  * scalar step of solvers/bicgstab_step.h into a state in device memory;
  * the vector kernels read their coefficients from it.  The host only
  * queues launches (the operator's too); it reads an iteration's |r| and
- * stop BL_BI_AHEAD iterations later from a page-locked ring slot that the
+ * stop `ahead` iterations later (below) from a page-locked ring slot that the
  * last reduction's kernel stores (as the multi-shift loop's flags) and
  * reports it (the history).  Once an iteration stops -- a breakdown, a
  * reliable update due, omega or <r0, r> not usable -- every later kernel
@@ -38,7 +38,16 @@
 
 #include "solvers/bicgstab_step.h"
 
-#define BL_BI_AHEAD 3 /* iterations queued before the host reads one's ring slot */
+/* The host queues iteration k after it has read iteration k - ahead's
+ * ring slot (ahead = struct bl_ms's bi_ahead, LAT_GPU_BICG_AHEAD, at most
+ * BL_BI_AHEAD: the ring's size).  A larger ahead keeps the device fed when
+ * the host is late; a smaller one wastes fewer of the operator's
+ * applications after a stop (a reliable update): up to ahead - 1 queued
+ * iterations, two applications each, run on stale vectors. */
+#define BL_BI_AHEAD 3
+#ifndef BL_BI_AHEAD_DEFAULT
+#define BL_BI_AHEAD_DEFAULT 1
+#endif
 /* LAT_GPU_MS_PROFILE=1 (blas_gpu.cu; timing only): events at the 8 phase
  * marks (BL_MS_MARK) of iterations 40 to 104 of a solve, the phases' mean
  * times printed by the part that queued past them */
@@ -328,6 +337,9 @@ static void bl_bi_buffers(struct bl_ms *m)
     m->bi_ring = (struct bl_bi_post *)BL_HOST_ALLOC(BL_BI_AHEAD * sizeof *m->bi_ring);
     if (!m->bi_ring) lat_die(1, "solver_blas_gpu", "out of host memory for the BiCGstab ring");
     memset(m->bi_ring, 0, BL_BI_AHEAD * sizeof *m->bi_ring);
+    /* LAT_GPU_BICG_AHEAD=1..BL_BI_AHEAD, for timing: the bits do not depend on it */
+    const char *e = getenv("LAT_GPU_BICG_AHEAD");
+    m->bi_ahead = e && atoi(e) >= 1 && atoi(e) <= BL_BI_AHEAD ? atoi(e) : BL_BI_AHEAD_DEFAULT;
 }
 
 /* the ring slot of iteration k (the j-th of this call: sequence number
@@ -361,7 +373,7 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
     const unsigned seq0 = m->seq;
     int k, stop = 0, read = L->k_first - 1; /* the last iteration whose slot was read */
     for (k = L->k_first; k <= L->k_last; k++) {
-        if (k - L->k_first >= BL_BI_AHEAD && (stop = bl_bi_read(m, L, ++read, seq0))) break;
+        if (k - L->k_first >= m->bi_ahead && (stop = bl_bi_read(m, L, ++read, seq0))) break;
         const unsigned j = (unsigned)(k - L->k_first);
         struct bl_bi_post *post = &m->bi_ring[j % BL_BI_AHEAD];
         BL_MS_MARK(k, 0);
