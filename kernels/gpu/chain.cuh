@@ -17,10 +17,10 @@
  *       error is checked (one line, exit 1).
  *   gpu_launch_chained_when(chain, kernel, ...)  the same, plain unless
  *       chain: the Dirac and staggered operators pass gpu_chain_operators(),
- *       true on one process only (on several GPUs their faces' kernels and
- *       arrival waits have not been run chained yet; the solvers' device
- *       loops have: session 25) or with LAT_GPU_CHAINED=all
- * Why, and what it gained: docs/PERFORMANCE.md (session 25). */
+ *       true unless LAT_GPU_CHAINED=loops (the operators launched plainly,
+ *       the solvers' loops chained: session 25's default on several GPUs,
+ *       kept for an A/B)
+ * Why, and what it gained: docs/PERFORMANCE.md (sessions 25 and 26). */
 #ifndef LAT_GPU_CHAIN_CUH
 #define LAT_GPU_CHAIN_CUH
 
@@ -40,9 +40,10 @@ extern "C" {
 #include "base/log.h"
 #include "base/comm.h"
 }
-/* LAT_GPU_CHAINED read once: 0 no chained launch; 1 (the default) the
- * solvers' loops everywhere, the operators on one process; 2 ("all") the
- * operators on several processes too.  0 as well below compute capability 9. */
+/* LAT_GPU_CHAINED read once: 0 no chained launch; 2 (the default; "all"
+ * says the same) the solvers' loops and the operators; 1 ("loops") the
+ * solvers' loops everywhere, the operators on one process only.  0 as well
+ * below compute capability 9. */
 static inline int gpu_chained_mode(void)
 {
     static int mode = -1;
@@ -51,12 +52,13 @@ static inline int gpu_chained_mode(void)
         int dev = 0, major = 0;
         if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
             major = 0;
-        mode = major < 9 || (e && !strcmp(e, "0")) ? 0 : e && !strcmp(e, "all") ? 2 : 1;
+        mode = major < 9 || (e && !strcmp(e, "0")) ? 0 : e && !strcmp(e, "loops") ? 1 : 2;
     }
     return mode;
 }
-/* the operators' kernels: chained on one process, or everywhere with
- * LAT_GPU_CHAINED=all (to measure them chained on several GPUs) */
+/* the operators' kernels: chained, on one process or several (two H200,
+ * lat-hmc 32^3x8 double on two GPUs: 4.44-4.52 s a trajectory against
+ * 4.64-4.98 with the operators plain, the same bytes; session 26) */
 static inline bool gpu_chain_operators(void) { return gpu_chained_mode() == 2 || comm_size() == 1; }
 template <class... P, class... A>
 static void gpu_launch_chained_when(bool chain, void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t stream,

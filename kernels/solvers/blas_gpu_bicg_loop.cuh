@@ -327,6 +327,83 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     bl_bi_put(g, y, ynorm, nf, s, ncomp);
 }
 
+/* k_bl_bi_update for half vectors of Wilson sites (BL_BI_GROUPS groups):
+ * BL_BI_PARTS threads a site, each with BL_BI_GROUPS / BL_BI_PARTS of its
+ * groups, every new value computed once and kept in registers; the site's
+ * largest |value| is the largest of the parts' (shared memory, one barrier
+ * an update), so the norm, the quantisation and every stored bit are
+ * k_bl_bi_update's.  Why: that kernel computes a half site's values twice
+ * (once for the norm, once to store) in one long chain a thread, and moved
+ * its bytes at half the copy bandwidth (docs/PERFORMANCE.md, session 24);
+ * here a thread's chain is a part's, computed once.  A warp is 32 sites'
+ * same part (the blocked layout's lanes: the loads stay coalesced); a block
+ * is GPU_RED_BS / (BL_BI_PARTS 32) blocks of 32 sites.  Gained 1.3-1.7 %
+ * of a 24^3x48 double-half solve on an H100 (session 26). */
+#define BL_BI_PARTS 2
+#define BL_BI_HALF_BLOCKS 4 /* blocks an SM: 61 registers, no spill (H100, 24^3x48 double-half: 7.98 s; 8.03 with 3, 75 registers; 8.23 with 98) */
+template <class X>
+__global__ void __launch_bounds__(GPU_RED_BS, BL_BI_HALF_BLOCKS)
+    k_bl_bi_update_half(const X *x1, const float *x1norm, const X *x2, const float *x2norm, X *y, float *ynorm,
+                        int64_t nsites_pad, const struct bl_bi_state *st, int i1, int i2)
+{
+    static_assert(bl_is_half<X>::value, "k_bl_bi_update_half: half vectors only");
+    constexpr int P = BL_BI_PARTS, G = BL_BI_GROUPS / P, L = GPU_SPINOR_LANES, SB = GPU_RED_BS / (P * L);
+    static_assert(G * P == BL_BI_GROUPS && SB * P * L == GPU_RED_BS, "k_bl_bi_update_half: parts and block");
+    __shared__ double part_max[2][SB][P][L]; /* a buffer an update: no barrier between them */
+    __shared__ int part_finite[2][SB][P][L];
+    gpu_chained_begin();
+    if (st->stop) return; /* every thread of the grid sees the same: no barrier is left waiting */
+    const int lane = threadIdx.x % L, part = threadIdx.x / L % P, sb = threadIdx.x / (L * P);
+    const int64_t s = ((int64_t)blockIdx.x * SB + sb) * L + lane;
+    const bool live = s < nsites_pad;
+    const int ncomp = 4 * BL_BI_GROUPS, g0 = part * G;
+    const X *tag = NULL; /* bl_enc's storage */
+    bl_raw<X> a[G], yg[G];
+    double sa = 0, sy = 0;
+    if (live) {
+#pragma unroll
+        for (int i = 0; i < G; i++) {
+            a[i] = bl_fetch(x1, gpu_spinor_index(ncomp, 4 * (g0 + i), s));
+            yg[i] = bl_fetch(y, gpu_spinor_index(ncomp, 4 * (g0 + i), s));
+        }
+        sa = bl_site_scale<X>(x1norm, s), sy = bl_site_scale<X>(ynorm, s);
+    }
+    float nf = 0;
+    for (int u = 0; u < (i2 >= 0 ? 2 : 1); u++) {
+        if (u && live) { /* the second update's operand */
+#pragma unroll
+            for (int i = 0; i < G; i++) a[i] = bl_fetch(x2, gpu_spinor_index(ncomp, 4 * (g0 + i), s));
+            sa = bl_site_scale<X>(x2norm, s);
+        }
+        const bl_op_complex op = st->op[u ? i2 : i1];
+        bl_g v[G];
+        double mx = 0;
+        int finite = 1;
+#pragma unroll
+        for (int i = 0; i < G; i++) {
+            v[i] = op(bl_dec(a[i], sa), bl_dec(yg[i], sy));
+            bl_half_max(v[i], &mx, &finite);
+        }
+        part_max[u][sb][part][lane] = mx, part_finite[u][sb][part][lane] = finite;
+        __syncthreads();
+        /* the site's largest |value| and whether all were finite: what
+         * bl_half_max over all its groups gives, in any order */
+        mx = 0, finite = 1;
+        for (int q = 0; q < P; q++) {
+            if (part_max[u][sb][q][lane] > mx) mx = part_max[u][sb][q][lane];
+            finite &= part_finite[u][sb][q][lane];
+        }
+        const bl_half_site h = bl_half_norm(mx, finite);
+#pragma unroll
+        for (int i = 0; i < G; i++) yg[i] = h.zero ? bl_h4{0, 0, 0, 0} : bl_enc(tag, v[i], h.qs);
+        nf = h.nf, sy = bl_bi_scale<X>(nf); /* the second update reads the first as stored */
+    }
+    if (!live) return;
+#pragma unroll
+    for (int i = 0; i < G; i++) bl_put(y, gpu_spinor_index(ncomp, 4 * (g0 + i), s), yg[i]);
+    if (part == 0) ynorm[s] = nf;
+}
+
 /* ---- host ------------------------------------------------------------------ */
 
 /* the state and ring, kept in the multi-shift loop's struct bl_ms */
@@ -340,6 +417,9 @@ static void bl_bi_buffers(struct bl_ms *m)
     /* LAT_GPU_BICG_AHEAD=1..BL_BI_AHEAD, for timing: the bits do not depend on it */
     const char *e = getenv("LAT_GPU_BICG_AHEAD");
     m->bi_ahead = e && atoi(e) >= 1 && atoi(e) <= BL_BI_AHEAD ? atoi(e) : BL_BI_AHEAD_DEFAULT;
+    /* LAT_GPU_BICG_SPLIT=0, for timing: the half updates a thread a site (the same bits) */
+    e = getenv("LAT_GPU_BICG_SPLIT");
+    m->bi_split = !(e && strcmp(e, "0") == 0);
 }
 
 /* the ring slot of iteration k (the j-th of this call: sequence number
@@ -370,6 +450,18 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
     float *rn_ = L->r->norm, *pn = L->p->norm;
     const float *r0n = L->r0->norm, *vn = L->v->norm, *tn = L->t->norm;
     struct bl_bi_state *st = m->bi_st;
+    /* y = op[i1](x1, y), then (i2 >= 0) y = op[i2](x2, y) */
+    auto update = [&](const X *x1, const float *x1n, const X *x2, const float *x2n, X *y, float *yn, int i1, int i2) {
+        if constexpr (bl_is_half<X>::value)
+            if (m->bi_split && ncomp == 4 * BL_BI_GROUPS) {
+                const int64_t per_block = GPU_RED_BS / BL_BI_PARTS; /* sites */
+                blas_launch_chained(k_bl_bi_update_half<X>, (unsigned)((nsites_pad + per_block - 1) / per_block), true, x1, x1n, x2,
+                                    x2n, y, yn, nsites_pad, (const struct bl_bi_state *)st, i1, i2);
+                return;
+            }
+        blas_launch_chained(k_bl_bi_update<X, X>, nb_up, false, x1, x1n, x2, x2n, y, yn, nsites_pad, ncomp,
+                            (const struct bl_bi_state *)st, i1, i2);
+    };
     const unsigned seq0 = m->seq;
     int k, stop = 0, read = L->k_first - 1; /* the last iteration whose slot was read */
     for (k = L->k_first; k <= L->k_last; k++) {
@@ -382,8 +474,7 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
         blas_launch_chained(k_bl_bi_alpha<X>, (unsigned)g.nb, true, r0, r0n, v, vn, g, c->layout, bl_ms_where_next(m), st, c->chunk_dev,
                     m->count, k);
         BL_MS_MARK(k, 2);
-        blas_launch_chained(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)NULL, (const float *)NULL, r, rn_, nsites_pad,
-                    ncomp, (const struct bl_bi_state *)st, (int)BL_BI_S, -1);
+        update(v, vn, (const X *)NULL, (const float *)NULL, r, rn_, (int)BL_BI_S, -1);
         BL_MS_MARK(k, 3);
         L->apply(L->actx, L->t, L->r);
         BL_MS_MARK(k, 4);
@@ -395,8 +486,7 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
                     L->x->norm, g, nsites, nsites_pad, c->layout, bl_ms_where_next(m), st, c->chunk_dev, m->count, k, post,
                     seq0 + j + 1);
         BL_MS_MARK(k, 6);
-        blas_launch_chained(k_bl_bi_update<X, X>, nb_up, false, v, vn, (const X *)r, (const float *)rn_, p, pn, nsites_pad,
-                    ncomp, (const struct bl_bi_state *)st, (int)BL_BI_P1, (int)BL_BI_P2);
+        update(v, vn, (const X *)r, (const float *)rn_, p, pn, (int)BL_BI_P1, (int)BL_BI_P2);
         BL_MS_MARK(k, 7);
     }
     const int queued = k - L->k_first; /* iterations queued */

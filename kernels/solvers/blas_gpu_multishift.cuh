@@ -324,6 +324,7 @@ struct bl_ms {
     /* BiCGstab's loop (blas_gpu_bicg_loop.cuh), which shares buf and count */
     int bi_off;                    /* LAT_GPU_BICGSTAB=host */
     int bi_ahead;                  /* iterations queued ahead of the host's read (set with bi_st) */
+    int bi_split;                  /* half updates by k_bl_bi_update_half (LAT_GPU_BICG_SPLIT=0: off) */
     struct bl_bi_state *bi_st;     /* device, allocated at its first solve */
     struct bl_bi_post *bi_ring;    /* host, BL_BI_AHEAD slots (BL_HOST_ALLOC) */
 };
