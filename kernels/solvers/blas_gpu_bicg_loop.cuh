@@ -340,7 +340,9 @@ __global__ void __launch_bounds__(GPU_RED_BS)
  * is GPU_RED_BS / (BL_BI_PARTS 32) blocks of 32 sites.  Gained 1.3-1.7 %
  * of a 24^3x48 double-half solve on an H100 (session 26). */
 #define BL_BI_PARTS 2
-#define BL_BI_HALF_BLOCKS 4 /* blocks an SM: 61 registers, no spill (H100, 24^3x48 double-half: 7.98 s; 8.03 with 3, 75 registers; 8.23 with 98) */
+/* blocks an SM in __launch_bounds__: 61 registers, no spill (H100, 24^3x48
+ * double-half: 7.98 s; with 3, 75 registers: 8.03 s; unbounded, 98: 8.23 s) */
+#define BL_BI_HALF_BLOCKS 4
 template <class X>
 __global__ void __launch_bounds__(GPU_RED_BS, BL_BI_HALF_BLOCKS)
     k_bl_bi_update_half(const X *x1, const float *x1norm, const X *x2, const float *x2norm, X *y, float *ynorm,
