@@ -10,7 +10,7 @@
  * fixed costs: the half caxpby 11.8 us back to back, 31.4 us in the solve
  * (docs/PERFORMANCE.md, session 23).  Here each of the three reductions
  * ends in its own kernel's last block (bl_ms_last_block, the slots in
- * global order: bl_ms_own_slots, bl_ms_total), whose thread 0 takes the
+ * global order: bl_ms_own_slots, bl_ms_sums), whose thread 0 takes the
  * scalar step of solvers/bicgstab_step.h into a state in device memory;
  * the vector kernels read their coefficients from it.  The host only
  * queues launches (the operator's too); it reads an iteration's |r| and
@@ -216,9 +216,9 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     bl_chunk_walk<2>(g.chunk_sites, g.nsub, chunk, bl_bi_dot_site<X, 2>{r0, r0norm, v, vnorm, g.ncomp});
     if (!bl_ms_last_block(count, (unsigned)g.nb)) return;
     bl_ms_own_slots<2>(chunk, g, l, w);
-    solver_complex r0v;
-    r0v.re = bl_ms_total<2>(w, 0);
-    r0v.im = bl_ms_total<2>(w, 1);
+    double sum[2];
+    bl_ms_sums<2, 2>(w, sum);
+    const solver_complex r0v = {sum[0], sum[1]};
     if (threadIdx.x) return;
     solver_complex a;
     if (!bicg_alpha(st->rho, r0v, &a)) {
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(GPU_RED_BS)
     if (!bl_ms_last_block(count, (unsigned)g.nb)) return;
     bl_ms_own_slots<3>(chunk, g, l, w);
     double sum[3];
-    for (int i = 0; i < 3; i++) sum[i] = bl_ms_total<3>(w, i);
+    bl_ms_sums<3, 3>(w, sum);
     if (threadIdx.x) return;
     if (UPD) {
         bl_bi_after_r(st, sum, k, post, seq);

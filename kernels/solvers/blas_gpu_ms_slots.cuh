@@ -10,7 +10,7 @@
  *   bl_ms_own_slots<K>(chunk, g, l, w)   part A: this rank's chunk sums
  *   bl_ms_put_wait<K>(w)   part B: the own slots into every other rank's
  *       buffer over NVLink, the round's number, the wait for theirs
- *   bl_ms_total<K>(w, k)   part C: sum k, the slots in global order
+ *   bl_ms_sums<K, N>(w, out)   part C: sums 0 .. N - 1, the slots in global order
  *   bl_ms_last_block(count, nblocks)   true in the block that finishes last
  * Why and how: blas_gpu_multishift.cuh's head. */
 #ifndef LAT_SOLVERS_BLAS_GPU_MS_SLOTS_CUH
@@ -81,31 +81,36 @@ template <int K> static __device__ void bl_ms_put_wait(const bl_ms_where &w)
 #endif
 }
 
-/* part C: sum k of the reduction, the slots in global order, each the sum
- * over the ranks in rank order (own slots for this rank) -- as comm_sum and
- * bl_chunk_finish add them; a thread per slot, thread 0 adds them up.
- * Every thread returns the sum. */
-template <int K> static __device__ double bl_ms_total(const bl_ms_where &w, int k)
+/* part C: sums 0 .. N - 1 of the reduction's K into out (every thread),
+ * each over the slots in global order, a slot being the sum over the ranks
+ * in rank order (own slots for this rank) -- as comm_sum and
+ * bl_chunk_finish add them; a thread per slot, then thread k adds sum k's
+ * slots up: the N sums side by side in one warp, where one sum after the
+ * other left the GPU idle N times as long at a reduction's end (the
+ * BiCGstab loop's ends have N = 2 and 3; session 26). */
+template <int K, int N> static __device__ void bl_ms_sums(const bl_ms_where &w, double *out)
 {
-    __shared__ double sh[GPU_RED_BS];
-    __shared__ double total;
-    double out = 0;
+    static_assert(N >= 1 && N <= K && N <= 32, "bl_ms_sums: N of K sums, one warp");
+    __shared__ double sh[N][GPU_RED_BS];
+    __shared__ double total[N];
+    double acc = 0; /* sum threadIdx.x, for threads below N */
     for (size_t s0 = 0; s0 < w.nslot; s0 += GPU_RED_BS) { /* GPU_RED_BS slots at a time */
         const size_t sl = s0 + threadIdx.x;
-        if (sl < w.nslot) {
-            double v = 0;
-            for (int r = 0; r < w.nranks; r++)
-                v = bl_add(v, r == w.me ? bl_ms_own(w)[sl * K + k] : __ldcg(bl_ms_recv(w, w.buf, r) + sl * K + k));
-            sh[threadIdx.x] = v;
-        }
+        if (sl < w.nslot)
+            for (int k = 0; k < N; k++) {
+                double v = 0;
+                for (int r = 0; r < w.nranks; r++)
+                    v = bl_add(v, r == w.me ? bl_ms_own(w)[sl * K + k] : __ldcg(bl_ms_recv(w, w.buf, r) + sl * K + k));
+                sh[k][threadIdx.x] = v;
+            }
         __syncthreads();
-        if (threadIdx.x == 0)
-            for (size_t i = 0; i < GPU_RED_BS && s0 + i < w.nslot; i++) out = bl_add(out, sh[i]);
+        if (threadIdx.x < N)
+            for (size_t i = 0; i < GPU_RED_BS && s0 + i < w.nslot; i++) acc = bl_add(acc, sh[threadIdx.x][i]);
         __syncthreads();
     }
-    if (threadIdx.x == 0) total = out;
+    if (threadIdx.x < N) total[threadIdx.x] = acc;
     __syncthreads();
-    return total;
+    for (int k = 0; k < N; k++) out[k] = total[k];
 }
 
 /* true in the one block of nblocks that finishes last (its threads then

@@ -220,7 +220,8 @@ static __device__ void bl_ms_reduce_end(struct bl_ms_state *st, const double *ch
     if (skip) { /* every shift frozen (or a breakdown) in an earlier iteration */
         if (K == 2 && threadIdx.x < (unsigned)st->n) st->upd[threadIdx.x] = 0;
     } else {
-        const double sum = bl_ms_total<K>(w, 0);
+        double sum;
+        bl_ms_sums<K, 1>(w, &sum);
         if (K == 2) bl_ms_alpha(st, sum);
         else bl_ms_beta(st, sum);
     }
