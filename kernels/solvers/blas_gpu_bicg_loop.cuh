@@ -340,6 +340,8 @@ __global__ void __launch_bounds__(GPU_RED_BS)
  * is GPU_RED_BS / (BL_BI_PARTS 32) blocks of 32 sites.  Gained 1.3-1.7 %
  * of a 24^3x48 double-half solve on an H100 (session 26). */
 #define BL_BI_PARTS 2
+/* a block holds whole groups of 32 sites' parts (an emulation may build with 32-thread blocks: then the one-thread kernel) */
+#define BL_BI_SPLIT_FITS (GPU_RED_BS % (BL_BI_PARTS * GPU_SPINOR_LANES) == 0)
 /* blocks an SM in __launch_bounds__: 61 registers, no spill (H100, 24^3x48
  * double-half: 7.98 s; with 3, 75 registers: 8.03 s; unbounded, 98: 8.23 s) */
 #define BL_BI_HALF_BLOCKS 4
@@ -348,9 +350,9 @@ __global__ void __launch_bounds__(GPU_RED_BS, BL_BI_HALF_BLOCKS)
     k_bl_bi_update_half(const X *x1, const float *x1norm, const X *x2, const float *x2norm, X *y, float *ynorm,
                         int64_t nsites_pad, const struct bl_bi_state *st, int i1, int i2)
 {
-    static_assert(bl_is_half<X>::value, "k_bl_bi_update_half: half vectors only");
-    constexpr int P = BL_BI_PARTS, G = BL_BI_GROUPS / P, L = GPU_SPINOR_LANES, SB = GPU_RED_BS / (P * L);
-    static_assert(G * P == BL_BI_GROUPS && SB * P * L == GPU_RED_BS, "k_bl_bi_update_half: parts and block");
+    static_assert(bl_is_half<X>::value && BL_BI_SPLIT_FITS, "k_bl_bi_update_half: half vectors, whole parts in a block");
+    constexpr int P = BL_BI_PARTS, G = BL_BI_GROUPS / P, L = GPU_SPINOR_LANES, SB = BL_BI_SPLIT_FITS ? GPU_RED_BS / (P * L) : 1;
+    static_assert(G * P == BL_BI_GROUPS, "k_bl_bi_update_half: the groups in parts");
     __shared__ double part_max[2][SB][P][L]; /* a buffer an update: no barrier between them */
     __shared__ int part_finite[2][SB][P][L];
     gpu_chained_begin();
@@ -454,7 +456,7 @@ template <class X> static void bl_bi_run(struct bl_blas *c, struct solver_bicg_l
     struct bl_bi_state *st = m->bi_st;
     /* y = op[i1](x1, y), then (i2 >= 0) y = op[i2](x2, y) */
     auto update = [&](const X *x1, const float *x1n, const X *x2, const float *x2n, X *y, float *yn, int i1, int i2) {
-        if constexpr (bl_is_half<X>::value)
+        if constexpr (bl_is_half<X>::value && BL_BI_SPLIT_FITS)
             if (m->bi_split && ncomp == 4 * BL_BI_GROUPS) {
                 const int64_t per_block = GPU_RED_BS / BL_BI_PARTS; /* sites */
                 blas_launch_chained(k_bl_bi_update_half<X>, (unsigned)((nsites_pad + per_block - 1) / per_block), true, x1, x1n, x2,
