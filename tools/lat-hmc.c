@@ -45,7 +45,9 @@
  *     link updates, the backup and restore of the links); the links are
  *     uploaded once at the start and downloaded after every trajectory
  *     for what leaves it (plaquette and Polyakov loop of the log, the
- *     spectral-range check, the condensate through the GPU solver, saved
+ *     spectral-range check and the condensate through the GPU solver
+ *     (the start's range is estimated on the CPU, so --device cpu and gpu
+ *     fit the same rationals), saved
  *     and final files).  On slabs the device fields are the slab fields of
  *     hmc/gpu.h (halo slices refreshed device to device or through the
  *     host, LAT_GPU_HALO=host), the staggered solves and sums use the
@@ -190,7 +192,7 @@ static void fermions_describe(const struct fermions *f, char *buf, size_t n)
 static void fermions_check_range(struct fermions *f, const struct field *u, long long traj)
 {
     double lo, hi;
-    staggered_spectral_range(u, f->sp.mass, &lo, &hi);
+    staggered_spectral_range_on(u, f->sp.mass, &lo, &hi, f->sp.gpu); /* --device gpu: on the GPU */
     const double lambda_max = hi / STAGGERED_SPECTRAL_SAFETY;
     if (lambda_max <= f->hi) return;
     if (!f->warned)

@@ -57,6 +57,15 @@ struct solver_blas *staggered_gpu_solver_blas(struct staggered_gpu_solver *s)
     (void)s, no_gpu("staggered_gpu_solver_blas");
     return NULL;
 }
+struct solver_blas *staggered_gpu_solver_blas_even(struct staggered_gpu_solver *s)
+{
+    (void)s, no_gpu("staggered_gpu_solver_blas_even");
+    return NULL;
+}
+void staggered_gpu_solver_upload_even(struct staggered_gpu_solver *s, double *dev, const double *host)
+{
+    (void)s, (void)dev, (void)host, no_gpu("staggered_gpu_solver_upload_even");
+}
 double staggered_gpu_solver_take_transfer_seconds(struct staggered_gpu_solver *s) { (void)s; return 0; }
 
 #else
@@ -211,6 +220,8 @@ enum solver_status staggered_gpu_solver_multishift_device(struct staggered_gpu_s
 
 struct staggered_gpu *staggered_gpu_solver_operator(struct staggered_gpu_solver *s) { return s->g; }
 struct solver_blas *staggered_gpu_solver_blas(struct staggered_gpu_solver *s) { return s->blas; }
+struct solver_blas *staggered_gpu_solver_blas_even(struct staggered_gpu_solver *s) { return s->blas_half; }
+void staggered_gpu_solver_upload_even(struct staggered_gpu_solver *s, double *dev, const double *host) { upload_even(s, dev, host); }
 
 enum solver_status staggered_gpu_solver_cg(struct staggered_gpu_solver *s, const double *b, double *x,
                                            const struct solver_params *par, struct solver_result *res)

@@ -48,6 +48,10 @@
  *   staggered_gpu_solver_operator(s), _blas(s)   the GPU operator and the
  *       solvers' GPU vector kernels of the normal view's vectors s works with (the device path applies
  *       the hops and takes its dot products with them)
+ *   staggered_gpu_solver_blas_even(s)   the GPU vector kernels of even half
+ *       fields (CG's; the condensate's power iteration, hmc/staggered_measure.c)
+ *       and staggered_gpu_solver_upload_even(s, dev, host): a host even half
+ *       field into such a device vector (its storage from that blas's alloc)
  *   staggered_gpu_solver_take_transfer_seconds(s)  seconds spent moving
  *       links and vectors between host and device (wall clock, included in
  *       the solves' time by the callers) since the last call; resets
@@ -77,6 +81,8 @@ enum solver_status staggered_gpu_solver_multishift_device(struct staggered_gpu_s
                                                           const struct solver_params *par, struct solver_result *res);
 struct staggered_gpu *staggered_gpu_solver_operator(struct staggered_gpu_solver *s);
 struct solver_blas *staggered_gpu_solver_blas(struct staggered_gpu_solver *s);
+struct solver_blas *staggered_gpu_solver_blas_even(struct staggered_gpu_solver *s);
+void staggered_gpu_solver_upload_even(struct staggered_gpu_solver *s, double *dev, const double *host);
 double staggered_gpu_solver_take_transfer_seconds(struct staggered_gpu_solver *s);
 
 #endif

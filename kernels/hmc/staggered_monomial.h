@@ -140,5 +140,9 @@ double staggered_condensate_on(const struct field *u, double mass, int nnoise, u
  * above m^2 + 16 (a bound: |D| <= 4, 8 hops of norm 1/2) */
 #define STAGGERED_SPECTRAL_SAFETY 1.1
 void staggered_spectral_range(const struct field *u, double mass, double *lo, double *hi);
+/* the same with the power iteration on the GPU solver gpu (NULL: the CPU;
+ * gpu's mass must be mass): gpu's links are set to u first; the estimate
+ * within rounding of the CPU's (the GPU's sums run in another order) */
+void staggered_spectral_range_on(const struct field *u, double mass, double *lo, double *hi, struct staggered_gpu_solver *gpu);
 
 #endif

@@ -164,6 +164,11 @@ static inline void hc_run(const int L[4])
     const double cg = staggered_condensate_on(&u, HC_MASS, 4, HC_SEED, HC_TRAJ, &eg, &ig, gs);
     printf("condensate cpu %.15g gpu %.15g (relative diff %.3g), iterations %ld %ld\n", cc, cg, fabs(cc - cg) / fabs(cc), ic, ig);
     CHECK(fabs(cc - cg) <= 1e-9 * fabs(cc) && ig > 0, "condensate: cpu %.15g gpu %.15g", cc, cg);
+    /* the spectral range's power iteration on the GPU (lat-hmc's check after each trajectory) */
+    double lg, hg;
+    staggered_spectral_range_on(&u, HC_MASS, &lg, &hg, gs);
+    printf("spectral range cpu [%.15g, %.15g] gpu [%.15g, %.15g] (relative diff of hi %.3g)\n", lo, hi, lg, hg, fabs(hg - hi) / hi);
+    CHECK(lg == lo && fabs(hg - hi) <= 1e-6 * hi, "spectral range: cpu hi %.15g gpu hi %.15g", hi, hg);
     staggered_gpu_solver_free(gs);
     field_free(&u);
 }
