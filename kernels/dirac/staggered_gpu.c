@@ -107,6 +107,9 @@ struct staggered_gpu *staggered_gpu_create(const struct staggered_op *cpu, const
         g->faces = (struct gpu_faces *)lat_calloc(1, sizeof *g->faces);
         gpu_faces_open(g->faces, d, (size_t)(own.lat.V / 2 / d->lt) * STAGGERED_GPU_SITE_REALS * sizeof(double),
                        "the staggered operator's faces");
+        /* LAT_GPU_K_ORDER=sweeps (for timing): K's sweeps one after the other (staggered_gpu_ee_apply) */
+        const char *e = getenv("LAT_GPU_K_ORDER");
+        g->sweeps_in_order = e && strcmp(e, "sweeps") == 0;
     }
     g->lat = own.lat;
     g->vh = own.lat.V / 2;
@@ -232,14 +235,20 @@ void staggered_gpu_drop_early(struct staggered_gpu *g)
     g->early.in = NULL;
 }
 
+/* whether the pack staggered_gpu_prepare queued ahead is sweep w's */
+static int sg_early_is(const struct staggered_gpu *g, const struct staggered_gpu_sweep *w)
+{
+    return g->early.in && w->hop && w->in == g->early.in && w->in_off == g->early.in_off && w->parity == g->early.parity &&
+           w->links == g->early.links && w->vprec == g->early.vprec;
+}
+
 void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w)
 {
     void (*run)(const struct staggered_gpu_sweep *) = sg_runner(w);
     sg_slab_members(g, w);
     int packed = 0;
     if (g->early.in) { /* staggered_gpu_prepare packed a sweep's faces ahead */
-        packed = w->hop && w->in == g->early.in && w->in_off == g->early.in_off && w->parity == g->early.parity &&
-                 w->links == g->early.links && w->vprec == g->early.vprec;
+        packed = sg_early_is(g, w);
         if (packed) g->early.in = NULL;
         else staggered_gpu_drop_early(g); /* not this sweep's: the caller's contract was broken, the answer is still right */
     }
@@ -266,6 +275,44 @@ static void check_vecs(const char *who, enum solver_prec prec, const struct solv
                 solver_prec_name(prec));
 }
 
+/* both sweeps' interiors, one after the other, while the second sweep's
+ * faces travel */
+struct sg_two {
+    struct sg_call first, second;
+};
+static void sg_two_interiors(void *arg)
+{
+    struct sg_two *c = (struct sg_two *)arg;
+    sg_interior(&c->first);
+    sg_interior(&c->second);
+}
+
+/* K on a slab whose first sweep's faces were packed ahead (the solver's
+ * prepare): that sweep's boundary first, so that the second sweep's faces
+ * (made of it) are packed and sent while both interiors run; then the
+ * second boundary.  Every site is computed as staggered_gpu_run computes
+ * it, from the same inputs: the same bits.  Why (issue 21): with the
+ * sweeps in order the second sweep's faces had one interior of two
+ * timeslices to hide behind (a four-slice slab of 32^3x8 on two GPUs: K
+ * took 61 us where half of one GPU's is 36.5).  The boundary before the
+ * next pack keeps gpu_faces.h's rule for the alternating receive slots
+ * (a rank's boundary launch runs before its next pack). */
+static void ee_apply_boundary_first(struct staggered_gpu *g, struct staggered_gpu_sweep *w1, struct staggered_gpu_sweep *w2)
+{
+    void (*run)(const struct staggered_gpu_sweep *) = sg_runner(w1);
+    sg_slab_members(g, w1);
+    sg_slab_members(g, w2);
+    g->early.in = NULL; /* w1's pack, queued ahead: taken */
+    gpu_faces_exchange(g->faces, sg_face_bytes(g, w1), FACE_TAG, sg_nothing, NULL, &w1->face_fwd, &w1->face_bwd);
+    w1->sites = DIRAC_SITES_BOUNDARY;
+    run(w1);
+    sg_pack(g, w2);
+    struct sg_two c = {{run, w1}, {run, w2}};
+    gpu_faces_exchange(g->faces, sg_face_bytes(g, w2), FACE_TAG, sg_two_interiors, &c, &w2->face_fwd, &w2->face_bwd);
+    w2->sites = DIRAC_SITES_BOUNDARY;
+    run(w2);
+}
+
 /* K = m^2 - D_eo D_oe: t_o = 1/2 hop(in), out = m^2 in - 1/2 hop(t_o) (the
  * CPU's staggered_mdagm_ee, staggered.c) */
 void staggered_gpu_ee_apply(struct staggered_gpu *g, enum solver_prec prec, struct solver_vec *out,
@@ -274,8 +321,14 @@ void staggered_gpu_ee_apply(struct staggered_gpu *g, enum solver_prec prec, stru
     check_vecs("staggered_gpu_ee_apply", prec, out, in);
     if (out->data == in->data) lat_die(1, "staggered_gpu_ee_apply", "internal error: out and in are one vector");
     const struct vref t = {g->tmp[prec], prec == SOLVER_HALF ? g->tmp_norm : NULL, 0};
-    sweep(g, prec, 1, 1, 0.5, 0, t, ref(in, 0), none);
-    sweep(g, prec, 0, 1, -0.5, g->mass * g->mass, ref(out, 0), t, ref(in, 0));
+    struct staggered_gpu_sweep w1 = make_sweep(g, prec, 1, 1, 0.5, 0, t, ref(in, 0), none);
+    struct staggered_gpu_sweep w2 = make_sweep(g, prec, 0, 1, -0.5, g->mass * g->mass, ref(out, 0), t, ref(in, 0));
+    if (g->dom && !g->sweeps_in_order && sg_early_is(g, &w1)) {
+        ee_apply_boundary_first(g, &w1, &w2);
+        return;
+    }
+    staggered_gpu_run(g, &w1);
+    staggered_gpu_run(g, &w2);
 }
 
 /* K's first sweep's faces of in, packed and sent now (the solver's

@@ -84,6 +84,7 @@ struct staggered_gpu {
     const struct geometry *dom;
     int tg0, ltg;
     struct gpu_faces *faces;
+    int sweeps_in_order; /* LAT_GPU_K_ORDER=sweeps: K's two sweeps one after the other (timing) */
     /* the pack staggered_gpu_prepare queued ahead of its sweep (in NULL:
      * none): that sweep's input, offset, parity, links and vector
      * precision, its face bytes */
