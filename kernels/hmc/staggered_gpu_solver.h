@@ -49,7 +49,7 @@
  *       solvers' GPU vector kernels of the normal view's vectors s works with (the device path applies
  *       the hops and takes its dot products with them)
  *   staggered_gpu_solver_blas_even(s)   the GPU vector kernels of even half
- *       fields (CG's; the condensate's power iteration, hmc/staggered_measure.c)
+ *       fields (CG's; the spectral range's power iteration, hmc/staggered_measure.c)
  *       and staggered_gpu_solver_upload_even(s, dev, host): a host even half
  *       field into such a device vector (its storage from that blas's alloc)
  *   staggered_gpu_solver_take_transfer_seconds(s)  seconds spent moving
