@@ -57,9 +57,9 @@ struct solver_blas *staggered_gpu_solver_blas(struct staggered_gpu_solver *s)
     (void)s, no_gpu("staggered_gpu_solver_blas");
     return NULL;
 }
-struct solver_blas *staggered_gpu_solver_blas_even(struct staggered_gpu_solver *s)
+struct solver_blas *staggered_gpu_solver_even(struct staggered_gpu_solver *s, struct solver_op *op)
 {
-    (void)s, no_gpu("staggered_gpu_solver_blas_even");
+    (void)s, (void)op, no_gpu("staggered_gpu_solver_even");
     return NULL;
 }
 void staggered_gpu_solver_upload_even(struct staggered_gpu_solver *s, double *dev, const double *host)
@@ -220,7 +220,11 @@ enum solver_status staggered_gpu_solver_multishift_device(struct staggered_gpu_s
 
 struct staggered_gpu *staggered_gpu_solver_operator(struct staggered_gpu_solver *s) { return s->g; }
 struct solver_blas *staggered_gpu_solver_blas(struct staggered_gpu_solver *s) { return s->blas; }
-struct solver_blas *staggered_gpu_solver_blas_even(struct staggered_gpu_solver *s) { return s->blas_half; }
+struct solver_blas *staggered_gpu_solver_even(struct staggered_gpu_solver *s, struct solver_op *op)
+{
+    staggered_gpu_solver_op_ee(op, s->g);
+    return s->blas_half;
+}
 void staggered_gpu_solver_upload_even(struct staggered_gpu_solver *s, double *dev, const double *host) { upload_even(s, dev, host); }
 
 enum solver_status staggered_gpu_solver_cg(struct staggered_gpu_solver *s, const double *b, double *x,

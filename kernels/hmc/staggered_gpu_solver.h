@@ -48,9 +48,12 @@
  *   staggered_gpu_solver_operator(s), _blas(s)   the GPU operator and the
  *       solvers' GPU vector kernels of the normal view's vectors s works with (the device path applies
  *       the hops and takes its dot products with them)
- *   staggered_gpu_solver_blas_even(s)   the GPU vector kernels of even half
- *       fields (CG's; the spectral range's power iteration, hmc/staggered_measure.c)
- *       and staggered_gpu_solver_upload_even(s, dev, host): a host even half
+ *   staggered_gpu_solver_even(s, op)   *op = K on even half fields of the
+ *       device (Hermitian: apply = apply_dag), and the GPU vector kernels of
+ *       such fields returned (CG's; the spectral range's power iteration,
+ *       hmc/staggered_measure.c, which so needs nothing of dirac/'s GPU
+ *       code itself: the host emulations link this file without CUDA);
+ *       staggered_gpu_solver_upload_even(s, dev, host): a host even half
  *       field into such a device vector (its storage from that blas's alloc)
  *   staggered_gpu_solver_take_transfer_seconds(s)  seconds spent moving
  *       links and vectors between host and device (wall clock, included in
@@ -81,7 +84,7 @@ enum solver_status staggered_gpu_solver_multishift_device(struct staggered_gpu_s
                                                           const struct solver_params *par, struct solver_result *res);
 struct staggered_gpu *staggered_gpu_solver_operator(struct staggered_gpu_solver *s);
 struct solver_blas *staggered_gpu_solver_blas(struct staggered_gpu_solver *s);
-struct solver_blas *staggered_gpu_solver_blas_even(struct staggered_gpu_solver *s);
+struct solver_blas *staggered_gpu_solver_even(struct staggered_gpu_solver *s, struct solver_op *op);
 void staggered_gpu_solver_upload_even(struct staggered_gpu_solver *s, double *dev, const double *host);
 double staggered_gpu_solver_take_transfer_seconds(struct staggered_gpu_solver *s);
 

@@ -9,7 +9,6 @@
 #include "hmc/staggered_monomial.h"
 #include "hmc/staggered_gpu_solver.h"
 #include "dirac/staggered.h"
-#include "dirac/staggered_gpu.h"
 #include "solvers/solvers.h"
 #include "lattice/field.h"
 #include "math/rng.h"
@@ -144,9 +143,8 @@ void staggered_spectral_range_on(const struct field *u, double mass, double *lo,
     double lam;
     if (gpu) { /* K on the device with u's links, V/2-site device vectors */
         staggered_gpu_solver_set_links(gpu, u);
-        struct solver_blas *blas = staggered_gpu_solver_blas_even(gpu);
         struct solver_op so;
-        staggered_gpu_solver_op_ee(&so, staggered_gpu_solver_operator(gpu));
+        struct solver_blas *blas = staggered_gpu_solver_even(gpu, &so);
         struct solver_vec *v = blas->alloc(blas->ctx, hr, sr, SOLVER_DOUBLE), *w = blas->alloc(blas->ctx, hr, sr, SOLVER_DOUBLE);
         if (!v || !w) lat_die(1, who, "out of GPU memory for two vectors");
         staggered_gpu_solver_upload_even(gpu, (double *)v->data, start);
