@@ -470,6 +470,10 @@ int main(int argc, char **argv)
         sp.transfer += transfer;
         double cond = NAN, cerr = NAN, tmeas = lat_clock();
         if (nf > 0) {
+            /* the GPU solver's links for both measurements, uploaded once
+             * (the trajectory may have left other links there: its device
+             * path refreshes them at every force, and a rejection restores) */
+            if (fer.sp.gpu) staggered_gpu_solver_set_links(fer.sp.gpu, r.x.u);
             fermions_check_range(&fer, r.x.u, k);
             if (nnoise > 0) {
                 cond = staggered_condensate_on(r.x.u, mass, nnoise, (uint64_t)seed, (uint32_t)k, &cerr, NULL, fer.sp.gpu);

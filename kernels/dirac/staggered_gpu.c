@@ -242,6 +242,15 @@ static int sg_early_is(const struct staggered_gpu *g, const struct staggered_gpu
            w->links == g->early.links && w->vprec == g->early.vprec;
 }
 
+/* a slab sweep's end, once for staggered_gpu_run and K boundary first:
+ * its faces exchanged while interior(arg) runs, then its boundary */
+static void sg_exchange_boundary(struct staggered_gpu *g, struct staggered_gpu_sweep *w, void (*interior)(void *), void *arg)
+{
+    gpu_faces_exchange(g->faces, sg_face_bytes(g, w), FACE_TAG, interior, arg, &w->face_fwd, &w->face_bwd);
+    w->sites = DIRAC_SITES_BOUNDARY;
+    sg_runner(w)(w);
+}
+
 void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w)
 {
     void (*run)(const struct staggered_gpu_sweep *) = sg_runner(w);
@@ -259,9 +268,7 @@ void staggered_gpu_run(struct staggered_gpu *g, struct staggered_gpu_sweep *w)
     }
     if (!packed && !g->faces->no_halo) sg_pack(g, w);
     struct sg_call c = {run, w};
-    gpu_faces_exchange(g->faces, sg_face_bytes(g, w), FACE_TAG, sg_interior, &c, &w->face_fwd, &w->face_bwd);
-    w->sites = DIRAC_SITES_BOUNDARY;
-    run(w);
+    sg_exchange_boundary(g, w, sg_interior, &c);
 }
 
 static struct vref ref(const struct solver_vec *v, int64_t off) { return (struct vref){v->data, v->norm, off}; }
@@ -303,14 +310,10 @@ static void ee_apply_boundary_first(struct staggered_gpu *g, struct staggered_gp
     sg_slab_members(g, w1);
     sg_slab_members(g, w2);
     g->early.in = NULL; /* w1's pack, queued ahead: taken */
-    gpu_faces_exchange(g->faces, sg_face_bytes(g, w1), FACE_TAG, sg_nothing, NULL, &w1->face_fwd, &w1->face_bwd);
-    w1->sites = DIRAC_SITES_BOUNDARY;
-    run(w1);
+    sg_exchange_boundary(g, w1, sg_nothing, NULL);
     sg_pack(g, w2);
     struct sg_two c = {{run, w1}, {run, w2}};
-    gpu_faces_exchange(g->faces, sg_face_bytes(g, w2), FACE_TAG, sg_two_interiors, &c, &w2->face_fwd, &w2->face_bwd);
-    w2->sites = DIRAC_SITES_BOUNDARY;
-    run(w2);
+    sg_exchange_boundary(g, w2, sg_two_interiors, &c);
 }
 
 /* K = m^2 - D_eo D_oe: t_o = 1/2 hop(in), out = m^2 in - 1/2 hop(t_o) (the

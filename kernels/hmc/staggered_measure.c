@@ -66,7 +66,6 @@ double staggered_condensate_on(const struct field *u, double mass, int nnoise, u
     if (!(mass > 0) || nnoise < 1) lat_die(1, who, "needs mass > 0 and at least one noise vector (got %g, %d)", mass, nnoise);
     if (gpu && staggered_gpu_solver_mass(gpu) != mass)
         lat_die(1, who, "internal error: the GPU solver's mass %g is not %g", staggered_gpu_solver_mass(gpu), mass);
-    if (gpu) staggered_gpu_solver_set_links(gpu, u);
     struct staggered_op *op = make_op(u, mass, who);
     struct solver_blas *blas = open_blas(op, who);
     struct solver_op so;
@@ -141,8 +140,7 @@ void staggered_spectral_range_on(const struct field *u, double mass, double *lo,
     /* a fixed start vector (seed and stream of this function's own) */
     staggered_z2(op, 0, 0x5bec7a1ULL, 0, 0xffffffffu, start);
     double lam;
-    if (gpu) { /* K on the device with u's links, V/2-site device vectors */
-        staggered_gpu_solver_set_links(gpu, u);
+    if (gpu) { /* K on the device (its links u's: the caller's), V/2-site device vectors */
         struct solver_op so;
         struct solver_blas *blas = staggered_gpu_solver_even(gpu, &so);
         struct solver_vec *v = blas->alloc(blas->ctx, hr, sr, SOLVER_DOUBLE), *w = blas->alloc(blas->ctx, hr, sr, SOLVER_DOUBLE);

@@ -132,7 +132,8 @@ void staggered_z2(const struct staggered_op *op, int parity, uint64_t seed, uint
 double staggered_condensate(const struct field *u, double mass, int nnoise, uint64_t seed, uint32_t trajectory,
                             double *err, long *iters);
 /* the same with its CG on the GPU solver gpu (NULL: the CPU; gpu's mass
- * must be mass): gpu's links are set to u first */
+ * must be mass, its links u's: staggered_gpu_solver_set_links, which the
+ * caller does once for this and staggered_spectral_range_on) */
 double staggered_condensate_on(const struct field *u, double mass, int nnoise, uint64_t seed, uint32_t trajectory,
                                double *err, long *iters, struct staggered_gpu_solver *gpu);
 /* estimated [lo, hi] of (M^dag M)_ee: lo = m^2 (a bound: D anti-Hermitian),
@@ -141,7 +142,7 @@ double staggered_condensate_on(const struct field *u, double mass, int nnoise, u
 #define STAGGERED_SPECTRAL_SAFETY 1.1
 void staggered_spectral_range(const struct field *u, double mass, double *lo, double *hi);
 /* the same with the power iteration on the GPU solver gpu (NULL: the CPU;
- * gpu's mass must be mass): gpu's links are set to u first; the estimate
+ * gpu's mass must be mass, its links u's, as for staggered_condensate_on); the estimate
  * within rounding of the CPU's (the GPU's sums run in another order) */
 void staggered_spectral_range_on(const struct field *u, double mass, double *lo, double *hi, struct staggered_gpu_solver *gpu);
 
