@@ -14,7 +14,7 @@
  *   gpu_copy_bandwidth (0), gpu_timer_start/stop (0 seconds),
  *   gpu_peer_open/send/wait/release/close (gpu/peer.h) as MPI messages (and
  *   gpu_peer_remote and gpu_peer_put_stream NULL: no buffer of another
- *   rank is mapped here): a
+ *   rank is mapped here; gpu_replica_share_open NULL likewise): a
  *   send posts the bytes with the offset they land at in the receiver's
  *   buffer (the sender's choice, as with a copy into the receiver's
  *   memory), the round's wait receives them there, LAT_GPU_HALO=host
@@ -119,6 +119,17 @@ extern "C" void gpu_peer_close(struct gpu_peer *p)
     if (p && p->mask) gpu_peer_wait(p);
     free(p);
 }
+
+/* replicas (gpu/peer.h): nothing of another process is mapped here, so
+ * the callers take their host path */
+extern "C" struct gpu_replica_share *gpu_replica_share_open(void *dev) { (void)dev; return NULL; }
+extern "C" void *gpu_replica_buffer(struct gpu_replica_share *s, int q) { (void)s; (void)q; return NULL; }
+extern "C" void gpu_replica_fence(void)
+{
+    double none = 0;
+    comm_replica_sum(&none, 1);
+}
+extern "C" void gpu_replica_share_close(struct gpu_replica_share *s) { (void)s; }
 
 #ifdef GPU_ON_HOST_REFUSE
 /* ---- what a one-process kernel emulation does not provide ---- */

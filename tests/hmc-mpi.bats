@@ -5,7 +5,8 @@
 # but the seconds column) and the same report, for N_f = 0, N_f = 4 exact HMC
 # (npf 1) and N_f = 2 RHMC on 4^3x8 (Lt/R >= 2), a continuation across rank
 # counts, standard output, and two threads per rank (N_f = 2 on 8^3x4).  Bad input stops every
-# rank with one line.  The pieces on slabs (forces, actions, the staggered
+# rank with one line.  --split pseudofermions (every rank a whole lattice,
+# the pseudofermion fields shared out): one process's bytes.  The pieces on slabs (forces, actions, the staggered
 # operator) against one process: build/tests/test_hmc_mpi.
 
 bats_require_minimum_version 1.5.0
@@ -117,4 +118,40 @@ hmc_all_R() {
     [ "$(printf '%s\n' "$stderr" | grep -c '^lat-hmc: ')" -eq 1 ]
     printf '%s\n' "$stderr" | grep -q 'even number of timeslices per rank (2 / 2 ranks = 1)'
     [ ! -e h.lime ] && [ ! -e h.log ]
+}
+
+@test "lat-hmc --split pseudofermions: R = 2 ranks (a whole lattice each, field k on rank k mod 2) give one process's file, log and report" {
+    # npf 2 (one field a rank) and npf 3 (the second round one rank's alone), RHMC and exact HMC
+    for F in "--nf 2 --npf 2 --mass 0.3" "--nf 2 --npf 3 --mass 0.3 --precision mixed" "--nf 8 --npf 2 --mass 0.5"; do
+        rm -rf r1 r2 && mkdir -p r1 r2
+        A="--beta 5.6 --lattice 4x4x4x8 --start hot --trajectories 2 --md-steps 3 --noise 2 $F"
+        (cd r1 && "$BIN/lat-hmc" -q $A --log h.log -o h.lime --format json > rep.json)
+        (cd r2 && mpi 2 "$BIN/lat-hmc" -q $A --split pseudofermions --log h.log -o h.lime --format json > rep.json)
+        # the links (the history holds the command line, which differs): NERSC 3x3 in 64 bits, the last
+        # 512 sites x 4 links x 18 reals x 8 bytes
+        "$BIN/lat-convert" -q --to nersc --3x3 r1/h.lime -o r1/h.nersc
+        "$BIN/lat-convert" -q --to nersc --3x3 r2/h.lime -o r2/h.nersc
+        cmp <(tail -c 294912 r1/h.nersc) <(tail -c 294912 r2/h.nersc)
+        diff <(cut -f 1-9 r1/h.log) <(cut -f 1-9 r2/h.log)
+        diff <(grep -v '"seconds' r1/rep.json) <(grep -v '"seconds' r2/rep.json)
+        # solver iterations (every rank's) and condensates were there to compare
+        awk -F'\t' 'NR > 1 && !($8 > 0 && $9 != 0) { bad = 1 } END { exit bad || NR != 3 }' r1/h.log
+    done
+    # the split is the t-slab's business no more: 3 ranks, Lt = 8, npf 3
+    mpi 3 "$BIN/lat-hmc" -q --beta 5.6 --lattice 4x4x4x8 --start hot --trajectories 1 --md-steps 2 --noise 0 --nf 3 --npf 3 --mass 0.4 --split pseudofermions -o s3.lime
+    "$BIN/lat-hmc" -q --beta 5.6 --lattice 4x4x4x8 --start hot --trajectories 1 --md-steps 2 --noise 0 --nf 3 --npf 3 --mass 0.4 -o s1.lime
+    "$BIN/lat-convert" -q --to nersc --3x3 s1.lime -o s1.nersc
+    "$BIN/lat-convert" -q --to nersc --3x3 s3.lime -o s3.nersc
+    cmp <(tail -c 294912 s1.nersc) <(tail -c 294912 s3.nersc)
+}
+
+@test "lat-hmc --split pseudofermions with fewer fields than ranks, or without fermions: one line, exit 2, nothing written" {
+    run --separate-stderr mpi 2 "$BIN/lat-hmc" --beta 5.6 --lattice 4x4x4x8 --nf 2 --mass 0.3 --split pseudofermions -o o.lime
+    echo "$stderr"
+    [ "$status" -eq 2 ]
+    [ "$(echo "$stderr" | grep -c 'split pseudofermions: 2 ranks need --npf 2 or more (got 1)')" -eq 1 ]
+    run --separate-stderr mpi 2 "$BIN/lat-hmc" --beta 5.6 --lattice 4x4x4x8 --split pseudofermions -o o.lime
+    [ "$status" -eq 2 ]
+    [ "$(echo "$stderr" | grep -c 'needs staggered fermions')" -eq 1 ]
+    [ ! -e o.lime ]
 }

@@ -37,6 +37,14 @@
  * number: output files, log lines and reports are the same bytes for any R
  * (and any thread count).  Rank 0 writes the log and the report.
  *
+ * --split pseudofermions (MPI, npf >= R): no slabs; every rank is a
+ * replica (base/comm.h comm_replicate) holding and updating the whole
+ * lattice alike, and the staggered monomial deals its pseudofermion fields
+ * out, field k to replica k mod R (hmc/staggered_monomial_impl.h): each
+ * field's force formed apart, gathered, added in field order; the actions
+ * added in field order.  Links, log columns and reports: one process's.
+ * The first replica writes the files, the log and the report.
+ *
  * --device gpu (SU(3); one GPU, or under mpirun one GPU per rank on the
  * t-slabs above with an even number of timeslices per rank), two paths:
  *   - every monomial has device callbacks (hmc/monomial.h: the gauge
@@ -254,7 +262,7 @@ int main(int argc, char **argv)
 {
     double beta = 0, tau = 1, mass = 0;
     const char *lattice = NULL, *start = "cold", *output = NULL, *logpath = NULL, *device = "cpu";
-    const char *precision = "double", *format = "text";
+    const char *precision = "double", *format = "text", *split = "lattice";
     int nf = 0, npf = 0, md_steps = 10, substeps = 1, save_every = 0, rhmc = 0, nnoise = 4;
     double tol_md = 1e-8, tol_met = 1e-12, spectral_hi = 0;
     long long seed = 1, ntraj = 10;
@@ -280,6 +288,7 @@ int main(int argc, char **argv)
         {"output", 'o', CLI_STRING, &output, "FILE", "write the final configuration here (default standard output)", NULL, 0},
         {"log", 0, CLI_STRING, &logpath, "FILE", "per-trajectory TSV: trajectory, plaquette, polyakov_re, polyakov_im, dH, exp_minus_dH, accepted, cg_iterations, condensate, seconds, and the split solver_seconds, transfer_seconds, force_seconds, update_seconds, measure_seconds, then condensate_error (the noise error of the condensate: s/sqrt(K), NaN with K < 2), and the trajectory's host-device copies: bytes_to_device, bytes_from_device, largest_copy (0 on the CPU)", NULL, 0},
         {"precision", 0, CLI_CHOICE, &precision, "P", "fermion solver precision (default double; nf 0: no solver)", "double|mixed", 0},
+        {"split", 0, CLI_CHOICE, &split, "WHAT", "what MPI ranks share out: the lattice in t-slabs (default), or the pseudofermion fields (each rank a whole lattice, field k on rank k mod R; --npf >= R)", "lattice|pseudofermions", 0},
         {"device", 0, CLI_CHOICE, &device, "DEV", "where the trajectory runs (default cpu; gpu: the whole trajectory on one GPU, or on one GPU per MPI rank with an even number of timeslices per rank)", "cpu|gpu", 0},
         RUN_REPORT_OPTION(format),
         {0}};
@@ -316,6 +325,13 @@ int main(int argc, char **argv)
     if (save_every > 0 && (!output || strcmp(output, "-") == 0))
         cli_usage_error("--save-every needs -o FILE (the saved files are named after it)");
     const int on_gpu = strcmp(device, "gpu") == 0;
+    /* --split pseudofermions: every rank a whole lattice of its own (a
+     * replica, base/comm.h), the fields shared out (hmc/staggered_monomial_impl.h) */
+    const int split_pf = strcmp(split, "pseudofermions") == 0;
+    if (split_pf && nf == 0) cli_usage_error("--split pseudofermions needs staggered fermions (--nf > 0)");
+    if (split_pf && npf < comm_size())
+        cli_usage_error("--split pseudofermions: %d ranks need --npf %d or more (got %d)", comm_size(), comm_size(), npf);
+    if (split_pf) comm_replicate();
     int to_stdout = !output || strcmp(output, "-") == 0;
     if (to_stdout && comm_stdout_is_terminal())
         lat_die(1, "standard output", "refusing to write a binary configuration to a terminal (use -o FILE or a pipe)");
@@ -434,16 +450,18 @@ int main(int argc, char **argv)
     if (logpath) { /* rank 0 writes it; a failure to open it stops every rank with its line */
         if (comm_is_root()) {
             comm_root_begin();
-            log = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
-            if (!log) lat_die(1, logpath, "cannot open the log for writing");
-            fprintf(log, "trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds"
+            if (comm_talks()) /* replicas: the first one */
+                log = strcmp(logpath, "-") == 0 ? stdout : fopen(logpath, "w");
+            if (!log && comm_talks()) lat_die(1, logpath, "cannot open the log for writing");
+            if (log) fprintf(log, "trajectory\tplaquette\tpolyakov_re\tpolyakov_im\tdH\texp_minus_dH\taccepted\tcg_iterations\tcondensate\tseconds"
                          "\tsolver_seconds\ttransfer_seconds\tforce_seconds\tupdate_seconds\tmeasure_seconds\tcondensate_error"
                          "\tbytes_to_device\tbytes_from_device\tlargest_copy\n");
             comm_root_end(NULL, 0);
         } else
             comm_root_wait(NULL, 0);
     }
-    int show = cli_show_progress() && comm_is_root();
+    int show = cli_show_progress() && comm_talks();
+    const int writes = comm_replicas() == 1 || comm_talks(); /* replicas: the first writes the files */
     struct stats st = {0, 0, 0, 0, 0, 0, 0};
     struct split total = {0, 0, 0, 0, 0};
     double t0 = omp_get_wtime();
@@ -511,7 +529,7 @@ int main(int argc, char **argv)
             char path[4096], res_s[1400];
             save_name(output, k + 1, path, sizeof path);
             results_of(r.x.u, k + 1, &st, nf > 0 ? &fer : NULL, res_s, sizeof res_s);
-            write_conf(&r, path, res_s);
+            if (writes) write_conf(&r, path, res_s);
         }
     }
     double elapsed = omp_get_wtime() - t0;
@@ -519,11 +537,11 @@ int main(int argc, char **argv)
     char res_s[1400];
     long long next = first_traj + ntraj;
     results_of(r.x.u, next, &st, nf > 0 ? &fer : NULL, res_s, sizeof res_s);
-    write_conf(&r, output, res_s);
+    if (writes) write_conf(&r, output, res_s);
 
     struct plaquette pl = measure_plaquette(r.x.u);
     double nd = st.done ? (double)st.done : 1;
-    struct report *rep = run_report_begin(format, is_hot || is_cold ? "-" : start, &lat, 3, output);
+    struct report *rep = writes ? run_report_begin(format, is_hot || is_cold ? "-" : start, &lat, 3, output) : NULL;
     if (rep) {
         double lt = measure_link_trace(r.x.u), pre, pim;
         measure_polyakov(r.x.u, &pre, &pim);

@@ -14,15 +14,22 @@
 #include <mpi.h>
 #endif
 
-static int rank_, size_ = 1;
+/* rank_, size_: the ranks that share a lattice (every rank of the run,
+ * or, after comm_replicate, this rank alone); wrank_, wsize_: the run */
+static int rank_, size_ = 1, wrank_, wsize_ = 1, replicated_;
 
 int comm_rank(void) { return rank_; }
 int comm_size(void) { return size_; }
 int comm_is_root(void) { return rank_ == 0; }
+int comm_talks(void) { return wrank_ == 0; }
+int comm_world_rank(void) { return wrank_; }
+int comm_replica(void) { return replicated_ ? wrank_ : 0; }
+int comm_replicas(void) { return replicated_ ? wsize_ : 1; }
 
 #ifdef LAT_HAVE_MPI
 
 static int started;         /* MPI_Init was called */
+static MPI_Comm lat_comm_;   /* the ranks that share a lattice: MPI_COMM_WORLD, or this rank alone */
 static int in_root_section; /* rank 0 between comm_root_begin and _end */
 
 /* started by a process manager: OpenMPI's mpirun, PMIx (srun, prterun) or
@@ -51,6 +58,9 @@ void comm_init(int *argc, char ***argv)
     started = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    wrank_ = rank_;
+    wsize_ = size_;
+    lat_comm_ = MPI_COMM_WORLD;
     atexit(finalize_at_exit);
     /* OpenMPI hands rank 0 a pseudo terminal as standard output; its line
      * discipline would turn \n into \r\n in a binary configuration */
@@ -72,19 +82,19 @@ static void check(int rc, const char *what)
 
 void comm_sum(double *v, size_t n)
 {
-    if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "sum");
+    if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, lat_comm_), "sum");
 }
 void comm_sum_ld(long double *v, size_t n)
 {
-    if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_LONG_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "sum");
+    if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_LONG_DOUBLE, MPI_SUM, lat_comm_), "sum");
 }
 void comm_max(double *v, size_t n)
 {
-    if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "max");
+    if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_MAX, lat_comm_), "max");
 }
 void comm_barrier(void)
 {
-    if (size_ > 1) check(MPI_Barrier(MPI_COMM_WORLD), "barrier");
+    if (size_ > 1) check(MPI_Barrier(lat_comm_), "barrier");
 }
 
 #define PIECE ((size_t)1 << 30)
@@ -94,7 +104,7 @@ void comm_bcast(void *buf, size_t bytes, int root)
     if (size_ == 1) return;
     for (size_t o = 0; o < bytes || o == 0; o += PIECE) {
         size_t b = bytes - o < PIECE ? bytes - o : PIECE;
-        check(MPI_Bcast((char *)buf + o, (int)b, MPI_BYTE, root, MPI_COMM_WORLD), "broadcast");
+        check(MPI_Bcast((char *)buf + o, (int)b, MPI_BYTE, root, lat_comm_), "broadcast");
         if (!bytes) break;
     }
 }
@@ -102,7 +112,7 @@ void comm_bcast(void *buf, size_t bytes, int root)
 /* the message of a root section: rank 0's status, then the payload */
 static void root_message(int *status, void *buf, size_t bytes)
 {
-    check(MPI_Bcast(status, 1, MPI_INT, 0, MPI_COMM_WORLD), "broadcast");
+    check(MPI_Bcast(status, 1, MPI_INT, 0, lat_comm_), "broadcast");
     if (*status == 0 && bytes) comm_bcast(buf, bytes, 0);
 }
 
@@ -128,7 +138,7 @@ void comm_send(const void *buf, size_t bytes, int to, int tag)
 {
     for (size_t o = 0; o < bytes; o += PIECE) {
         size_t b = bytes - o < PIECE ? bytes - o : PIECE;
-        check(MPI_Send((const char *)buf + o, (int)b, MPI_BYTE, to, tag, MPI_COMM_WORLD), "send");
+        check(MPI_Send((const char *)buf + o, (int)b, MPI_BYTE, to, tag, lat_comm_), "send");
     }
 }
 
@@ -136,7 +146,7 @@ void comm_recv(void *buf, size_t bytes, int from, int tag)
 {
     for (size_t o = 0; o < bytes; o += PIECE) {
         size_t b = bytes - o < PIECE ? bytes - o : PIECE;
-        check(MPI_Recv((char *)buf + o, (int)b, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "receive");
+        check(MPI_Recv((char *)buf + o, (int)b, MPI_BYTE, from, tag, lat_comm_, MPI_STATUS_IGNORE), "receive");
     }
 }
 
@@ -151,13 +161,13 @@ static MPI_Request *slot(struct comm_reqs *r)
 void comm_isend(const void *buf, size_t bytes, int to, int tag, struct comm_reqs *r)
 {
     if (bytes >= PIECE) lat_die(1, NULL, "internal error: halo message of %zu bytes", bytes);
-    check(MPI_Isend(buf, (int)bytes, MPI_BYTE, to, tag, MPI_COMM_WORLD, slot(r)), "send");
+    check(MPI_Isend(buf, (int)bytes, MPI_BYTE, to, tag, lat_comm_, slot(r)), "send");
 }
 
 void comm_irecv(void *buf, size_t bytes, int from, int tag, struct comm_reqs *r)
 {
     if (bytes >= PIECE) lat_die(1, NULL, "internal error: halo message of %zu bytes", bytes);
-    check(MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, slot(r)), "receive");
+    check(MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, tag, lat_comm_, slot(r)), "receive");
 }
 
 void comm_waitall(struct comm_reqs *r)
@@ -173,7 +183,7 @@ void comm_one_rank(void)
 
 void comm_xor_u32(uint32_t *v, size_t n)
 {
-    if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_BXOR, MPI_COMM_WORLD), "xor");
+    if (size_ > 1) check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_BXOR, lat_comm_), "xor");
 }
 
 struct comm_file {
@@ -185,7 +195,7 @@ struct comm_file *comm_file_open(const char *path, int write)
 {
     struct comm_file *f = lat_calloc(1, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);
-    int rc = MPI_File_open(MPI_COMM_WORLD, f->path, write ? MPI_MODE_WRONLY : MPI_MODE_RDONLY, MPI_INFO_NULL, &f->fh);
+    int rc = MPI_File_open(lat_comm_, f->path, write ? MPI_MODE_WRONLY : MPI_MODE_RDONLY, MPI_INFO_NULL, &f->fh);
     if (rc != MPI_SUCCESS) lat_die(1, path, "MPI-IO cannot open the file for %s (error %d)", write ? "writing" : "reading", rc);
     return f;
 }
@@ -228,7 +238,7 @@ void comm_exit(int status)
 
 void comm_die(int status)
 {
-    if (!started || size_ == 1) exit(status);
+    if (!started || wsize_ == 1) exit(status);
     if (in_root_section) {
         in_root_section = 0;
         root_message(&status, NULL, 0); /* the others are waiting: tell them */
@@ -239,7 +249,36 @@ void comm_die(int status)
     exit(status);
 }
 
-int comm_should_print_usage(void) { return rank_ == 0; }
+int comm_should_print_usage(void) { return wrank_ == 0; }
+
+int comm_replicate(void)
+{
+    if (!started || wsize_ == 1 || replicated_) return comm_replicas();
+    MPI_Comm self;
+    check(MPI_Comm_split(MPI_COMM_WORLD, wrank_, 0, &self), "split into replicas");
+    lat_comm_ = self;
+    rank_ = 0;
+    size_ = 1;
+    replicated_ = 1;
+    return wsize_;
+}
+
+void comm_replica_gather(double *v, size_t n)
+{
+    if (!replicated_) return;
+    if (n > (size_t)2147483647) lat_die(1, NULL, "internal error: a replica's part of %zu doubles", n);
+    check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v, (int)n, MPI_DOUBLE, MPI_COMM_WORLD), "gather over the replicas");
+}
+
+void comm_replica_sum(double *v, size_t n)
+{
+    if (!replicated_) return;
+    const size_t piece = (size_t)1 << 27;
+    for (size_t o = 0; o < n; o += piece) {
+        size_t b = n - o < piece ? n - o : piece;
+        check(MPI_Allreduce(MPI_IN_PLACE, v + o, (int)b, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "sum over the replicas");
+    }
+}
 
 #else /* one process */
 
@@ -263,6 +302,9 @@ void comm_waitall(struct comm_reqs *r) { r->n = 0; }
 void comm_exit(int status) { fflush(stdout); exit(status); }
 void comm_die(int status) { exit(status); }
 int comm_should_print_usage(void) { return 1; }
+int comm_replicate(void) { return 1; }
+void comm_replica_sum(double *v, size_t n) { (void)v; (void)n; }
+void comm_replica_gather(double *v, size_t n) { (void)v; (void)n; }
 int comm_stdout_is_terminal(void) { return isatty(1); }
 void comm_xor_u32(uint32_t *v, size_t n) { (void)v; (void)n; }
 void comm_one_rank(void) {}

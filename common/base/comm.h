@@ -33,6 +33,29 @@ int comm_rank(void);
 int comm_size(void);
 int comm_is_root(void);                   /* rank 0 */
 
+/* The rank that talks to the user (messages, progress): rank 0 of the
+ * run, also after comm_replicate. */
+int comm_talks(void);
+int comm_world_rank(void);
+
+/* Replicas (lat-hmc --split pseudofermions): comm_replicate, called by
+ * every rank at the same point, makes each rank of the run a one-process
+ * run of its own for everything above and below (comm_size() 1,
+ * comm_rank() 0, the sums and messages local), so each holds and updates
+ * a whole lattice; the replicas then share work through comm_replica_sum
+ * alone (each gives its part and zeros elsewhere: exact, the same bits on
+ * every replica) and comm_replica_gather.  Answers the number of replicas (1: one process, or
+ * built without MPI, and nothing changes).  comm_replica: this rank's
+ * index 0 .. comm_replicas() - 1.  An error on one replica stops them all
+ * (MPI_Abort over the run). */
+int comm_replicate(void);
+int comm_replica(void);
+int comm_replicas(void);
+void comm_replica_sum(double *v, size_t n);
+/* v holds comm_replicas() parts of n doubles, part comm_replica() this
+ * replica's: afterwards every part is its replica's, on every replica */
+void comm_replica_gather(double *v, size_t n);
+
 /* every rank: element-wise sum / max over ranks, in place */
 void comm_sum(double *v, size_t n);
 void comm_sum_ld(long double *v, size_t n);

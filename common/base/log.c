@@ -59,7 +59,7 @@ static void vline(const char *prefix, const char *where, const char *fmt, va_lis
 {
     char raw[2048], clean[4 * sizeof raw];
     int n = snprintf(raw, sizeof raw, "%s: %s", lat_progname, prefix);
-    if (comm_size() > 1 && !comm_is_root()) n += snprintf(raw + n, sizeof raw - (size_t)n, "rank %d: ", comm_rank());
+    if (!comm_talks()) n += snprintf(raw + n, sizeof raw - (size_t)n, "rank %d: ", comm_world_rank());
     if (where) n += snprintf(raw + n, sizeof raw - (size_t)n, "%s: ", where);
     if (n < (int)sizeof raw) vsnprintf(raw + n, sizeof raw - (size_t)n, fmt, ap);
     lat_sanitize(clean, sizeof clean, raw);
@@ -101,7 +101,7 @@ void lat_die_all(int status, const char *where, const char *fmt, ...)
 
 void lat_warn(const char *where, const char *fmt, ...)
 {
-    if (!comm_is_root()) return; /* the ranks would repeat each other */
+    if (!comm_talks()) return; /* the ranks would repeat each other */
     if (lat_verbosity < 0) return; /* -q: standard error carries errors only */
     va_list ap;
     va_start(ap, fmt);

@@ -270,3 +270,78 @@ extern "C" void gpu_peer_close(struct gpu_peer *p)
     cudaEventDestroy(p->sent);
     free(p);
 }
+
+/* ---- replicas: every replica's buffer mapped in the others' -------------- */
+
+struct gpu_replica_share {
+    int n, me;
+    void **buf;    /* replica q's buffer as mapped here */
+    void **opened; /* the mappings to close */
+};
+
+static void replica_unmap(struct gpu_replica_share *s)
+{
+    for (int q = 0; q < s->n; q++)
+        if (s->opened[q]) cudaIpcCloseMemHandle(s->opened[q]);
+    free(s->buf);
+    free(s->opened);
+    free(s);
+}
+
+extern "C" struct gpu_replica_share *gpu_replica_share_open(void *dev)
+{
+    const char *e = getenv("LAT_GPU_HALO");
+    const int want = !(e && strcmp(e, "host") == 0);
+    struct entry { cudaIpcMemHandle_t h; char host[64]; int ok; } mine;
+    const size_t nd = (sizeof mine + sizeof(double) - 1) / sizeof(double); /* an entry in doubles (bytes moved as they are) */
+    struct gpu_replica_share *s = (struct gpu_replica_share *)lat_calloc(1, sizeof *s);
+    s->n = comm_replicas();
+    s->me = comm_replica();
+    s->buf = (void **)lat_calloc((size_t)s->n, sizeof(void *));
+    s->opened = (void **)lat_calloc((size_t)s->n, sizeof(void *));
+    double *all = (double *)lat_calloc((size_t)s->n * nd, sizeof(double));
+    memset(&mine, 0, sizeof mine);
+    gethostname(mine.host, sizeof mine.host - 1);
+    mine.ok = want && cudaIpcGetMemHandle(&mine.h, dev) == cudaSuccess;
+    memcpy(all + (size_t)s->me * nd, &mine, sizeof mine);
+    comm_replica_gather(all, nd);
+    int ok = mine.ok;
+    for (int q = 0; q < s->n && ok; q++) {
+        struct entry theirs;
+        memcpy(&theirs, all + (size_t)q * nd, sizeof theirs);
+        if (q == s->me) {
+            s->buf[q] = dev;
+            continue;
+        }
+        ok = theirs.ok && strcmp(theirs.host, mine.host) == 0 &&
+             cudaIpcOpenMemHandle(&s->opened[q], theirs.h, cudaIpcMemLazyEnablePeerAccess) == cudaSuccess;
+        s->buf[q] = s->opened[q];
+    }
+    free(all);
+    cudaGetLastError(); /* a failed mapping is an answer, not an error */
+    double fail = !ok;
+    comm_replica_sum(&fail, 1);
+    lat_debug("GPU replicas: %s", fail > 0 ? "through host memory" : "device to device (CUDA IPC)");
+    if (fail > 0) {
+        replica_unmap(s);
+        return NULL;
+    }
+    return s;
+}
+
+extern "C" void *gpu_replica_buffer(struct gpu_replica_share *s, int q) { return s->buf[q]; }
+
+extern "C" void gpu_replica_fence(void)
+{
+    check(cudaDeviceSynchronize(), "finishing a replicas' round");
+    double none = 0;
+    comm_replica_sum(&none, 1);
+}
+
+extern "C" void gpu_replica_share_close(struct gpu_replica_share *s)
+{
+    if (!s) return;
+    gpu_replica_fence(); /* nobody reads a buffer any more */
+    replica_unmap(s);
+    gpu_replica_fence(); /* every replica unmapped before any frees its buffer */
+}

@@ -75,6 +75,27 @@ extern "C" {
 
 #define GPU_PEER_MAXPARTS 8
 
+/* Replicas (base/comm.h comm_replicate: every rank a whole lattice, lat-hmc
+ * --split pseudofermions) on one node, each replica's buffer mapped in the
+ * others' (CUDA IPC), so a kernel reads another replica's part directly:
+ *   gpu_replica_share_open(dev)  collective over the replicas; dev the
+ *       caller's buffer, a whole gpu_alloc allocation of the same size on
+ *       every replica.  NULL on every replica when any cannot map (another
+ *       node, IPC refused) or LAT_GPU_HALO=host: the caller then goes
+ *       through the host.
+ *   gpu_replica_buffer(s, q)  replica q's buffer as mapped here (its own
+ *       for q = comm_replica()).
+ *   gpu_replica_fence()  returns when the work queued so far has run on
+ *       every replica's device (device synchronisation, then a replicas'
+ *       barrier): before reading the others' buffers, and before writing
+ *       one's own again while others may still read it.
+ *   gpu_replica_share_close(s)  collective; unmaps (NULL is fine). */
+struct gpu_replica_share;
+struct gpu_replica_share *gpu_replica_share_open(void *dev);
+void *gpu_replica_buffer(struct gpu_replica_share *s, int q);
+void gpu_replica_fence(void);
+void gpu_replica_share_close(struct gpu_replica_share *s);
+
 struct geometry;
 struct gpu_peer;
 struct gpu_peer *gpu_peer_open(const struct geometry *d, void *dev, const int *dir, int nparts);

@@ -41,6 +41,13 @@
  *   hmc_gpu_gauge_action(U, beta) S = beta sum_P (1 - Re tr U_P / 3)
  *   hmc_gpu_links_refresh(U)      a slab's halo slices from the neighbours'
  *                                 owned links (collective; one rank: nothing)
+ *   hmc_gpu_replicas_gather(parts, staging)  over the replicas of
+ *                                 base/comm.h (collective): parts[0..R-1],
+ *                                 fields of one shape, part comm_replica()
+ *                                 this replica's; afterwards every part is
+ *                                 its replica's, here too (device -> host,
+ *                                 comm_replica_gather, host -> device through
+ *                                 staging, R x the field's bytes)
  * The fields of one call must be different fields of one lattice (and
  * slab), each made by hmc_gpu_field_create or _like (else exit 1 with one
  * line).
@@ -98,6 +105,7 @@ void hmc_gpu_gauge_force(const struct gpu_field *u, double beta, double coeff, s
 void hmc_gpu_momenta_add(struct gpu_field *p, double eps, const struct gpu_field *f);
 double hmc_gpu_gauge_action(const struct gpu_field *u, double beta);
 void hmc_gpu_links_refresh(struct gpu_field *u);
+void hmc_gpu_replicas_gather(struct gpu_field *parts, double *staging);
 
 /* ---- the kernels' launchers (gpu_d.cu; the host emulation has its own):
  * the site kernels cover the field's h0..h1 (0, 0: all); the sums the local

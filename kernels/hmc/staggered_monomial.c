@@ -143,6 +143,7 @@ static void mono_refresh(void *ctx, const struct field *u, uint64_t seed, uint32
     const size_t hr = staggered_half_reals(c->op);
     const double m = staggered_mass(c->op);
     for (int k = 0; k < c->p.npf; k++) {
+        if (!stag_mono_mine(k)) continue;
         if (c->exact) {
             /* phi = m chi_e - D_eo chi_o */
             double *chi = (double *)lat_malloc(2 * hr * sizeof(double)), *ce = (double *)lat_malloc(hr * sizeof(double));
@@ -172,13 +173,24 @@ static double mono_action(void *ctx, const struct field *u)
     struct stag_mono *c = (struct stag_mono *)ctx;
     set_links(c, u);
     const size_t hr = staggered_half_reals(c->op);
-    double **x = alloc_halves(c->met.order, hr), s = 0;
+    double **x = alloc_halves(c->met.order, hr), *parts = (double *)lat_calloc((size_t)c->p.npf, sizeof(double));
     for (int k = 0; k < c->p.npf; k++) {
+        if (!stag_mono_mine(k)) continue;
         solve_shifts(c, &c->met, c->p.tol_metropolis, 0, c->phi[k], x, "action");
-        s += c->met.a0 * half_dot(c, c->phi[k], c->phi[k]);
+        double s = c->met.a0 * half_dot(c, c->phi[k], c->phi[k]);
         for (int j = 0; j < c->met.order; j++) s += c->met.a[j] * half_dot(c, c->phi[k], x[j]);
+        parts[k] = s;
     }
     free_halves(x, c->met.order);
+    return stag_mono_action_total(parts, c->p.npf);
+}
+
+double stag_mono_action_total(double *parts, int npf)
+{
+    comm_replica_sum(parts, (size_t)npf); /* each part from one replica, zeros from the others: exact */
+    double s = 0;
+    for (int k = 0; k < npf; k++) s += parts[k];
+    free(parts);
     return s;
 }
 
@@ -197,32 +209,47 @@ static void mono_force(void *ctx, const struct field *u, double coeff, double *o
      * x + mu of the last owned slice read (local half index = local site / 2) */
     double **x = alloc_halves(r->order, hr), **y = alloc_halves(r->order, hr);
     double **xl = alloc_halves(r->order, lhr), **yl = alloc_halves(r->order, lhr);
-    for (int k = 0; k < c->p.npf; k++) {
-        solve_shifts(c, r, c->p.tol_md, c->p.mixed, c->phi[k], x, "molecular-dynamics");
-        for (int i = 0; i < r->order; i++) {
-            staggered_hop(c->op, 1, y[i], x[i]);
-            staggered_half_with_halo(c->op, xl[i], x[i]);
-            staggered_half_with_halo(c->op, yl[i], y[i]);
-        }
-        /* every owned site, even ones first: no sums across sites, so the
-         * order is free */
-#pragma omp parallel for schedule(static) if (2 * vh >= MONO_OMP_MIN)
-        for (int64_t j = 0; j < 2 * vh; j++) {
-            const int even = j < vh;
-            const int64_t s = off + staggered_half_site(c->op, even ? 0 : 1, even ? j : j - vh);
-            for (int mu = 0; mu < LAT_ND; mu++) {
-                const int64_t t = lattice_neighbour(lat, s, mu, +1);
-                /* O = sum_i a_i v_i w_i^dag: v = Y(y+mu), w = X(y) (y even) or v = Y(y), w = X(y+mu) */
-                lat_complex o[LAT_NC_MAX * LAT_NC_MAX];
-                sun_zero(n, o);
-                for (int i = 0; i < r->order; i++) {
-                    const double *v = yl[i] + (size_t)((even ? t : s) >> 1) * 2 * n;
-                    const double *ww = xl[i] + (size_t)((even ? s : t) >> 1) * 2 * n;
-                    stag_force_outer_add(n, r->a[i], (const lat_complex *)v, (const lat_complex *)ww, o);
-                }
-                const lat_complex *ul = (const lat_complex *)staggered_link(c->op, s, mu);
-                stag_force_link(n, even, coeff, ul, o, (lat_complex *)(out + ((size_t)s * LAT_ND + mu) * lr));
+    /* a round: fields k0 .. k0 + R - 1, field k0 + r's force in part r */
+    const int R = comm_replicas(), me = comm_replica();
+    const size_t np = (size_t)lat->V * LAT_ND * lr;
+    if (!c->fparts) c->fparts = (double *)lat_malloc((size_t)R * np * sizeof(double));
+    for (int k0 = 0; k0 < c->p.npf; k0 += R) {
+        const int k = k0 + me;
+        double *part = c->fparts + (size_t)me * np;
+        memset(part, 0, np * sizeof(double));
+        if (k < c->p.npf) {
+            solve_shifts(c, r, c->p.tol_md, c->p.mixed, c->phi[k], x, "molecular-dynamics");
+            for (int i = 0; i < r->order; i++) {
+                staggered_hop(c->op, 1, y[i], x[i]);
+                staggered_half_with_halo(c->op, xl[i], x[i]);
+                staggered_half_with_halo(c->op, yl[i], y[i]);
             }
+            /* every owned site, even ones first: no sums across sites, so the
+             * order is free */
+#pragma omp parallel for schedule(static) if (2 * vh >= MONO_OMP_MIN)
+            for (int64_t j = 0; j < 2 * vh; j++) {
+                const int even = j < vh;
+                const int64_t s = off + staggered_half_site(c->op, even ? 0 : 1, even ? j : j - vh);
+                for (int mu = 0; mu < LAT_ND; mu++) {
+                    const int64_t t = lattice_neighbour(lat, s, mu, +1);
+                    /* O = sum_i a_i v_i w_i^dag: v = Y(y+mu), w = X(y) (y even) or v = Y(y), w = X(y+mu) */
+                    lat_complex o[LAT_NC_MAX * LAT_NC_MAX];
+                    sun_zero(n, o);
+                    for (int i = 0; i < r->order; i++) {
+                        const double *v = yl[i] + (size_t)((even ? t : s) >> 1) * 2 * n;
+                        const double *ww = xl[i] + (size_t)((even ? s : t) >> 1) * 2 * n;
+                        stag_force_outer_add(n, r->a[i], (const lat_complex *)v, (const lat_complex *)ww, o);
+                    }
+                    const lat_complex *ul = (const lat_complex *)staggered_link(c->op, s, mu);
+                    stag_force_link(n, even, coeff, ul, o, (lat_complex *)(part + ((size_t)s * LAT_ND + mu) * lr));
+                }
+            }
+        }
+        comm_replica_gather(c->fparts, np);
+        for (int q = 0; q < R && k0 + q < c->p.npf; q++) {
+            const double *f = c->fparts + (size_t)q * np;
+#pragma omp parallel for schedule(static) if (np >= 16 * MONO_OMP_MIN)
+            for (size_t i = 0; i < np; i++) out[i] += f[i];
         }
     }
     free_halves(x, r->order);
@@ -242,9 +269,10 @@ void staggered_monomial_take_solve_seconds(const struct hmc_monomial *m, double 
 static long mono_iterations(void *ctx)
 {
     struct stag_mono *c = (struct stag_mono *)ctx;
-    const long k = c->iters;
+    double k = (double)c->iters; /* every replica's solves (exact below 2^53) */
+    comm_replica_sum(&k, 1);
     c->iters = 0;
-    return k;
+    return (long)k;
 }
 
 /* ---- creation -------------------------------------------------------------- */
@@ -343,6 +371,7 @@ void staggered_monomial_free(struct hmc_monomial *m)
     struct stag_mono *c = (struct stag_mono *)m->ctx;
     if (!c) return;
     stag_mono_gpu_free(c);
+    free(c->fparts);
     for (int k = 0; k < c->p.npf; k++) free(c->phi[k]);
     free(c->phi);
     staggered_free(c->op);

@@ -27,6 +27,13 @@
  * force reads y and y + mu only.  The hops (Y_i = D_oe X_i, the exact
  * mode's D_eo chi_o) exchange their own faces inside the operator.
  *
+ * Replicas (lat-hmc --split pseudofermions, staggered_monomial_impl.h):
+ * each field's force goes into the replica's zeroed part (an HMC force
+ * field), and the parts of a round are added to the momenta in field
+ * order, read straight from the other replicas' GPUs when they map each
+ * other's part (gpu/peer.h; a fence before and after the reads), else
+ * gathered through the host first (hmc_gpu_replicas_gather).
+ *
  * Device state (made at the first call, freed by stag_mono_gpu_free): per
  * pseudofermion phi_k, a normal-view vector [phi_e | 0] (the odd half
  * stays zero, so it is the multi-shift right-hand side as it is); one noise
@@ -70,7 +77,9 @@ const double *stag_mono_gpu_phi(const struct stag_mono *c, int k)
 #include "dirac/staggered_gpu.h"
 #include "dirac/gpu_faces.h"
 #include "gpu/field.h"
+#include "gpu/peer.h"
 #include "gpu/spinor.h"
+#include "hmc/gpu.h"
 
 static const char WHO[] = "staggered monomial (device)";
 #define SITE_REALS 6
@@ -83,6 +92,9 @@ struct stag_mono_dev {
     double *x[RATIONAL_MAX_ORDER], *y[RATIONAL_MAX_ORDER];
     int npoles;      /* X_i, Y_i allocated */
     struct gpu_faces *faces; /* a slab: the force's forward face (md poles x [X | Y] x V3h sites) */
+    struct gpu_field *fparts; /* the force parts of a round, one per replica (staggered_monomial_impl.h) */
+    struct gpu_replica_share *share; /* more than one replica: every replica's own part mapped here (gpu/peer.h) */
+    double *fstaging;         /* else the parts' host copies */
     int64_t v3h;     /* sites per parity and timeslice */
 };
 
@@ -170,6 +182,7 @@ void stag_mono_refresh_gpu(void *ctx, const struct gpu_field *u, uint64_t seed, 
     struct staggered_gpu *g = staggered_gpu_solver_operator(c->p.gpu);
     const double m = staggered_gpu_solver_mass(c->p.gpu);
     for (int k = 0; k < c->p.npf; k++) {
+        if (!stag_mono_mine(k)) continue;
         if (c->exact) {
             /* phi = m chi_e - D_eo chi_o, chi on all sites ([even | odd]) */
             stag_mono_gpu_noise_d(u, d->noise, 1, seed, (uint32_t)k, trajectory);
@@ -188,13 +201,15 @@ double stag_mono_action_gpu(void *ctx, const struct gpu_field *u)
 {
     struct stag_mono *c = (struct stag_mono *)ctx;
     struct stag_mono_dev *d = prepare(c, u);
-    double s = 0;
+    double *parts = (double *)lat_calloc((size_t)c->p.npf, sizeof(double));
     for (int k = 0; k < c->p.npf; k++) {
+        if (!stag_mono_mine(k)) continue;
         solve(c, &c->met, c->p.tol_metropolis, 0, d->phi[k], "action");
-        s += c->met.a0 * dot(c, d->phi[k], d->phi[k]);
+        double s = c->met.a0 * dot(c, d->phi[k], d->phi[k]);
         for (int j = 0; j < c->met.order; j++) s += c->met.a[j] * dot(c, d->phi[k], d->x[j]);
+        parts[k] = s;
     }
-    return s;
+    return stag_mono_action_total(parts, c->p.npf);
 }
 
 void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, struct gpu_field *out)
@@ -205,19 +220,43 @@ void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, str
     struct stag_mono_dev *d = prepare(c, u);
     struct staggered_gpu *g = staggered_gpu_solver_operator(c->p.gpu);
     const struct rational *r = &c->md;
-    for (int k = 0; k < c->p.npf; k++) {
-        solve(c, r, c->p.tol_md, c->p.mixed, d->phi[k], "molecular-dynamics");
-        for (int i = 0; i < r->order; i++) staggered_gpu_hop_d(g, 1, 1.0, d->y[i], d->vh, d->x[i], 0, 0, NULL, 0);
-        struct stag_mono_poles p = poles_of(d, r);
-        if (d->faces) {
-            /* the next rank's first slice (X_i even, Y_i odd): the t-term of the last owned slice */
-            const size_t fb = (size_t)r->order * 2 * (size_t)d->v3h * SITE_REALS * sizeof(double);
-            const void *fwd, *bwd;
-            stag_mono_gpu_face_pack_d(u, &p, (double *)d->faces->dev);
-            gpu_faces_exchange(d->faces, fb, FORCE_FACE_TAG, no_interior, NULL, &fwd, &bwd);
-            p.face = (const double *)fwd;
+    const int R = comm_replicas(), me = comm_replica();
+    if (!d->fparts) {
+        /* the parts: device to device when the replicas can map each
+         * other's (a kernel then reads the others' own parts), else
+         * gathered through the host into local copies */
+        d->fparts = (struct gpu_field *)lat_calloc((size_t)R, sizeof *d->fparts);
+        for (int q = 0; q < R; q++) hmc_gpu_field_like(&d->fparts[q], out);
+        if (R > 1) d->share = gpu_replica_share_open(d->fparts[me].links);
+        if (R > 1 && !d->share)
+            d->fstaging = (double *)lat_malloc((size_t)R * 8 * (size_t)out->nblk * (size_t)out->ncomp * GPU_LANES * sizeof(double));
+    }
+    /* a round: fields k0 .. k0 + R - 1, field k0 + q's force in part q */
+    for (int k0 = 0; k0 < c->p.npf; k0 += R) {
+        const int k = k0 + me;
+        hmc_gpu_zero(&d->fparts[me]);
+        if (k < c->p.npf) {
+            solve(c, r, c->p.tol_md, c->p.mixed, d->phi[k], "molecular-dynamics");
+            for (int i = 0; i < r->order; i++) staggered_gpu_hop_d(g, 1, 1.0, d->y[i], d->vh, d->x[i], 0, 0, NULL, 0);
+            struct stag_mono_poles p = poles_of(d, r);
+            if (d->faces) {
+                /* the next rank's first slice (X_i even, Y_i odd): the t-term of the last owned slice */
+                const size_t fb = (size_t)r->order * 2 * (size_t)d->v3h * SITE_REALS * sizeof(double);
+                const void *fwd, *bwd;
+                stag_mono_gpu_face_pack_d(u, &p, (double *)d->faces->dev);
+                gpu_faces_exchange(d->faces, fb, FORCE_FACE_TAG, no_interior, NULL, &fwd, &bwd);
+                p.face = (const double *)fwd;
+            }
+            stag_mono_gpu_force_d(u, c->ltg, coeff, &p, &d->fparts[me]);
         }
-        stag_mono_gpu_force_d(u, c->ltg, coeff, &p, out);
+        if (d->share) gpu_replica_fence(); /* every part of the round is made */
+        else if (R > 1) hmc_gpu_replicas_gather(d->fparts, d->fstaging);
+        for (int q = 0; q < R && k0 + q < c->p.npf; q++) {
+            struct gpu_field part = d->fparts[q];
+            if (d->share) part.links = gpu_replica_buffer(d->share, q);
+            hmc_gpu_momenta_add(out, 1.0, &part);
+        }
+        if (d->share) gpu_replica_fence(); /* read by all before any zeroes its part again */
     }
 }
 
@@ -239,6 +278,10 @@ void stag_mono_gpu_free(struct stag_mono *c)
     }
     if (d->faces) gpu_faces_close(d->faces); /* collective */
     free(d->faces);
+    gpu_replica_share_close(d->share); /* collective */
+    for (int q = 0; d->fparts && q < comm_replicas(); q++) hmc_gpu_field_free(&d->fparts[q]);
+    free(d->fparts);
+    free(d->fstaging);
     free(d);
     c->dev = NULL;
 }

@@ -19,6 +19,7 @@
 
 #include "hmc/staggered_monomial.h"
 #include "solvers/solvers.h"
+#include "base/comm.h"
 #include <stdint.h>
 
 struct gpu_field;
@@ -41,7 +42,19 @@ struct stag_mono {
     struct stag_mono_dev *dev;   /* the device path's fields (NULL until its first call) */
     const struct geometry *dom;  /* the links' t-slab (NULL: one process) */
     int ltg;                     /* global timeslices */
+    double *fparts;              /* host force: comm_replicas() parts of a momentum array (first force call) */
 };
+
+/* Pseudofermions over replicas (base/comm.h: lat-hmc --split
+ * pseudofermions): replica r refreshes, solves and differentiates the
+ * fields k with k % R == r (R = comm_replicas(); one replica: every k).
+ * The action is the sum over k, in k order, of each field's part, made
+ * on its replica (stag_mono_action_total); the force of each field goes
+ * into a zeroed part of its own, the parts of a round of R fields are
+ * gathered on every replica and added to the momenta in k order -- the
+ * same additions for every R, so R replicas give one process's bits. */
+static inline int stag_mono_mine(int k) { return k % comm_replicas() == comm_replica(); }
+double stag_mono_action_total(double *parts, int npf);
 
 void stag_mono_account(struct stag_mono *c, const struct rational *r, const struct solver_result *res, double tol,
                        const char *what, double t0);
