@@ -279,7 +279,7 @@
     [ "$(echo "$output" | grep -c "^4x4x4x8 N_f = [24] .*: force vs numerical derivative of action_gpu")" -eq 2 ]
 }
 
-@test "staggered monomial's device path on t-slabs on the host, mpirun -np 1, 2, 4 (and 2 through the host): noise bit for bit, phi, S, force = CPU monomial on the slab, the same bytes for every R; emulated lat-hmc --nf 2 --device gpu on 1, 2, 4 ranks: the same file, = --device cpu; an odd slab refused" {
+@test "staggered monomial's device path on t-slabs on the host, mpirun -np 1, 2, 4 (and 2 through the host): noise bit for bit, phi, S, force = CPU monomial on the slab, the same bytes for every R; emulated lat-hmc --nf 2 --device gpu on 1, 2, 4 ranks: the same file, = --device cpu; --split pseudofermions on 2 ranks: one rank's links; an odd slab refused" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/hmc-stag-slab-emulation compiles the device code with it"
     command -v mpirun >/dev/null || skip "mpirun is missing: the slabs need MPI ranks"
     grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
@@ -293,7 +293,9 @@
     done
     [ "$(echo "$output" | grep -c '^noise on the slabs: even half bit-identical (0), all sites bit-identical (0)$')" -eq 4 ]
     [ "$(echo "$output" | grep -c 'the same output file bytes: ok$')" -eq 3 ]
-    [ "$(echo "$output" | grep -c 'the same log (physics columns): ok$')" -eq 3 ]
+    [ "$(echo "$output" | grep -c 'the same log (physics columns): ok$')" -eq 5 ]
+    # --split pseudofermions on two ranks (npf 2 and 3): one rank's links and log
+    [ "$(echo "$output" | grep -c '^lat-hmc --npf [23] --device gpu: --split pseudofermions on R=2: one rank.s links: ok$')" -eq 2 ]
     echo "$output" | grep -q '^lat-hmc --device gpu (R=2) = --device cpu to dH 1e-9, links 1e-10: ok$'
     echo "$output" | grep -q '^lat-hmc --device gpu, 4 ranks on 4^3x4 refused: .*even number.*: ok$'
 }
