@@ -145,7 +145,7 @@ hmc_all_R() {
     cmp <(tail -c 294912 s1.nersc) <(tail -c 294912 s3.nersc)
 }
 
-@test "lat-hmc --split pseudofermions with fewer fields than ranks, or without fermions: one line, exit 2, nothing written" {
+@test "lat-hmc --split pseudofermions with fewer fields than ranks, or without fermions: one line, exit 2; a bad start or log: one line, exit 1; nothing written" {
     run --separate-stderr mpi 2 "$BIN/lat-hmc" --beta 5.6 --lattice 4x4x4x8 --nf 2 --mass 0.3 --split pseudofermions -o o.lime
     echo "$stderr"
     [ "$status" -eq 2 ]
@@ -153,5 +153,13 @@ hmc_all_R() {
     run --separate-stderr mpi 2 "$BIN/lat-hmc" --beta 5.6 --lattice 4x4x4x8 --split pseudofermions -o o.lime
     [ "$status" -eq 2 ]
     [ "$(echo "$stderr" | grep -c 'needs staggered fermions')" -eq 1 ]
+    # an input every replica reads and refuses alike, and a log only the first opens: one line, exit 1
+    echo garbage > bad.lime
+    for a in "--start bad.lime" "--start no-such.lime" "--lattice 4x4x4x8 --log no/such/dir/h.log"; do
+        run --separate-stderr mpi 2 "$BIN/lat-hmc" -q --beta 5.6 $a --nf 2 --npf 2 --mass 0.3 --split pseudofermions -o o.lime
+        echo "$stderr"
+        [ "$status" -eq 1 ]
+        [ "$(echo "$stderr" | grep -c '^lat-hmc: ')" -eq 1 ]
+    done
     [ ! -e o.lime ]
 }

@@ -116,7 +116,10 @@ static void root_message(int *status, void *buf, size_t bytes)
     if (*status == 0 && bytes) comm_bcast(buf, bytes, 0);
 }
 
-void comm_root_begin(void) { in_root_section = size_ > 1 && rank_ == 0; }
+/* replicas: every replica does a root section's work (its own input), alike */
+void comm_root_begin(void) { in_root_section = (size_ > 1 || replicated_) && rank_ == 0; }
+
+int comm_error_echoes(void) { return replicated_ && in_root_section && wrank_ != 0; }
 
 void comm_root_end(void *buf, size_t bytes)
 {
@@ -239,6 +242,11 @@ void comm_exit(int status)
 void comm_die(int status)
 {
     if (!started || wsize_ == 1) exit(status);
+    if (replicated_) { /* the others may be anywhere: stop them */
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, status);
+        exit(status);
+    }
     if (in_root_section) {
         in_root_section = 0;
         root_message(&status, NULL, 0); /* the others are waiting: tell them */
@@ -289,6 +297,7 @@ void comm_max(double *v, size_t n) { (void)v; (void)n; }
 void comm_bcast(void *buf, size_t bytes, int root) { (void)buf; (void)bytes; (void)root; }
 void comm_barrier(void) {}
 void comm_root_begin(void) {}
+int comm_error_echoes(void) { return 0; }
 void comm_root_end(void *buf, size_t bytes) { (void)buf; (void)bytes; }
 void comm_root_wait(void *buf, size_t bytes) { (void)buf; (void)bytes; }
 static void no_peer(void) { lat_die(1, NULL, "internal error: point-to-point message in a one-process run"); }

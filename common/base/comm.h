@@ -55,6 +55,12 @@ void comm_replica_sum(double *v, size_t n);
 /* v holds comm_replicas() parts of n doubles, part comm_replica() this
  * replica's: afterwards every part is its replica's, on every replica */
 void comm_replica_gather(double *v, size_t n);
+/* for log.c: an error inside a root section of a replica other than the
+ * first (every replica reads its input alike, and meets the same error):
+ * it waits before it speaks, so that the first, meeting the same error,
+ * says it alone and stops the run meanwhile (a replica's error stops the
+ * run with MPI_Abort) */
+int comm_error_echoes(void);
 
 /* every rank: element-wise sum / max over ranks, in place */
 void comm_sum(double *v, size_t n);

@@ -2,6 +2,7 @@
 #include "base/log.h"
 #include "base/comm.h"
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,6 +76,7 @@ void lat_die(int status, const char *where, const char *fmt, ...)
     lat_dying = 1;
     va_list ap;
     va_start(ap, fmt);
+    if (comm_error_echoes()) sleep(2); /* the first replica meets it too: its line, and the end of the run */
     vmessage(where, fmt, ap);
     va_end(ap);
     for (int i = n_die_hooks - 1; i >= 0; i--) die_hooks[i]();
@@ -85,7 +87,7 @@ void lat_die(int status, const char *where, const char *fmt, ...)
 void lat_die_all(int status, const char *where, const char *fmt, ...)
 {
     lat_dying = 1;
-    if (comm_is_root()) {
+    if (comm_is_root() && !comm_error_echoes() && (comm_replicas() == 1 || comm_talks())) {
         va_list ap;
         va_start(ap, fmt);
         vmessage(where, fmt, ap);
