@@ -253,15 +253,17 @@ double hmc_gpu_gauge_action(const struct gpu_field *u, double beta)
     return hmc_gauge_action_of_sum(beta, 3, e ? e->d->global.V : u->V, slice_sum(u, hmc_gpu_plaquette_d));
 }
 
-void hmc_gpu_replicas_gather(struct gpu_field *parts, double *staging)
+void hmc_gpu_replicas_gather(struct gpu_field *parts, double **staging)
 {
     const int R = comm_replicas(), me = comm_replica();
     check_field(&parts[me], "replicas' gather");
     const size_t b = field_bytes(&parts[me]), n = b / sizeof(double);
-    gpu_download(staging + (size_t)me * n, parts[me].links, b);
-    comm_replica_gather(staging, n);
+    if (!*staging) *staging = (double *)lat_malloc((size_t)R * b);
+    double *host = *staging;
+    gpu_download(host + (size_t)me * n, parts[me].links, b);
+    comm_replica_gather(host, n);
     for (int q = 0; q < R; q++)
-        if (q != me) gpu_upload(parts[q].links, staging + (size_t)q * n, b);
+        if (q != me) gpu_upload(parts[q].links, host + (size_t)q * n, b);
 }
 
 #else /* built without CUDA */
@@ -290,6 +292,6 @@ void hmc_gpu_field_like(struct gpu_field *f, const struct gpu_field *g) { (void)
 void hmc_gpu_copy(struct gpu_field *dst, const struct gpu_field *src) { (void)dst; (void)src; no_cuda("device copy"); }
 void hmc_gpu_sync(void) { no_cuda("sync"); }
 void hmc_gpu_links_refresh(struct gpu_field *u) { (void)u; no_cuda("links refresh"); }
-void hmc_gpu_replicas_gather(struct gpu_field *parts, double *staging) { (void)parts; (void)staging; no_cuda("replicas' gather"); }
+void hmc_gpu_replicas_gather(struct gpu_field *parts, double **staging) { (void)parts; (void)staging; no_cuda("replicas' gather"); }
 
 #endif

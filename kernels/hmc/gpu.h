@@ -47,7 +47,8 @@
  *                                 this replica's; afterwards every part is
  *                                 its replica's, here too (device -> host,
  *                                 comm_replica_gather, host -> device through
- *                                 staging, R x the field's bytes)
+ *                                 *staging, R x the field's bytes, allocated
+ *                                 at the first call; the caller frees it)
  * The fields of one call must be different fields of one lattice (and
  * slab), each made by hmc_gpu_field_create or _like (else exit 1 with one
  * line).
@@ -105,7 +106,7 @@ void hmc_gpu_gauge_force(const struct gpu_field *u, double beta, double coeff, s
 void hmc_gpu_momenta_add(struct gpu_field *p, double eps, const struct gpu_field *f);
 double hmc_gpu_gauge_action(const struct gpu_field *u, double beta);
 void hmc_gpu_links_refresh(struct gpu_field *u);
-void hmc_gpu_replicas_gather(struct gpu_field *parts, double *staging);
+void hmc_gpu_replicas_gather(struct gpu_field *parts, double **staging);
 
 /* ---- the kernels' launchers (gpu_d.cu; the host emulation has its own):
  * the site kernels cover the field's h0..h1 (0, 0: all); the sums the local

@@ -92,9 +92,10 @@ struct stag_mono_dev {
     double *x[RATIONAL_MAX_ORDER], *y[RATIONAL_MAX_ORDER];
     int npoles;      /* X_i, Y_i allocated */
     struct gpu_faces *faces; /* a slab: the force's forward face (md poles x [X | Y] x V3h sites) */
-    struct gpu_field *fparts; /* the force parts of a round, one per replica (staggered_monomial_impl.h) */
+    struct gpu_field *fparts; /* the force parts of a round, one per replica (staggered_monomial_impl.h):
+                               * this replica's, the others' as mapped here (share) or local copies */
     struct gpu_replica_share *share; /* more than one replica: every replica's own part mapped here (gpu/peer.h) */
-    double *fstaging;         /* else the parts' host copies */
+    double *fstaging;         /* without share: the parts' host copies (hmc_gpu_replicas_gather) */
     int64_t v3h;     /* sites per parity and timeslice */
 };
 
@@ -226,10 +227,12 @@ void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, str
          * other's (a kernel then reads the others' own parts), else
          * gathered through the host into local copies */
         d->fparts = (struct gpu_field *)lat_calloc((size_t)R, sizeof *d->fparts);
-        for (int q = 0; q < R; q++) hmc_gpu_field_like(&d->fparts[q], out);
+        hmc_gpu_field_like(&d->fparts[me], out);
         if (R > 1) d->share = gpu_replica_share_open(d->fparts[me].links);
-        if (R > 1 && !d->share)
-            d->fstaging = (double *)lat_malloc((size_t)R * 8 * (size_t)out->nblk * (size_t)out->ncomp * GPU_LANES * sizeof(double));
+        for (int q = 0; q < R; q++) /* the others' parts: mapped, or local copies */
+            if (q == me) continue;
+            else if (d->share) d->fparts[q] = d->fparts[me], d->fparts[q].links = gpu_replica_buffer(d->share, q);
+            else hmc_gpu_field_like(&d->fparts[q], out);
     }
     /* a round: fields k0 .. k0 + R - 1, field k0 + q's force in part q */
     for (int k0 = 0; k0 < c->p.npf; k0 += R) {
@@ -250,12 +253,8 @@ void stag_mono_force_gpu(void *ctx, const struct gpu_field *u, double coeff, str
             stag_mono_gpu_force_d(u, c->ltg, coeff, &p, &d->fparts[me]);
         }
         if (d->share) gpu_replica_fence(); /* every part of the round is made */
-        else if (R > 1) hmc_gpu_replicas_gather(d->fparts, d->fstaging);
-        for (int q = 0; q < R && k0 + q < c->p.npf; q++) {
-            struct gpu_field part = d->fparts[q];
-            if (d->share) part.links = gpu_replica_buffer(d->share, q);
-            hmc_gpu_momenta_add(out, 1.0, &part);
-        }
+        else if (R > 1) hmc_gpu_replicas_gather(d->fparts, &d->fstaging);
+        for (int q = 0; q < R && k0 + q < c->p.npf; q++) hmc_gpu_momenta_add(out, 1.0, &d->fparts[q]);
         if (d->share) gpu_replica_fence(); /* read by all before any zeroes its part again */
     }
 }
@@ -279,7 +278,8 @@ void stag_mono_gpu_free(struct stag_mono *c)
     if (d->faces) gpu_faces_close(d->faces); /* collective */
     free(d->faces);
     gpu_replica_share_close(d->share); /* collective */
-    for (int q = 0; d->fparts && q < comm_replicas(); q++) hmc_gpu_field_free(&d->fparts[q]);
+    for (int q = 0; d->fparts && q < comm_replicas(); q++)
+        if (q == comm_replica() || !d->share) hmc_gpu_field_free(&d->fparts[q]); /* the others' mapped parts are theirs */
     free(d->fparts);
     free(d->fstaging);
     free(d);
