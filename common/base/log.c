@@ -87,7 +87,7 @@ void lat_die(int status, const char *where, const char *fmt, ...)
 void lat_die_all(int status, const char *where, const char *fmt, ...)
 {
     lat_dying = 1;
-    if (comm_is_root() && !comm_error_echoes() && (comm_replicas() == 1 || comm_talks())) {
+    if (comm_talks()) { /* rank 0 of the world: the root without replicas, the first replica with them */
         va_list ap;
         va_start(ap, fmt);
         vmessage(where, fmt, ap);
