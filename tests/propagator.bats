@@ -273,3 +273,13 @@ assert err < 1e-12' "$T/lat.tsv" "$T/py.tsv"
     head -c 2000000 "$T/ok.lime" > "$T/cut.prop"
     expect_error 1 lat-meson -- "$BIN/lat-meson" "$T/cut.prop"
 }
+
+@test "--columns together: refused on the CPU (exit 2, one line, no file); an existing output file kept" {
+    echo keep > "$T/p.lime"
+    run -2 "$BIN/lat-propagator" -q --kappa 0.12 --device cpu --columns together "$G/hot.lime" -o "$T/p.lime"
+    echo "$output"
+    [ "${#lines[@]}" -eq 1 ] && [[ "$output" == *"--columns together: the columns are solved together on the GPU only"* ]]
+    [ "$(cat "$T/p.lime")" = keep ]
+    run -2 "$BIN/lat-propagator" -q --kappa 0.12 --columns sideways "$G/hot.lime"
+    [ "${#lines[@]}" -eq 1 ]
+}

@@ -88,12 +88,25 @@ static void check_input(struct dist *x, void *arg)
                     "(lat-unitarity can reproject)", x->nc, un.max, un.det_max, tol);
 }
 
+/* --columns together: column k's source (prop_solve_block's callback) */
+struct column_source {
+    const struct prop_source *src;
+    const struct lattice *lat;
+    int nc, t_first, nt;
+};
+static void column_source(void *ctx, int k, double *b)
+{
+    const struct column_source *c = ctx;
+    prop_source_field_slab(c->src, c->lat, c->nc, k / c->nc, k % c->nc, c->t_first, c->nt, b);
+}
+
 int main(int argc, char **argv)
 {
     double kappa = 0, csw = 0, tol = 1e-12, wall_theta = 1e-10, delta = 0.1;
     int max_iter = 10000, no_eo = 0, file_bits = 64;
     const char *bc = "p,p,p,a", *source = "point:0,0,0,0", *solver = "cg", *precision = "double", *sloppy = "single",
-               *output = NULL, *format = "text", *fprec = "64", *device = NULL, *gpu_links = "12", *logpath = NULL;
+               *output = NULL, *format = "text", *fprec = "64", *device = NULL, *gpu_links = "12", *logpath = NULL,
+               *columns = "apart";
     struct cli_opt opts[] = {
         {"kappa", 'k', CLI_DOUBLE, &kappa, "K", "hopping parameter (> 0; required)", NULL, 0},
         {"csw", 0, CLI_DOUBLE, &csw, "C", "clover coefficient c_sw (default 0: Wilson)", NULL, 0},
@@ -110,8 +123,9 @@ int main(int argc, char **argv)
         {"file-precision", 0, CLI_CHOICE, &fprec, "BITS", "precision of the propagator file (default 64)", "32|64", 0},
         {"device", 0, CLI_CHOICE, &device, "DEV", "where the solver runs (default auto; LAT_DEVICE overrides auto; gpu: SU(3), even-odd, under mpirun one GPU per rank)", "cpu|gpu|auto", 0},
         {"gpu-links", 0, CLI_CHOICE, &gpu_links, "R", "reals stored per link on the GPU (default 12; 8 compressed, 18 whole)", "18|12|8", 0},
+        {"columns", 0, CLI_CHOICE, &columns, "HOW", "apart (default): one solve per spin-colour column; together: all columns as one system, one Krylov recursion over the stacked vectors and one operator launch for them all (--device gpu, one process, V/2 a multiple of 32)", "apart|together", 0},
         {"output", 'o', CLI_STRING, &output, "FILE", "the propagator file (default standard output, never a terminal)", NULL, 0},
-        {"log", 0, CLI_STRING, &logpath, "FILE", "the solves' convergence TSV: column (spin * nc + colour), iteration, reliable (1: a true residual, in double; 0: the recursion's, in the sloppy precision), residual (relative, of the system solved: the even-odd one unless --no-eo)", NULL, 0},
+        {"log", 0, CLI_STRING, &logpath, "FILE", "the solves' convergence TSV: column (spin * nc + colour), iteration, reliable (1: a true residual, in double; 0: the recursion's, in the sloppy precision), residual (relative, of the system solved: the even-odd one unless --no-eo; with --columns together column -1, the stacked system)", NULL, 0},
         RUN_REPORT_OPTION(format),
         {0}};
     struct cli_info info = {"lat-propagator", "--kappa K [OPTIONS] [INPUT]",
@@ -195,6 +209,9 @@ int main(int argc, char **argv)
         }
     }
 
+    const int together = columns[0] == 't';
+    if (together && !prop_solve_block_possible(dev, PROP_NS * x.nc, why, sizeof why))
+        lat_die_all(2, c->name, "--columns together: %s", why); /* before any solve: nothing written */
     lat_debug("the operator%s set up: %.3f s", dev ? " and the device" : "", lat_clock() - t_setup);
     const int ncol = PROP_NS * x.nc;
     const size_t nr = dirac_full_reals(op), sr = dirac_site_reals(op);
@@ -223,14 +240,23 @@ int main(int argc, char **argv)
     }
     double t0 = lat_clock();
     int show = cli_show_progress();
+    struct prop_solve_result *rs = lat_calloc((size_t)ncol, sizeof *rs);
+    if (together) { /* one process: rank 0 holds the columns */
+        struct column_source cs = {&prop.src, lat, x.nc, t_first, nt};
+        for (int k = 0; k < ncol; k++) prop.col[k] = lat_calloc(prop_column_reals(&prop), sizeof(double));
+        slog.column = -1;
+        prop_solve_block(op, dev, &so, ncol, column_source, &cs, prop.col, rs);
+    }
     for (int k = 0; k < ncol; k++) {
         const double tk = lat_clock();
-        slog.column = k;
-        prop_source_field_slab(&prop.src, lat, x.nc, k / x.nc, k % x.nc, t_first, nt, b);
-        if (comm_is_root()) prop.col[k] = lat_calloc(prop_column_reals(&prop), sizeof(double));
-        struct prop_solve_result r;
-        prop_solve(op, dev, &so, b, x.dom ? slab + v3r : prop.col[k], &r);
-        if (x.dom) geometry_gather(x.dom, slab, prop.col[k], sr);
+        if (!together) {
+            slog.column = k;
+            prop_source_field_slab(&prop.src, lat, x.nc, k / x.nc, k % x.nc, t_first, nt, b);
+            if (comm_is_root()) prop.col[k] = lat_calloc(prop_column_reals(&prop), sizeof(double));
+            prop_solve(op, dev, &so, b, x.dom ? slab + v3r : prop.col[k], &rs[k]);
+            if (x.dom) geometry_gather(x.dom, slab, prop.col[k], sr);
+        }
+        const struct prop_solve_result r = rs[k];
         iters[k] = r.iterations;
         iters_d[k] = r.iterations;
         res[k] = r.true_residual;
@@ -244,6 +270,7 @@ int main(int argc, char **argv)
                   r.iterations, r.true_residual, lat_clock() - tk, r.solver_seconds, r.converged ? "" : " (not converged)");
     }
     if (show) fprintf(stderr, "\n");
+    free(rs);
     double seconds = lat_clock() - t0;
     progress_log_close(&pr); /* exit 1 on a failed write */
     free(b);
@@ -257,8 +284,9 @@ int main(int argc, char **argv)
     size_t hl = 256 + (size_t)ncol * 40;
     char *results = lat_malloc(hl), *r0 = results;
     size_t left = hl;
-    char dw[48] = ""; /* a delta given is part of the provenance (the default's entries stay as they were) */
+    char dw[80] = ""; /* a delta given is part of the provenance (the default's entries stay as they were) */
     if (cli_given(opts, "reliable-delta")) snprintf(dw, sizeof dw, " reliable_delta=%g", delta);
+    if (together) strcat(dw, " columns=together"); /* the default's entries stay as they were */
     int n = snprintf(r0, left, "kappa=%.17g csw=%.17g bc=%s source=%s solver=%s eo=%s device=%s precision=%s%s%s%s tol=%g iterations=",
                      kappa, csw, bc, srcw, solver, no_eo ? "no" : "yes", so.gpu ? "gpu" : "cpu", precision, precision[0] == 'm' ? " sloppy=" : "",
                      precision[0] == 'm' ? sloppy : "", dw, tol);
@@ -301,6 +329,7 @@ int main(int argc, char **argv)
         report_bool(rep, "eo", !no_eo);
         report_str(rep, "device", so.gpu ? "gpu" : "cpu");
         report_str(rep, "precision", precision);
+        if (together) report_str(rep, "columns", "together");
         report_num(rep, "tol", tol);
         report_list(rep, "iterations", iters_d, ncol);
         report_list(rep, "true_residuals", res, ncol);

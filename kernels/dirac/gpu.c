@@ -62,6 +62,9 @@ struct dirac_gpu {
     void *clov_h[2][2];          /* the same in 16 bits (the half sweeps) */
     float *clov_hs[2][2];        /* and their factors q -> real, one per site */
     struct solver_vec *tmp[3];   /* the even intermediate per precision (made when first needed) */
+    struct solver_vec *tmp_block[3]; /* the same for a block of columns, tmp_cols[p] of them */
+    int tmp_cols[3];
+    int op_cols;                 /* the columns of dirac_gpu_block_solver_op's vectors */
     /* a t-slab (NULL: one process) and its faces (dirac/gpu_faces.h;
      * face_bytes 12 V3h doubles) */
     const struct geometry *dom;
@@ -215,7 +218,7 @@ void dirac_gpu_free(struct dirac_gpu *g)
             gpu_free(g->clov_h[inv][par]);
             gpu_free(g->clov_hs[inv][par]);
         }
-    for (int p = 0; p < 3; p++) dirac_gpu_vec_free(g->tmp[p]);
+    for (int p = 0; p < 3; p++) dirac_gpu_vec_free(g->tmp[p]), dirac_gpu_vec_free(g->tmp_block[p]);
     gpu_faces_close(&g->faces); /* collective */
     free(g);
 }
@@ -370,19 +373,32 @@ static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
 /* ---- Mhat: dirac.c's two sweeps ---------------------------------------------
  * t_e = A_ee^-1 D_eo in, then out_o = A_oo in - kappa^2 D_oe t_e (sign -1:
  * D^dag in both) */
-void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in)
+static void eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in, int ncols)
 {
     check_vec(out, "Mhat's output");
     check_vec(in, "Mhat's input");
-    if (out->prec != in->prec || in->n != (size_t)g->nsites * SITE_REALS || out->n != in->n || out->data == in->data)
+    const size_t n = ncols > 1 ? (size_t)ncols * dirac_gpu_col_sites(g) * SITE_REALS : (size_t)g->nsites * SITE_REALS;
+    if (out->prec != in->prec || in->n != n || out->n != in->n || out->data == in->data)
         lat_die(1, "GPU Dirac", "internal error: Mhat on vectors of another size, mixed precisions or in place");
+    if (ncols > 1 && g->dom) lat_die(1, "GPU Dirac", "internal error: Mhat on a block of columns on a t-slab");
     const enum solver_prec p = in->prec;
-    if (!g->tmp[p]) g->tmp[p] = dirac_gpu_vec_new(g, p);
-    struct solver_vec *t = g->tmp[p];
+    struct solver_vec *t;
+    if (ncols > 1) {
+        if (g->tmp_cols[p] < ncols) {
+            dirac_gpu_vec_free(g->tmp_block[p]);
+            g->tmp_block[p] = dirac_gpu_block_new(g, p, ncols);
+            g->tmp_cols[p] = ncols;
+        }
+        t = g->tmp_block[p];
+    } else {
+        if (!g->tmp[p]) g->tmp[p] = dirac_gpu_vec_new(g, p);
+        t = g->tmp[p];
+    }
     const int dbl = p == SOLVER_DOUBLE, half = p == SOLVER_HALF && g->half_link_bits == 16; /* 16-bit links */
     void *(*clov)[2] = dbl ? g->clov_d : half ? g->clov_h : g->clov_s;
     struct dirac_gpu_sweep w = {.links = dbl ? &g->links_d : &g->links_s, .spinor_prec = (int)p,
-                                .sign = dag ? -1 : +1, .links16 = half ? g->links16 : NULL};
+                                .sign = dag ? -1 : +1, .links16 = half ? g->links16 : NULL, .nrhs = ncols > 1 ? ncols : 1,
+                                .col_sites = dirac_gpu_col_sites(g)};
     memcpy(w.phase, g->phase, sizeof w.phase);
     /* even: t_e = A_ee^-1 (D in)_e */
     w.clover = g->clover ? clov[1][0] : NULL;
@@ -408,6 +424,58 @@ void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, co
     w.post_inv = 0;
     w.alpha = -g->kappa * g->kappa;
     sweep(g, &w, dbl);
+}
+
+void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in)
+{
+    eo_apply(g, dag, out, in, 1);
+}
+
+/* ---- blocks of columns ------------------------------------------------------ */
+int64_t dirac_gpu_col_sites(const struct dirac_gpu *g) { return gpu_spinor_nblk(g->nsites) * GPU_SPINOR_LANES; }
+
+struct solver_vec *dirac_gpu_block_new(const struct dirac_gpu *g, enum solver_prec prec, int ncols)
+{
+    if (ncols < 1) lat_die(1, "GPU Dirac", "internal error: a block of %d columns", ncols);
+    struct solver_vec *v = (struct solver_vec *)lat_calloc(1, sizeof *v);
+    const int64_t cs = dirac_gpu_col_sites(g);
+    const size_t bytes = (size_t)ncols * gpu_spinor_storage(g->nsites, SITE_REALS) * elem_size(prec);
+    v->prec = prec;
+    v->n = (size_t)ncols * (size_t)cs * SITE_REALS;
+    v->site_reals = SITE_REALS;
+    v->data = gpu_alloc(bytes, "a block of spinor vectors");
+    gpu_memset(v->data, 0, bytes);
+    if (prec == SOLVER_HALF) {
+        v->norm = (float *)gpu_alloc((size_t)ncols * cs * sizeof(float), "the norms of a half spinor block");
+        gpu_memset(v->norm, 0, (size_t)ncols * cs * sizeof(float));
+    }
+    return v;
+}
+
+void dirac_gpu_block_column(const struct dirac_gpu *g, const struct solver_vec *block, int c, struct solver_vec *col)
+{
+    const int64_t cs = dirac_gpu_col_sites(g);
+    const size_t per = (size_t)cs * SITE_REALS;
+    check_vec(block, "a block's column");
+    if (c < 0 || block->n % per || (size_t)c >= block->n / per)
+        lat_die(1, "GPU Dirac", "internal error: column %d of a block of %zu", c, block->n / per);
+    *col = *block;
+    col->n = (size_t)g->nsites * SITE_REALS;
+    col->data = (char *)block->data + (size_t)c * gpu_spinor_storage(g->nsites, SITE_REALS) * elem_size(block->prec);
+    col->norm = block->norm ? block->norm + (size_t)c * cs : NULL;
+}
+
+void dirac_gpu_eo_apply_block(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in, int ncols)
+{
+    if (ncols < 1) lat_die(1, "GPU Dirac", "internal error: Mhat on a block of %d columns", ncols);
+    if (ncols == 1) { /* a block of one is its column 0, the plain application */
+        struct solver_vec o, i;
+        dirac_gpu_block_column(g, out, 0, &o);
+        dirac_gpu_block_column(g, in, 0, &i);
+        eo_apply(g, dag, &o, &i, 1);
+        return;
+    }
+    eo_apply(g, dag, out, in, ncols);
 }
 
 /* ---- the even-odd system's ends in double (dirac.c's arithmetic) ------------
@@ -548,6 +616,34 @@ void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g)
     *s = (struct solver_op){.n = (size_t)g->nsites * SITE_REALS, .site_reals = SITE_REALS, .ctx = g,
                             .apply = s_apply, .apply_dag = s_apply_dag, .apply_f = s_apply_f,
                             .apply_dag_f = s_apply_dag_f, .apply_vec = s_apply_vec};
+}
+
+/* the block's view: ncols columns as one vector (dirac_gpu_block_new's
+ * layout), each application one launch a sweep for them all */
+static void block_raw(struct dirac_gpu *g, int dag, enum solver_prec p, void *out, const void *in)
+{
+    const size_t n = (size_t)g->op_cols * (size_t)dirac_gpu_col_sites(g) * SITE_REALS;
+    struct solver_vec o = {p, n, SITE_REALS, out, NULL}, i = {p, n, SITE_REALS, (void *)in, NULL};
+    dirac_gpu_eo_apply_block(g, dag, &o, &i, g->op_cols);
+}
+static void b_apply(void *c, double *o, const double *i) { block_raw((struct dirac_gpu *)c, 0, SOLVER_DOUBLE, o, i); }
+static void b_apply_dag(void *c, double *o, const double *i) { block_raw((struct dirac_gpu *)c, 1, SOLVER_DOUBLE, o, i); }
+static void b_apply_f(void *c, float *o, const float *i) { block_raw((struct dirac_gpu *)c, 0, SOLVER_SINGLE, o, i); }
+static void b_apply_dag_f(void *c, float *o, const float *i) { block_raw((struct dirac_gpu *)c, 1, SOLVER_SINGLE, o, i); }
+static void b_apply_vec(void *c, int dag, struct solver_vec *o, const struct solver_vec *i)
+{
+    struct dirac_gpu *g = (struct dirac_gpu *)c;
+    dirac_gpu_eo_apply_block(g, dag, o, i, g->op_cols);
+}
+
+int dirac_gpu_block_solver_op(struct solver_op *s, struct dirac_gpu *g, int ncols)
+{
+    if (ncols < 1 || g->dom || dirac_gpu_col_sites(g) != g->nsites) return -1;
+    g->op_cols = ncols;
+    *s = (struct solver_op){.n = (size_t)ncols * (size_t)g->nsites * SITE_REALS, .site_reals = SITE_REALS, .ctx = g,
+                            .apply = b_apply, .apply_dag = b_apply_dag, .apply_f = b_apply_f,
+                            .apply_dag_f = b_apply_dag_f, .apply_vec = b_apply_vec};
+    return 0;
 }
 
 void dirac_gpu_set_half_links(struct dirac_gpu *g, int bits)

@@ -90,6 +90,31 @@
  *       norms); upload a host half field (24 V/2 doubles, dirac.h's order),
  *       rounded (single) or quantised (half, solver_half_quantise) on the
  *       host; download back to doubles.  For tests and the benchmark.
+ *   dirac_gpu_block_new(g, prec, ncols)        a zeroed block of ncols columns
+ *   dirac_gpu_block_column(g, block, c, &col)   column c of it as a vector
+ *   dirac_gpu_col_sites(g)                      the sites a column takes
+ *   dirac_gpu_eo_apply_block(g, dag, out, in, ncols)
+ *       Mhat (Mhat^dag) on each of ncols columns, one launch per sweep for
+ *       them all (one process only).  A block is ncols vectors of the odd
+ *       half field, each as dirac_gpu_vec_new lays it out, one after the
+ *       other: as a solver_vec, n = ncols x col_sites x 24 with col_sites =
+ *       V/2 rounded up to 32 (the sites between two columns are padding,
+ *       zero, never written), so the vector kernels treat a block as one
+ *       long vector, and col is a view into the block's memory (free the
+ *       block, not it).  Each column gets the bits of dirac_gpu_eo_apply on
+ *       it (the same arithmetic per site); why a block: the ncols blocks
+ *       of threads that read the same links and clover run side by side
+ *       (dirac/gpu_sweep.h's nrhs), so only the first reads them from
+ *       memory.  The scratch block is kept at the largest ncols seen.
+ *       The first k columns of a block are a block of k (n = k col_sites 24).
+ *   dirac_gpu_block_solver_op(s, g, ncols)
+ *       the solver's view of Mhat on ncols columns as one vector (the
+ *       callbacks of dirac_gpu_solver_op on blocks of ncols, n = ncols x 24
+ *       V/2): a Krylov solver over it solves the ncols systems in one
+ *       recursion.  0, or -1 (nothing set) on a t-slab or where V/2 is not
+ *       a multiple of 32 (the columns would not be back to back: the
+ *       vector kernels' one long vector would not be the block).  One block
+ *       operator per g at a time (the last call's ncols).
  *   dirac_gpu_counts(g, prec, &flop, &bytes, &bytes_paper)
  *       per odd site and application of Mhat (clover as g has it): flop (dirac.h's count: 3696
  *       with clover, 2 x 1320 + 48 without), the bytes the two kernels move
@@ -134,6 +159,12 @@ void dirac_gpu_vec_download(double *host, const struct solver_vec *v);
 
 void dirac_gpu_counts(const struct dirac_gpu *g, enum solver_prec prec, double *flop, double *bytes,
                       double *bytes_paper);
+
+int64_t dirac_gpu_col_sites(const struct dirac_gpu *g);
+struct solver_vec *dirac_gpu_block_new(const struct dirac_gpu *g, enum solver_prec prec, int ncols);
+void dirac_gpu_block_column(const struct dirac_gpu *g, const struct solver_vec *block, int c, struct solver_vec *col);
+void dirac_gpu_eo_apply_block(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in, int ncols);
+int dirac_gpu_block_solver_op(struct solver_op *s, struct dirac_gpu *g, int ncols);
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,12 @@ struct dslash_args {
     const lat_real *face_fwd, *face_bwd;
     lat_real *face_out_fwd, *face_out_bwd;
     int tg0, ltg, sites;
+    /* a block of nrhs columns (dirac/gpu_sweep.h), col_sites apart; block
+     * b of a launch is column b % nrhs of site block b / nrhs, so the nrhs
+     * blocks that read the same links and clover run side by side and all
+     * but the first find them in the L2 */
+    int nrhs;
+    long long col_sites;
 };
 
 /* the half index of thread i of a launch over a.sites (gpu_sweep.h) */
@@ -265,19 +271,29 @@ template <typename SS> struct dslash_min_blocks {
         value = sizeof(SS) == 2 ? DSLASH_MIN_BLOCKS_HALF : sizeof(SS) == 4 ? DSLASH_MIN_BLOCKS_SINGLE : DSLASH_MIN_BLOCKS_DOUBLE
     };
 };
-template <typename SS, typename LS, int RECON, int SIGN>
+template <typename SS, typename LS, int RECON, int SIGN, bool BLOCK>
 __global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(const dslash_args a)
 {
     gpu_chained_begin(); /* launched chained (gpu/chain.cuh): nothing read before it */
     typedef typename dslash_links<LS, RECON>::type U;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    /* BLOCK (a block of columns, a.nrhs > 1): this thread block's column,
+     * whose site h is site h + col of the block as one long vector
+     * (gpu/spinor.h's layout with columns col_sites apart, col_sites a
+     * multiple of its 32 lanes).  A template parameter: with the test at
+     * run time the one column's kernels spilled (the 12-real double, single
+     * and half sweeps: 4-16 bytes) */
+    int blk = blockIdx.x, col = 0;
+    if constexpr (BLOCK) {
+        col = blk % a.nrhs * (int)a.col_sites;
+        blk /= a.nrhs;
+    }
+    const int i = blk * blockDim.x + threadIdx.x;
     if (i >= dslash_threads(a.g, a.sites)) return;
     const int h = dslash_site(a, i);
     const int p = a.parity;
     int x[4];
     const int site = decode(a.g, p, h, x);
     LS *links = (LS *)a.links;
-    const SS *in = (const SS *)a.in;
     lat_complex acc[12], u[9], psi[12];
 #pragma unroll
     for (int k = 0; k < 12; k++) acc[k] = c_make(0, 0);
@@ -296,7 +312,7 @@ __global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(co
             colour_mul(3, u, hv + 3, w + 3);
             spin_reconstruct_acc(3, mu, -SIGN, w, acc);
         } else {
-            spinor_load<SS>(in, a.in_norm, neighbour(a.g, site, x, mu, +1) >> 1, psi);
+            spinor_load<SS>((const SS *)a.in, a.in_norm, (neighbour(a.g, site, x, mu, +1) >> 1) + col, psi);
             dirac_hop_fwd_acc(3, mu, SIGN, u, psi, acc);
         }
         /* backward: U_mu(x-mu)^dag psi(x-mu); U_mu(x-mu) carries the phase
@@ -312,7 +328,7 @@ __global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(co
             U::template load<lat_complex, true>(U::at(links, a.g, 1 - p, mu, sb >> 1), u);
             if (dslash_phased<SS>(a, mu) && dslash_first(a, x, mu))
                 for (int k = 0; k < 9; k++) u[k] = c_mul(a.phase[mu], u[k]);
-            spinor_load<SS>(in, a.in_norm, sb >> 1, psi);
+            spinor_load<SS>((const SS *)a.in, a.in_norm, (sb >> 1) + col, psi);
             dirac_hop_bwd_acc(3, mu, SIGN, u, psi, acc);
         }
     }
@@ -325,13 +341,13 @@ __global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(co
         if (clov) {
             clover_load(clov, a.clover_step, h, cl);
             clover_apply_site(3, cl, v, psi);
-            spinor_store<SS>((SS *)a.out, a.out_norm, h, psi);
+            spinor_store<SS>((SS *)a.out, a.out_norm, h + col, psi);
         } else {
-            spinor_store<SS>((SS *)a.out, a.out_norm, h, v);
+            spinor_store<SS>((SS *)a.out, a.out_norm, h + col, v);
         }
         return;
     }
-    spinor_load<SS>((const SS *)a.loc, a.loc_norm, h, psi);
+    spinor_load<SS>((const SS *)a.loc, a.loc_norm, h + col, psi);
     if (clov) {
         clover_load(clov, a.clover_step, h, cl);
         clover_apply_site(3, cl, psi, v);
@@ -341,7 +357,7 @@ __global__ void __launch_bounds__(128, dslash_min_blocks<SS>::value) k_dslash(co
 #pragma unroll
         for (int k = 0; k < 12; k++) v[k] = c_add(psi[k], c_scale(a.alpha, acc[k]));
     }
-    spinor_store<SS>((SS *)a.out, a.out_norm, h, v);
+    spinor_store<SS>((SS *)a.out, a.out_norm, h + col, v);
 }
 
 /* ---- the faces of a t-slab (dirac/gpu_sweep.h) -------------------------------
@@ -406,8 +422,13 @@ __global__ void __launch_bounds__(128) k_clover(const dslash_args a)
 template <typename SS, typename LS, int RECON, class Launch>
 static void dslash_signed(bool face, int sign, const dslash_args &args, int n, const Launch &launch)
 {
-    if (sign == 1) launch(face ? k_dslash_face<SS, LS, RECON, 1> : k_dslash<SS, LS, RECON, 1>, args, n);
-    else if (sign == -1) launch(face ? k_dslash_face<SS, LS, RECON, -1> : k_dslash<SS, LS, RECON, -1>, args, n);
+    const bool block = args.nrhs > 1;
+    if (sign == 1)
+        launch(face ? k_dslash_face<SS, LS, RECON, 1> : block ? k_dslash<SS, LS, RECON, 1, true> : k_dslash<SS, LS, RECON, 1, false>,
+               args, n);
+    else if (sign == -1)
+        launch(face ? k_dslash_face<SS, LS, RECON, -1> : block ? k_dslash<SS, LS, RECON, -1, true> : k_dslash<SS, LS, RECON, -1, false>,
+               args, n);
     else lat_die(1, "GPU Dirac", "internal error: the sign of D is %d, not +1 or -1", sign);
 }
 
@@ -454,6 +475,10 @@ static void dslash_dispatch(const struct dirac_gpu_sweep *w, const Launch &launc
     args.tg0 = w->tg0;
     args.ltg = w->ltg > 0 ? w->ltg : args.g.L[3];
     args.sites = w->sites;
+    args.nrhs = w->nrhs > 1 ? w->nrhs : 1;
+    args.col_sites = w->col_sites;
+    if (args.nrhs > 1 && (w->face_fwd || w->face_out_fwd || w->sites != DIRAC_SITES_ALL || w->clover_only))
+        lat_die(1, "GPU Dirac", "internal error: a block of %d columns on a t-slab or in a clover-only sweep", args.nrhs);
     if constexpr (sizeof(lat_real) == sizeof(double)) {
         if (w->links->prec != 'd' || w->spinor_prec != SOLVER_DOUBLE)
             lat_die(1, "GPU Dirac", "internal error: the double kernels got precision %c/%d", w->links->prec,

@@ -39,6 +39,15 @@ void dirac_gpu_residual_norm2(struct dirac_gpu *g, struct solver_blas *blas, con
 void dirac_gpu_set_half_links(struct dirac_gpu *g, int bits) { (void)g; (void)bits; no_gpu(); }
 void dirac_gpu_counts(const struct dirac_gpu *g, enum solver_prec prec, double *flop, double *bytes, double *bytes_paper)
 { (void)g; (void)prec; (void)flop; (void)bytes; (void)bytes_paper; no_gpu(); }
+int64_t dirac_gpu_col_sites(const struct dirac_gpu *g) { (void)g; no_gpu(); return 0; }
+struct solver_vec *dirac_gpu_block_new(const struct dirac_gpu *g, enum solver_prec prec, int ncols)
+{ (void)g; (void)prec; (void)ncols; no_gpu(); return NULL; }
+void dirac_gpu_block_column(const struct dirac_gpu *g, const struct solver_vec *block, int c, struct solver_vec *col)
+{ (void)g; (void)block; (void)c; (void)col; no_gpu(); }
+void dirac_gpu_eo_apply_block(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in, int ncols)
+{ (void)g; (void)dag; (void)out; (void)in; (void)ncols; no_gpu(); }
+int dirac_gpu_block_solver_op(struct solver_op *s, struct dirac_gpu *g, int ncols)
+{ (void)s; (void)g; (void)ncols; no_gpu(); return -1; }
 #else
 typedef int dirac_gpu_nocuda_unused; /* ISO C: no empty translation unit */
 #endif

@@ -72,6 +72,14 @@ struct dirac_gpu_sweep {
     void *face_out_fwd, *face_out_bwd; /* non-NULL: pack the faces instead */
     int tg0, ltg, sites;
     int clover_only;               /* out = C loc, no hop (double only) */
+    /* nrhs > 1 (one process, every site, not clover_only): the sweep of
+     * nrhs columns in one launch; in, loc and out (and their norms) are
+     * blocks: column c's site h is site h + c col_sites of the block as one
+     * vector of gpu/spinor.h's layout (col_sites a multiple of
+     * GPU_SPINOR_LANES: each column is laid out as a vector alone).  0 or
+     * 1: one column */
+    int nrhs;
+    long long col_sites;
 };
 
 enum { DIRAC_SITES_ALL = 0, DIRAC_SITES_INTERIOR = 1, DIRAC_SITES_BOUNDARY = 2 };

@@ -33,6 +33,23 @@
  *   timeslice: the same bits for any number of ranks), x's two halves
  *   come down once; the device vectors and the host's staging buffers are
  *   made at the first column and kept until prop_device_close.
+ *   prop_solve_block_possible(dev, ncols, why, len)   1 if prop_solve_block
+ *       can solve ncols columns together on dev (one GPU of one process,
+ *       V/2 a multiple of 32), else 0 with one line in why
+ *   prop_solve_block(op, dev, &o, ncols, source, sctx, x, r)   ncols
+ *       columns (source(sctx, c, b) fills column c's source b, a full
+ *       field; x[c] its solution; r[ncols]) as one system: the even-odd systems
+ *       of all columns stacked into one vector (dirac_gpu_block_new's
+ *       layout), Mhat applied to all in one launch a sweep, one Krylov
+ *       recursion for them all (its scalars shared), stopped when the
+ *       stacked residual meets the smallest column's target, so that
+ *       every column meets its own; each column then reconstructed and
+ *       checked as prop_solve does.  r[c].iterations: the recursion's
+ *       (the same for every column: each column had that many
+ *       applications), r[c].solver_seconds: the solve's time / ncols.
+ *       Why: the columns share the links and the clover, which a launch
+ *       for them all reads once; and the vector kernels run on ncols
+ *       times the sites (docs/PERFORMANCE.md, session 30).
  *   opts.history (solvers.h's solver_history_fn, with history_ctx): every
  *   solver step of the column, on every rank alike (lat-propagator --log). */
 #ifndef LAT_PROP_SOLVE_H
@@ -72,5 +89,9 @@ void prop_device_close(struct prop_device *d);
 /* dev NULL: the CPU */
 void prop_solve(struct dirac_op *op, struct prop_device *dev, const struct prop_solve_opts *o, const double *b, double *x,
                 struct prop_solve_result *r);
+int prop_solve_block_possible(struct prop_device *dev, int ncols, char *why, size_t len);
+typedef void (*prop_source_fn)(void *ctx, int column, double *b); /* b: column's source, a full field */
+void prop_solve_block(struct dirac_op *op, struct prop_device *dev, const struct prop_solve_opts *o, int ncols,
+                      prop_source_fn source, void *sctx, double *const *x, struct prop_solve_result *r);
 
 #endif
