@@ -89,7 +89,7 @@ namespace emu {
 static void emulate(const struct dirac_gpu_sweep *w)
 {
     emu::dslash_dispatch(w, [](void (*kernel)(emu::dslash_args), const emu::dslash_args &a, int n) {
-        cuda_on_host_grid((unsigned)(n + 127) / 128 * (unsigned)a.nrhs, 128, [&] { kernel(a); });
+        cuda_on_host_grid(emu::dslash_blocks(a, n), 128, [&] { kernel(a); });
     });
 }
 #define IS_DOUBLE (sizeof(lat_real) == sizeof(double))

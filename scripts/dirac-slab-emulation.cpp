@@ -53,7 +53,7 @@ namespace slab_kernels {
 extern "C" void SLAB_SWEEP(const struct dirac_gpu_sweep *w)
 {
     slab_kernels::dslash_dispatch(w, [](void (*kernel)(slab_kernels::dslash_args), const slab_kernels::dslash_args &a, int n) {
-        cuda_on_host_grid((unsigned)(n + 127) / 128, 128, [&] { kernel(a); });
+        cuda_on_host_grid(slab_kernels::dslash_blocks(a, n), 128, [&] { kernel(a); });
     });
 }
 

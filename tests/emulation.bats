@@ -237,7 +237,7 @@
     echo "$output" | grep -q '^R=8 (1 timeslice a rank) refused: .*even number.*: ok$'
 }
 
-@test "GPU Wilson-clover Mhat and solves on t-slabs on the host, mpirun -np 1, 2, 4: the same bytes for every R, = CPU operator (double 1e-13), solves to 2e-10; prepare/reconstruct = CPU bits, residual norms 1e-13; lat-propagator --device gpu R = 1, 2 the same file" {
+@test "GPU Wilson-clover Mhat and solves on t-slabs on the host, mpirun -np 1, 2, 4: the same bytes for every R, = CPU operator (double 1e-13), solves to 2e-10; prepare/reconstruct = CPU bits, residual norms 1e-13; lat-propagator --device gpu R = 1, 2 the same file, --columns together the apart propagator" {
     command -v g++ >/dev/null || skip "g++ is missing: scripts/dirac-slab-emulation compiles the device code with it"
     command -v mpirun >/dev/null || skip "mpirun is missing: the slabs need MPI ranks"
     grep -q 'MPI=1' "$BATS_TEST_DIRNAME/../build/.config" 2>/dev/null || skip "this build has no MPI (make MPI=1)"
@@ -259,6 +259,9 @@
     [ "$(echo "$output" | grep -c '^R=[124] eo ends \(clover\|Wilson\): prepare 0, reconstruct 0 reals differ')" -eq 12 ]
     # lat-propagator --device gpu with the emulated kernels: one rank and two, the same file
     echo "$output" | grep -q '^lat-propagator --device gpu (emulated) .*: R=1 and R=2 files the same bytes, converged: ok$'
+    # --columns together: the apart propagator, and refused on two ranks
+    echo "$output" | grep -q '^lat-propagator --columns together (emulated) .*: every column converged; correlators within .* ok$'
+    echo "$output" | grep -q '^lat-propagator --columns together on 2 ranks: refused (.*): ok$'
 }
 
 @test "staggered monomial device path on the host (4^3x8, 6^3x4): link refresh and noise bit for bit, phi, S, force = host callbacks; force vs numerical derivative" {

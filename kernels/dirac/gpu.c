@@ -47,30 +47,9 @@
 #include "lattice/geometry.h"
 #include "base/comm.h"
 
-#define SITE_REALS 24 /* a Wilson spinor of SU(3) */
-#define CLOVER_REALS 72
+#include "dirac/gpu_impl.h"
 
-struct dirac_gpu {
-    struct gpu_field links_d, links_s; /* double and float storage, no phases */
-    int16_t *links16;            /* the half sweeps' links: links_s's places, 16 bits */
-    int half_link_bits;          /* 16: half sweeps read links16 and clov_h; 32: links_s and clov_s */
-    int clover;
-    double kappa;
-    double phase[LAT_ND][2];
-    int64_t nsites;              /* V/2 */
-    void *clov_d[2][2], *clov_s[2][2]; /* [inv][parity]: A, A^-1 per parity, or NULL */
-    void *clov_h[2][2];          /* the same in 16 bits (the half sweeps) */
-    float *clov_hs[2][2];        /* and their factors q -> real, one per site */
-    struct solver_vec *tmp[3];   /* the even intermediate per precision (made when first needed) */
-    struct solver_vec *tmp_block[3]; /* the same for a block of columns, tmp_cols[p] of them */
-    int tmp_cols[3];
-    int op_cols;                 /* the columns of dirac_gpu_block_solver_op's vectors */
-    /* a t-slab (NULL: one process) and its faces (dirac/gpu_faces.h;
-     * face_bytes 12 V3h doubles) */
-    const struct geometry *dom;
-    int tg0, ltg;
-    struct gpu_faces faces;
-};
+/* struct dirac_gpu: dirac/gpu_impl.h */
 
 enum { FACE_TAG = 150 };
 
@@ -225,14 +204,14 @@ void dirac_gpu_free(struct dirac_gpu *g)
 
 int64_t dirac_gpu_nsites(const struct dirac_gpu *g) { return g->nsites; }
 
-static size_t elem_size(enum solver_prec p)
+size_t dirac_gpu_elem_size(enum solver_prec p)
 {
     return p == SOLVER_DOUBLE ? sizeof(double) : p == SOLVER_SINGLE ? sizeof(float) : sizeof(int16_t);
 }
 struct solver_vec *dirac_gpu_vec_new(const struct dirac_gpu *g, enum solver_prec prec)
 {
     struct solver_vec *v = (struct solver_vec *)lat_calloc(1, sizeof *v);
-    const size_t bytes = gpu_spinor_storage(g->nsites, SITE_REALS) * elem_size(prec);
+    const size_t bytes = gpu_spinor_storage(g->nsites, SITE_REALS) * dirac_gpu_elem_size(prec);
     v->prec = prec;
     v->n = (size_t)g->nsites * SITE_REALS;
     v->site_reals = SITE_REALS;
@@ -253,7 +232,7 @@ void dirac_gpu_vec_free(struct solver_vec *v)
     free(v);
 }
 
-static void check_vec(const struct solver_vec *v, const char *where)
+void dirac_gpu_check_vec(const struct solver_vec *v, const char *where)
 {
     if (v->site_reals != SITE_REALS || v->n % SITE_REALS || (v->prec == SOLVER_HALF && !v->norm))
         lat_die(1, "GPU Dirac", "internal error: %s: not a device vector of Wilson spinors", where);
@@ -261,7 +240,7 @@ static void check_vec(const struct solver_vec *v, const char *where)
 
 void dirac_gpu_vec_upload(struct solver_vec *v, const double *host)
 {
-    check_vec(v, "upload");
+    dirac_gpu_check_vec(v, "upload");
     const int64_t ns = (int64_t)(v->n / SITE_REALS);
     const size_t total = gpu_spinor_storage(ns, SITE_REALS);
     if (v->prec == SOLVER_DOUBLE) {
@@ -293,7 +272,7 @@ void dirac_gpu_vec_upload(struct solver_vec *v, const double *host)
 
 void dirac_gpu_vec_download(double *host, const struct solver_vec *v)
 {
-    check_vec(v, "download");
+    dirac_gpu_check_vec(v, "download");
     const int64_t ns = (int64_t)(v->n / SITE_REALS);
     const size_t total = gpu_spinor_storage(ns, SITE_REALS);
     gpu_sync("before a download");
@@ -373,10 +352,10 @@ static void sweep(struct dirac_gpu *g, struct dirac_gpu_sweep *w, int dbl)
 /* ---- Mhat: dirac.c's two sweeps ---------------------------------------------
  * t_e = A_ee^-1 D_eo in, then out_o = A_oo in - kappa^2 D_oe t_e (sign -1:
  * D^dag in both) */
-static void eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in, int ncols)
+void dirac_gpu_eo_apply_cols(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in, int ncols)
 {
-    check_vec(out, "Mhat's output");
-    check_vec(in, "Mhat's input");
+    dirac_gpu_check_vec(out, "Mhat's output");
+    dirac_gpu_check_vec(in, "Mhat's input");
     const size_t n = ncols > 1 ? (size_t)ncols * dirac_gpu_col_sites(g) * SITE_REALS : (size_t)g->nsites * SITE_REALS;
     if (out->prec != in->prec || in->n != n || out->n != in->n || out->data == in->data)
         lat_die(1, "GPU Dirac", "internal error: Mhat on vectors of another size, mixed precisions or in place");
@@ -428,54 +407,7 @@ static void eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const
 
 void dirac_gpu_eo_apply(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in)
 {
-    eo_apply(g, dag, out, in, 1);
-}
-
-/* ---- blocks of columns ------------------------------------------------------ */
-int64_t dirac_gpu_col_sites(const struct dirac_gpu *g) { return gpu_spinor_nblk(g->nsites) * GPU_SPINOR_LANES; }
-
-struct solver_vec *dirac_gpu_block_new(const struct dirac_gpu *g, enum solver_prec prec, int ncols)
-{
-    if (ncols < 1) lat_die(1, "GPU Dirac", "internal error: a block of %d columns", ncols);
-    struct solver_vec *v = (struct solver_vec *)lat_calloc(1, sizeof *v);
-    const int64_t cs = dirac_gpu_col_sites(g);
-    const size_t bytes = (size_t)ncols * gpu_spinor_storage(g->nsites, SITE_REALS) * elem_size(prec);
-    v->prec = prec;
-    v->n = (size_t)ncols * (size_t)cs * SITE_REALS;
-    v->site_reals = SITE_REALS;
-    v->data = gpu_alloc(bytes, "a block of spinor vectors");
-    gpu_memset(v->data, 0, bytes);
-    if (prec == SOLVER_HALF) {
-        v->norm = (float *)gpu_alloc((size_t)ncols * cs * sizeof(float), "the norms of a half spinor block");
-        gpu_memset(v->norm, 0, (size_t)ncols * cs * sizeof(float));
-    }
-    return v;
-}
-
-void dirac_gpu_block_column(const struct dirac_gpu *g, const struct solver_vec *block, int c, struct solver_vec *col)
-{
-    const int64_t cs = dirac_gpu_col_sites(g);
-    const size_t per = (size_t)cs * SITE_REALS;
-    check_vec(block, "a block's column");
-    if (c < 0 || block->n % per || (size_t)c >= block->n / per)
-        lat_die(1, "GPU Dirac", "internal error: column %d of a block of %zu", c, block->n / per);
-    *col = *block;
-    col->n = (size_t)g->nsites * SITE_REALS;
-    col->data = (char *)block->data + (size_t)c * gpu_spinor_storage(g->nsites, SITE_REALS) * elem_size(block->prec);
-    col->norm = block->norm ? block->norm + (size_t)c * cs : NULL;
-}
-
-void dirac_gpu_eo_apply_block(struct dirac_gpu *g, int dag, struct solver_vec *out, const struct solver_vec *in, int ncols)
-{
-    if (ncols < 1) lat_die(1, "GPU Dirac", "internal error: Mhat on a block of %d columns", ncols);
-    if (ncols == 1) { /* a block of one is its column 0, the plain application */
-        struct solver_vec o, i;
-        dirac_gpu_block_column(g, out, 0, &o);
-        dirac_gpu_block_column(g, in, 0, &i);
-        eo_apply(g, dag, &o, &i, 1);
-        return;
-    }
-    eo_apply(g, dag, out, in, ncols);
+    dirac_gpu_eo_apply_cols(g, dag, out, in, 1);
 }
 
 /* ---- the even-odd system's ends in double (dirac.c's arithmetic) ------------
@@ -487,7 +419,7 @@ void dirac_gpu_eo_apply_block(struct dirac_gpu *g, int dag, struct solver_vec *o
  * storing a double is exact, so the bits are the same. */
 static void check_double(const struct dirac_gpu *g, const struct solver_vec *v, const char *what)
 {
-    check_vec(v, what);
+    dirac_gpu_check_vec(v, what);
     if (v->prec != SOLVER_DOUBLE || v->n != (size_t)g->nsites * SITE_REALS)
         lat_die(1, "GPU Dirac", "internal error: %s is not a double half field of %lld sites", what, (long long)g->nsites);
 }
@@ -595,55 +527,6 @@ void dirac_gpu_residual_norm2(struct dirac_gpu *g, struct solver_blas *blas, con
     }
     *r2 = r[0] + r[1];
     *b2 = n[0] + n[1];
-}
-
-/* ---- the solver's view ------------------------------------------------------ */
-static void apply_raw(struct dirac_gpu *g, int dag, enum solver_prec p, void *out, const void *in)
-{
-    struct solver_vec o = {p, (size_t)g->nsites * SITE_REALS, SITE_REALS, out, NULL};
-    struct solver_vec i = {p, (size_t)g->nsites * SITE_REALS, SITE_REALS, (void *)in, NULL};
-    dirac_gpu_eo_apply(g, dag, &o, &i);
-}
-static void s_apply(void *c, double *o, const double *i) { apply_raw((struct dirac_gpu *)c, 0, SOLVER_DOUBLE, o, i); }
-static void s_apply_dag(void *c, double *o, const double *i) { apply_raw((struct dirac_gpu *)c, 1, SOLVER_DOUBLE, o, i); }
-static void s_apply_f(void *c, float *o, const float *i) { apply_raw((struct dirac_gpu *)c, 0, SOLVER_SINGLE, o, i); }
-static void s_apply_dag_f(void *c, float *o, const float *i) { apply_raw((struct dirac_gpu *)c, 1, SOLVER_SINGLE, o, i); }
-static void s_apply_vec(void *c, int dag, struct solver_vec *o, const struct solver_vec *i)
-{ dirac_gpu_eo_apply((struct dirac_gpu *)c, dag, o, i); }
-
-void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g)
-{
-    *s = (struct solver_op){.n = (size_t)g->nsites * SITE_REALS, .site_reals = SITE_REALS, .ctx = g,
-                            .apply = s_apply, .apply_dag = s_apply_dag, .apply_f = s_apply_f,
-                            .apply_dag_f = s_apply_dag_f, .apply_vec = s_apply_vec};
-}
-
-/* the block's view: ncols columns as one vector (dirac_gpu_block_new's
- * layout), each application one launch a sweep for them all */
-static void block_raw(struct dirac_gpu *g, int dag, enum solver_prec p, void *out, const void *in)
-{
-    const size_t n = (size_t)g->op_cols * (size_t)dirac_gpu_col_sites(g) * SITE_REALS;
-    struct solver_vec o = {p, n, SITE_REALS, out, NULL}, i = {p, n, SITE_REALS, (void *)in, NULL};
-    dirac_gpu_eo_apply_block(g, dag, &o, &i, g->op_cols);
-}
-static void b_apply(void *c, double *o, const double *i) { block_raw((struct dirac_gpu *)c, 0, SOLVER_DOUBLE, o, i); }
-static void b_apply_dag(void *c, double *o, const double *i) { block_raw((struct dirac_gpu *)c, 1, SOLVER_DOUBLE, o, i); }
-static void b_apply_f(void *c, float *o, const float *i) { block_raw((struct dirac_gpu *)c, 0, SOLVER_SINGLE, o, i); }
-static void b_apply_dag_f(void *c, float *o, const float *i) { block_raw((struct dirac_gpu *)c, 1, SOLVER_SINGLE, o, i); }
-static void b_apply_vec(void *c, int dag, struct solver_vec *o, const struct solver_vec *i)
-{
-    struct dirac_gpu *g = (struct dirac_gpu *)c;
-    dirac_gpu_eo_apply_block(g, dag, o, i, g->op_cols);
-}
-
-int dirac_gpu_block_solver_op(struct solver_op *s, struct dirac_gpu *g, int ncols)
-{
-    if (ncols < 1 || g->dom || dirac_gpu_col_sites(g) != g->nsites) return -1;
-    g->op_cols = ncols;
-    *s = (struct solver_op){.n = (size_t)ncols * (size_t)g->nsites * SITE_REALS, .site_reals = SITE_REALS, .ctx = g,
-                            .apply = b_apply, .apply_dag = b_apply_dag, .apply_f = b_apply_f,
-                            .apply_dag_f = b_apply_dag_f, .apply_vec = b_apply_vec};
-    return 0;
 }
 
 void dirac_gpu_set_half_links(struct dirac_gpu *g, int bits)

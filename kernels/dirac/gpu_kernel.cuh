@@ -90,6 +90,12 @@ __host__ __device__ __forceinline__ int dslash_threads(const kgeo &g, int sites)
 {
     return dirac_sites_threads(g.Vh, g.V3h, sites);
 }
+/* the blocks of 128 threads of a launch of n threads a column: a block of
+ * columns takes a.nrhs times as many (k_dslash's BLOCK) */
+__host__ __device__ __forceinline__ unsigned dslash_blocks(const dslash_args &a, int n)
+{
+    return (unsigned)((n + 127) / 128) * (unsigned)a.nrhs;
+}
 /* whether the forward hop of x in direction mu crosses the global boundary
  * (the backward hop of x crosses it where x_mu is global 0) */
 __device__ __forceinline__ bool dslash_last(const dslash_args &a, const int x[4], int mu)

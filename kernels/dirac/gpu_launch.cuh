@@ -36,7 +36,7 @@ extern "C" void DIRAC_GPU_SWEEP(const struct dirac_gpu_sweep *w)
 {
     DIRAC_GPU_NS::dslash_dispatch(w, [](void (*kernel)(DIRAC_GPU_NS::dslash_args), const DIRAC_GPU_NS::dslash_args &a,
                                         int n) {
-        gpu_launch_chained_when(gpu_chain_operators(), kernel, (unsigned)((n + 127) / 128 * a.nrhs), 128u, (cudaStream_t)0, a);
+        gpu_launch_chained_when(gpu_chain_operators(), kernel, DIRAC_GPU_NS::dslash_blocks(a, n), 128u, (cudaStream_t)0, a);
     });
     gpu_check("the Dirac kernel");
 }

@@ -54,7 +54,7 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
     int mixed = sp != SOLVER_DOUBLE;
     const solver_complex one = {1, 0};
     double rn = solve_true_residual(s, 0);
-    if (rn <= s->target) return solve_end(s, SOLVER_CONVERGED, 0);
+    if (solve_done(s, rn)) return solve_end(s, SOLVER_CONVERGED, 0);
     struct solver_vec *rs = solve_vec(s, sp), *r0 = solve_vec(s, sp), *ps = solve_vec(s, sp);
     struct solver_vec *vs = solve_vec(s, sp), *ts = solve_vec(s, sp);
     struct solver_vec *xs = solve_vec(s, solve_accumulator_prec(sp));
@@ -66,7 +66,7 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
     /* a backend's device loop takes the iterations up to one that needs
      * the host (then this loop's tail below takes that one), 0: this loop */
     struct solver_bicg_loop L = {0};
-    L.mixed = mixed, L.target = s->target, L.delta = s->delta, L.k_last = par->max_iter;
+    L.mixed = mixed, L.delta = s->delta, L.k_last = par->max_iter;
     L.r = rs, L.r0 = r0, L.p = ps, L.v = vs, L.t = ts, L.x = xs;
     L.apply = bicg_apply, L.iteration = bicg_report, L.actx = s;
     int device = blas->bicgstab_loop != NULL;
@@ -74,7 +74,7 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
     int k;
     for (k = 1; k <= par->max_iter; k++) {
         solver_complex alpha, omega, rho_new;
-        L.k_first = k, L.rho = rho, L.maxr = maxr;
+        L.k_first = k, L.rho = rho, L.maxr = maxr, L.target = s->target; /* par->accept may lower it */
         device = device && blas->bicgstab_loop(c, &L);
         if (device) {
             k = L.k;
@@ -111,10 +111,12 @@ enum solver_status solver_bicgstab(const struct solver_op *op, const struct solv
             st = SOLVER_CONVERGED;
             break;
         }
-        if (rel == RELIABLE_UPDATED && rn < BICGSTAB_SHADOW_RENEW * r_renewed) {
+        if (rel == RELIABLE_UPDATED && mixed && rn < BICGSTAB_SHADOW_RENEW * r_renewed) {
             /* the shadow r0 kept over many decades loses its
              * biorthogonality to the sloppy residuals: renewed (r0 = p =
-             * r, a restart) once |r| has fallen by BICGSTAB_SHADOW_RENEW */
+             * r, a restart) once |r| has fallen by BICGSTAB_SHADOW_RENEW.
+             * Not in double, whose only true residuals are at the target
+             * (one an accept test refused: the recursion goes on) */
             blas->copy(c, r0, rs);
             blas->copy(c, ps, rs);
             rho = blas->cdot(c, r0, rs);

@@ -32,7 +32,7 @@ enum solver_status solver_cg(const struct solver_op *op, const struct solver_bla
     void *c = blas->ctx;
     int mixed = s->sloppy != SOLVER_DOUBLE;
     double rn = solve_true_residual(s, 0);
-    if (rn <= s->target) return solve_end(s, SOLVER_CONVERGED, 0);
+    if (solve_done(s, rn)) return solve_end(s, SOLVER_CONVERGED, 0);
     struct cg_vecs v;
     double rr = cg_start(s, &v), maxr = rn;
     struct solver_vec *rs = v.r, *ps = v.p, *qs = v.q, *xs = v.x;

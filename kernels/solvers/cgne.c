@@ -45,7 +45,7 @@ enum solver_status solver_cgne(const struct solver_op *op, const struct solver_b
     void *c = blas->ctx;
     int mixed = s->sloppy != SOLVER_DOUBLE;
     double rn = solve_true_residual(s, 0);
-    if (rn <= s->target) return solve_end(s, SOLVER_CONVERGED, 0);
+    if (solve_done(s, rn)) return solve_end(s, SOLVER_CONVERGED, 0);
     struct cgne_vecs v;
     double zz = cgne_start(s, &v), maxr = rn;
     struct solver_vec *rs = v.r, *zs = v.z, *ps = v.p, *ws = v.w, *xs = v.x;

@@ -86,6 +86,17 @@ void solve_accumulate(struct solve *s, struct solver_vec *xs)
     s->blas->zero(s->blas->ctx, xs);
 }
 
+int solve_done(struct solve *s, double rn)
+{
+    if (!(rn <= s->target)) return 0;
+    if (!s->par->accept) return 1;
+    double t = s->target;
+    if (s->par->accept(s->par->accept_ctx, s->r, rn, &t)) return 1;
+    if (!(t < rn) || !(t > 0)) lat_die(1, s->who, "internal error: the accept test asked for |r| %g next, at |r| %g", t, rn);
+    s->target = t;
+    return 0;
+}
+
 enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, struct solver_vec *xs, struct solver_vec *rs,
                                   double *rn, double *maxr)
 {
@@ -101,7 +112,7 @@ enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, str
     s->stall_claimed = *rn;
     solve_accumulate(s, xs);
     *rn = solve_true_residual(s, iteration);
-    if (*rn <= s->target) return RELIABLE_CONVERGED;
+    if (solve_done(s, *rn)) return RELIABLE_CONVERGED;
     s->blas->copy(s->blas->ctx, rs, s->r);
     *maxr = *rn;
     return RELIABLE_UPDATED;

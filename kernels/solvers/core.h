@@ -11,6 +11,8 @@
  *                 |r| returned, counted and reported as a reliable update
  *   solve_iteration      one history line of the recursion's residual
  *   solve_accumulate     x += xs (the sloppy solution, any precision), xs = 0
+ *   solve_done           the true residual meets the target and the
+ *                 caller's accept test (solvers.h; a no lowers the target)
  *   solve_reliable       the reliable-update step every Krylov recursion
  *                 takes after computing its residual norm *rn: tracks the
  *                 largest residual since the last update (*maxr, QUDA's
@@ -21,7 +23,7 @@
  *                 cycle as the plateau cycle took, folds xs into x,
  *                 recomputes the true
  *                 residual in double, and returns RELIABLE_CONVERGED if it
- *                 meets the target, else RELIABLE_UPDATED with rs = the true
+ *                 ends the solve (solve_done), else RELIABLE_UPDATED with rs = the true
  *                 r and *rn, *maxr reset (the caller then repairs its own
  *                 recursion); RELIABLE_NONE when no update was due
  *   solve_stalled        after a RELIABLE_UPDATED (mixed), with the new
@@ -137,6 +139,9 @@ double solve_true_residual(struct solve *s, int iteration);
 void solve_iteration(struct solve *s, int iteration, double rnorm);
 void solve_accumulate(struct solve *s, struct solver_vec *xs);
 enum reliable_step { RELIABLE_NONE = 0, RELIABLE_UPDATED = 1, RELIABLE_CONVERGED = 2 };
+/* whether the true residual rn (in s->r) ends the solve: rn <= target and
+ * par->accept's yes (a no lowers s->target, solvers.h) */
+int solve_done(struct solve *s, double rn);
 enum reliable_step solve_reliable(struct solve *s, int iteration, int mixed, struct solver_vec *xs, struct solver_vec *rs,
                                   double *rn, double *maxr);
 enum solver_status solve_end(struct solve *s, enum solver_status status, int iterations);

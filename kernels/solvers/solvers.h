@@ -290,6 +290,14 @@ struct solver_params {
     double delta;            /* reliable-update factor; 0: 0.1 */
     solver_history_fn history; /* NULL: none */
     void *history_ctx;
+    /* optional (NULL: none): asked when the true residual r = b - A x
+     * (double, rn = |r|) meets the target; 1: the solve ends converged;
+     * 0: it goes on (the recursion from r, as after a reliable update)
+     * until |r| <= *target, which accept sets below rn.  Why: a system
+     * of stacked columns (lat-propagator --columns together) whose
+     * columns each have their own target, met only together */
+    int (*accept)(void *ctx, const struct solver_vec *r, double rn, double *target);
+    void *accept_ctx;
 };
 
 struct solver_result {

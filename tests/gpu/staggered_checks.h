@@ -213,7 +213,7 @@ static inline void sg_check_solvers(const struct field *u, double m, int recon, 
     staggered_gpu_solver_op_normal(&sn, g);
     const double sigma[3] = {0, 0.01, 0.1};
     for (int p = 0; p < 3; p++) {
-        struct solver_params par = {1e-10, 5000, (enum solver_prec)p, 0, NULL, NULL};
+        struct solver_params par = {1e-10, 5000, (enum solver_prec)p, 0, NULL, NULL, NULL, NULL};
         struct solver_result res, mres[3];
         struct solver_vec xd = sv_upload(SOLVER_DOUBLE, vh, x);
         enum solver_status st = solver_cg(&se, blas, (const double *)bd.data, (double *)xd.data, &par, &res);

@@ -258,7 +258,7 @@ static void ssc_solves(const struct geometry *d, struct staggered_op *cpu, const
     const enum solver_prec sloppy[2] = {SOLVER_DOUBLE, SOLVER_HALF};
     for (int c = 0; bn && c < 2; c++) {
         const int p = (int)sloppy[c];
-        struct solver_params par = {1e-10, 5000, (enum solver_prec)p, 0, NULL, NULL};
+        struct solver_params par = {1e-10, 5000, (enum solver_prec)p, 0, NULL, NULL, NULL, NULL};
         struct solver_result mres[3];
         struct solver_vec vb = sv_upload(SOLVER_DOUBLE, 2 * vh, b), xs[3];
         double *xp[3];

@@ -243,7 +243,7 @@ static void dbg_cb(void *ctx, const struct solver_step *s) { (void)ctx; fprintf(
 static struct solver_result run(solve_fn f, const struct solver_op *op, const double *b, double *x, double tol,
                                 enum solver_prec sloppy, int max_iter)
 {
-    struct solver_params p = {tol, max_iter, sloppy, getenv("DELTA") ? atof(getenv("DELTA")) : 0, getenv("DBG") ? dbg_cb : NULL, NULL};
+    struct solver_params p = {tol, max_iter, sloppy, getenv("DELTA") ? atof(getenv("DELTA")) : 0, getenv("DBG") ? dbg_cb : NULL, NULL, NULL, NULL};
     struct solver_result r;
     memset(x, 0, op->n * sizeof *x);
     enum solver_status st = f(op, BL, b, x, &p, &r);
@@ -409,13 +409,80 @@ static void test_dense(void)
     /* b = 0: x = 0 at once */
     memset(b, 0, n * sizeof *b);
     for (size_t i = 0; i < n; i++) x1[i] = 1;
-    struct solver_params p = {1e-12, 10, SOLVER_DOUBLE, 0, NULL, NULL};
+    struct solver_params p = {1e-12, 10, SOLVER_DOUBLE, 0, NULL, NULL, NULL, NULL};
     struct solver_result r0;
     CHECK(solver_cgne(&dense_op, BL, b, x1, &p, &r0) == SOLVER_CONVERGED && nrm(n, x1) == 0 && r0.iterations == 0,
           "b = 0: status %d, |x| %g", r0.status, nrm(n, x1));
     free(b);
     free(x1);
     free(x2);
+}
+
+/* the accept test (solvers.h): refused at the first target met with a
+ * target 100 times lower; the solve goes on (no restart needed) and ends
+ * converged there, with the lower target's true residual; accepted at once,
+ * the plain solve's iterations and bits */
+static double normal_sigma;
+static void normal_apply(void *ctx, double *out, const double *in);
+struct accept_probe {
+    int calls;
+    double first_rn;
+};
+static int accept_refuse_once(void *ctx, const struct solver_vec *r, double rn, double *target)
+{
+    struct accept_probe *a = ctx;
+    (void)r;
+    if (a->calls++) return 1;
+    a->first_rn = rn;
+    *target = rn / 100;
+    return 0;
+}
+static int accept_always(void *ctx, const struct solver_vec *r, double rn, double *target)
+{
+    (void)r, (void)rn, (void)target;
+    ((struct accept_probe *)ctx)->calls++;
+    return 1;
+}
+static void test_accept(void)
+{
+    dense_init(2.0, 0);
+    const size_t n = dense_op.n;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *x0 = malloc(n * sizeof *x0);
+    random_vec(n, b);
+    const solve_fn fs[3] = {solver_cgne, solver_bicgstab, solver_cg};
+    const char *names[3] = {"cgne", "bicgstab", "cg"};
+    struct solver_op hop = dense_op;
+    hop.apply = normal_apply, hop.apply_dag = normal_apply, hop.ctx = (void *)&dense_op, hop.apply_f = NULL,
+    hop.apply_dag_f = NULL, hop.apply_vec = NULL;
+    normal_sigma = 0;
+    for (int f = 0; f < 3; f++)
+        for (enum solver_prec pr = SOLVER_DOUBLE; pr <= SOLVER_HALF; pr += 2) {
+            const struct solver_op *op = f == 2 ? &hop : &dense_op;
+            struct accept_probe a = {0, 0}, al = {0, 0};
+            struct solver_params p = {1e-8, 2000, pr, 0, NULL, NULL, accept_refuse_once, &a}, pl = p;
+            struct solver_result r, rl, r0;
+            memset(x, 0, n * sizeof *x);
+            enum solver_status st = fs[f](op, BL, b, x, &p, &r);
+            const double t = true_res(op, b, x);
+            printf("accept %s %s: refused at |r|/|b| %.2e, then %d iterations in all to %.2e (the lowered target %.2e)\n",
+                   names[f], solver_prec_name(pr), a.first_rn / nrm(n, b), r.iterations, t, a.first_rn / nrm(n, b) / 100);
+            CHECK(st == SOLVER_CONVERGED && a.calls == 2 && t <= a.first_rn / nrm(n, b) / 100 * (1 + 1e-12),
+                  "accept %s %s: %s, %d calls, true residual %g, lowered target %g", names[f], solver_prec_name(pr),
+                  solver_status_name(st), a.calls, t, a.first_rn / nrm(n, b) / 100);
+            pl.accept = accept_always, pl.accept_ctx = &al;
+            memset(x, 0, n * sizeof *x);
+            fs[f](op, BL, b, x, &pl, &rl);
+            struct solver_params p0 = {1e-8, 2000, pr, 0, NULL, NULL, NULL, NULL};
+            memset(x0, 0, n * sizeof *x0);
+            fs[f](op, BL, b, x0, &p0, &r0);
+            CHECK(al.calls == 1 && rl.iterations == r0.iterations && memcmp(x, x0, n * sizeof *x) == 0,
+                  "accept %s %s: always yes gave %d iterations (plain %d), %d calls, bits %s", names[f],
+                  solver_prec_name(pr), rl.iterations, r0.iterations, al.calls,
+                  memcmp(x, x0, n * sizeof *x) ? "differ" : "the same");
+        }
+    free(b);
+    free(x);
+    free(x0);
 }
 
 /* A sloppy operator that is a slightly DIFFERENT operator (the GPU's 16-bit
@@ -512,7 +579,7 @@ static void test_plateau_promotion(void)
         lat_d_sloppy = -shift * 2 * lat_d / (kappa + 1); /* lambda_min = d - rho = 2 d / (kappa + 1) */
         for (enum solver_prec p = SOLVER_SINGLE; p <= SOLVER_HALF; p++) {
             struct updates u = {0};
-            struct solver_params par = {1e-12, 20 * rd.iterations, p, 0, updates_cb, &u};
+            struct solver_params par = {1e-12, 20 * rd.iterations, p, 0, updates_cb, &u, NULL, NULL};
             struct solver_result r;
             memset(x, 0, n * sizeof *x);
             fs[f](&lat_op, BL, b, x, &par, &r);
@@ -608,7 +675,7 @@ static void test_lattice(void)
     for (int it = 0; it < 12; it++) {
         double s = nrm(n, v);
         for (size_t i = 0; i < n; i++) v[i] /= s;
-        struct solver_params ip = {1e-10, 5000, SOLVER_DOUBLE, 0, NULL, NULL};
+        struct solver_params ip = {1e-10, 5000, SOLVER_DOUBLE, 0, NULL, NULL, NULL, NULL};
         struct solver_result ir;
         memset(w, 0, n * sizeof *w);
         solver_cg(&lat_op, BL, v, w, &ip, &ir);
@@ -654,7 +721,7 @@ static void test_lattice(void)
         }
     /* the history callback: one line per iteration and per reliable update */
     struct hist h = {0};
-    struct solver_params hp = {1e-12, 2000, SOLVER_HALF, 0, hist_cb, &h};
+    struct solver_params hp = {1e-12, 2000, SOLVER_HALF, 0, hist_cb, &h, NULL, NULL};
     struct solver_result hr;
     memset(x2, 0, n * sizeof *x2);
     solver_cg(&lat_op, BL, b, x2, &hp, &hr);
@@ -723,7 +790,7 @@ static void test_multishift(const struct solver_op *op, const char *name, double
     double *b = malloc(n * sizeof *b), *xs[NS], *xc = malloc(n * sizeof *xc);
     random_vec(n, b);
     for (int i = 0; i < NS; i++) xs[i] = malloc(n * sizeof *xs[i]);
-    struct solver_params p = {1e-12, 20000, SOLVER_DOUBLE, 0, NULL, NULL};
+    struct solver_params p = {1e-12, 20000, SOLVER_DOUBLE, 0, NULL, NULL, NULL, NULL};
     struct solver_result res[NS];
     enum solver_status st = solver_multishift_cg(op, BL, b, NS, sigma, tol, xs, &p, res);
     CHECK(st == SOLVER_CONVERGED, "%s multi-shift: %s", name, solver_status_name(st));
@@ -825,7 +892,7 @@ static enum solver_status ms_solve(const struct solver_op *op, const double *b, 
     counted_inner = op;
     count_d = count_f = 0;
     struct solver_op cop = {op->n, op->site_reals, NULL, cnt_apply, cnt_apply_dag, cnt_apply_f, cnt_apply_dag_f, NULL, 0, NULL};
-    struct solver_params p = {tol, 20000, sloppy, 0, getenv("DBG") ? dbg_cb : NULL, NULL};
+    struct solver_params p = {tol, 20000, sloppy, 0, getenv("DBG") ? dbg_cb : NULL, NULL, NULL, NULL};
     return solver_multishift_cg(&cop, BL, b, ns, sigma, NULL, x, &p, res);
 }
 
@@ -895,7 +962,7 @@ static void test_multishift_mixed(const struct solver_op *op, const char *name, 
      * is a status, not refined */
     {
         struct ms_hist h = {0};
-        struct solver_params p = {1e-10, 20000, SOLVER_SINGLE, 0, ms_hist_cb, &h};
+        struct solver_params p = {1e-10, 20000, SOLVER_SINGLE, 0, ms_hist_cb, &h, NULL, NULL};
         struct solver_result rh[NSMAX];
         solver_multishift_cg(op, BL, b, ns, sigma, NULL, xm, &p, rh);
         int ok = h.bad_shift == 0;
@@ -917,7 +984,7 @@ static void test_multishift_mixed(const struct solver_op *op, const char *name, 
         double rsig[NSMAX], *xr[NSMAX];
         for (int i = 0; i < ns; i++) rsig[i] = sigma[ns - 1 - i], xr[i] = xm[i];
         struct base_hist h = {ns - 1, 0, 0, 0, 0};
-        struct solver_params p = {1e-10, 20000, SOLVER_SINGLE, 0, base_hist_cb, &h};
+        struct solver_params p = {1e-10, 20000, SOLVER_SINGLE, 0, base_hist_cb, &h, NULL, NULL};
         struct solver_result rh[NSMAX];
         enum solver_status st = solver_multishift_cg(op, BL, b, ns, rsig, NULL, xr, &p, rh);
         CHECK(st == SOLVER_CONVERGED && h.during > 0 && h.after_reliable == 1 && h.after_iterations == 0 &&
@@ -1125,7 +1192,7 @@ static void test_fused_fallback(void)
     int same = 1, cases = 0;
     for (enum solver_prec pr = SOLVER_DOUBLE; pr <= SOLVER_HALF; pr++) {
         uint64_t hf = 0xcbf29ce484222325ull, hp = hf;
-        struct solver_params par = {1e-10, 400, pr, 0, history_digest, &hf}, parp = par;
+        struct solver_params par = {1e-10, 400, pr, 0, history_digest, &hf, NULL, NULL}, parp = par;
         parp.history_ctx = &hp;
         struct solver_result rf[NSH], rp[NSH];
         double *xfs[NSH], *xps[NSH];
@@ -1218,7 +1285,7 @@ static void test_bicgstab_fused(void)
         random_vec(n, b);
         for (enum solver_prec pr = SOLVER_DOUBLE; pr <= SOLVER_HALF; pr++) {
             uint64_t hf = 0xcbf29ce484222325ull, hp = hf;
-            struct solver_params par = {1e-12, 5000, pr, 0, history_digest, &hf}, parp = par;
+            struct solver_params par = {1e-12, 5000, pr, 0, history_digest, &hf, NULL, NULL}, parp = par;
             parp.history_ctx = &hp;
             struct solver_result rf, rp;
             memset(xf, 0, n * sizeof *xf), memset(xp, 0, n * sizeof *xp);
@@ -1302,7 +1369,7 @@ static int test_ranks(void)
     const solve_fn fs[3] = {solver_cg, solver_bicgstab, solver_cgne};
     for (int f = 0; f < 3; f++)
         for (enum solver_prec p = SOLVER_DOUBLE; p <= SOLVER_HALF; p++) {
-            struct solver_params par = {1e-12, 500, p, 0, NULL, NULL};
+            struct solver_params par = {1e-12, 500, p, 0, NULL, NULL, NULL, NULL};
             struct solver_result r;
             memset(x, 0, rank_n * sizeof *x);
             fs[f](&op, bl, g, x, &par, &r);
@@ -1324,7 +1391,7 @@ static void die_child(void *arg)
     struct solver_op bad = lat_op;
     bad.site_reals = 7;
     double b[8] = {1}, x[8];
-    struct solver_params p = {1e-12, 10, SOLVER_DOUBLE, 0, NULL, NULL};
+    struct solver_params p = {1e-12, 10, SOLVER_DOUBLE, 0, NULL, NULL, NULL, NULL};
     struct solver_result r;
     solver_cg(&bad, BL, b, x, &p, &r);
     exit(0);
@@ -1353,6 +1420,7 @@ int main(int argc, char **argv)
     test_threads();
     test_fused_fallback();
     test_bicgstab_fused();
+    test_accept(); /* last: its random vectors would change the others' inputs */
     char err[512];
     int lines;
     int st = unit_run_child(die_child, NULL, 10, err, sizeof err, &lines);

@@ -178,15 +178,44 @@ static enum solver_status solve_on_device(struct prop_device *d, struct dirac_op
 #endif
 
 #ifdef LAT_HAVE_CUDA
+/* the stacked solve's accept test (solvers.h): every column's residual
+ * (the block residual's column views, the one-column vector kernels) within
+ * its own target; else the next stacked target, |r| / f with f the worst
+ * column's excess, 10 % lower still, never below the smallest column
+ * target (there every column meets its own) */
+struct block_accept {
+    struct prop_device *d;
+    int ncols, refusals;
+    const double *target; /* per column, |r_c| to reach */
+    double safe, worst;   /* the smallest target; the last worst |r_c| / target_c */
+};
+static int block_accept(void *ctx, const struct solver_vec *r, double rn, double *next)
+{
+    struct block_accept *a = ctx;
+    double f = 0;
+    for (int c = 0; c < a->ncols; c++) {
+        struct solver_vec rc;
+        dirac_gpu_block_column(a->d->g, r, c, &rc);
+        f = fmax(f, sqrt(a->d->blas->norm2(a->d->blas->ctx, &rc)) / a->target[c]);
+    }
+    a->worst = f;
+    if (f <= 1) return 1;
+    a->refusals++;
+    *next = fmax(a->safe, 0.9 * rn / f);
+    return 0;
+}
+
 /* prop_solve_block on the device: the ncols columns' halves up, each
  * prepared (dirac_gpu_eo_prepare on the block's column views), the block
  * system solved in one recursion (dirac_gpu_block_solver_op, the vector
  * kernels of a layout of ncols parts: each column's timeslices its own
  * slots), then each column reconstructed, checked and brought down as
- * solve_on_device does it.  The recursion stops on the block's residual
- * |r| <= tol' |bhat|; tol' makes that imply every column's own target
- * (|r_c| <= |r|): tol' |bhat| = min over c of tol_c |bhat_c|, tol_c the
- * column's even-odd tolerance (eo_tolerance). */
+ * solve_on_device does it.  Column c's target: |r_c| <= tol_c |bhat_c|,
+ * tol_c its even-odd tolerance (eo_tolerance); the recursion's stacked
+ * target starts at the root of their squares' sum and block_accept lowers
+ * it until every column meets its own (the smallest column target, where
+ * |r_c| <= |r| ensures it, would over-solve by sqrt(ncols): half a decade
+ * for 12). */
 static enum solver_status solve_block_on_device(struct prop_device *d, struct dirac_op *op, const struct prop_solve_opts *o,
                                                 struct solver_params *sp, int ncols, prop_source_fn source, void *sctx,
                                                 double *const *x, struct solver_result *res, double *solve_seconds,
@@ -215,8 +244,10 @@ static enum solver_status solve_block_on_device(struct prop_device *d, struct di
     struct solver_vec *be = d->bv[0], *bo = d->bv[1], *bh = d->bv[2], *xo = d->bv[3];
     if (!d->half) d->half = lat_malloc(nh * sizeof(double));
     if (!d->work) d->work = lat_malloc(gpu_spinor_storage(nsites, (int)sr) * sizeof(double));
-    double *half = d->half, *work = d->work, target = INFINITY, nbh2 = 0;
+    double *half = d->half, *work = d->work, nbh2 = 0, t2 = 0;
     double *b = lat_malloc(dirac_full_reals(op) * sizeof *b); /* one column's source at a time */
+    double *target = lat_malloc((size_t)ncols * sizeof *target);
+    struct block_accept acc = {d, ncols, 0, target, INFINITY, 0};
     for (int c = 0; c < ncols; c++) {
         struct solver_vec ce, co, ch;
         dirac_gpu_block_column(d->g, be, c, &ce);
@@ -231,16 +262,25 @@ static enum solver_status solve_block_on_device(struct prop_device *d, struct di
         struct solver_params one = {.tol = o->tol};
         const double nb = sqrt(bl->norm2(bl->ctx, &ce) + bl->norm2(bl->ctx, &co)), h2 = bl->norm2(bl->ctx, &ch);
         eo_tolerance(&one, nb, sqrt(h2));
-        target = fmin(target, one.tol * sqrt(h2));
+        target[c] = one.tol * sqrt(h2);
+        acc.safe = fmin(acc.safe, target[c]);
+        t2 += target[c] * target[c];
         nbh2 += h2;
     }
     free(b);
-    sp->tol = nbh2 > 0 ? target / sqrt(nbh2) : o->tol;
+    /* first the loosest stacked target that every column could meet (the
+     * columns' targets in quadrature: equal shares), then the accept test */
+    sp->tol = nbh2 > 0 ? sqrt(t2 / nbh2) : o->tol;
+    sp->accept = block_accept;
+    sp->accept_ctx = &acc;
     bb->zero(bb->ctx, xo);
     const double t0 = lat_clock();
     enum solver_status st = o->bicgstab ? solver_bicgstab(&A, bb, bh->data, xo->data, sp, res)
                                         : solver_cgne(&A, bb, bh->data, xo->data, sp, res);
     *solve_seconds = lat_clock() - t0;
+    lat_debug("%d columns together: %d iterations, the stacked target lowered %d times, worst column at %.3f of its "
+              "target", ncols, res->iterations, acc.refusals, acc.worst);
+    free(target);
     for (int c = 0; c < ncols; c++) {
         struct solver_vec ce, co, ch, cx;
         dirac_gpu_block_column(d->g, be, c, &ce);

@@ -41,10 +41,10 @@
  *       field; x[c] its solution; r[ncols]) as one system: the even-odd systems
  *       of all columns stacked into one vector (dirac_gpu_block_new's
  *       layout), Mhat applied to all in one launch a sweep, one Krylov
- *       recursion for them all (its scalars shared), stopped when the
- *       stacked residual meets the smallest column's target, so that
- *       every column meets its own; each column then reconstructed and
- *       checked as prop_solve does.  r[c].iterations: the recursion's
+ *       recursion for them all (its scalars shared), until every column's
+ *       residual meets its own target (solvers.h's accept test lowers the
+ *       stacked target where one misses); each column then reconstructed
+ *       and checked as prop_solve does.  r[c].iterations: the recursion's
  *       (the same for every column: each column had that many
  *       applications), r[c].solver_seconds: the solve's time / ncols.
  *       Why: the columns share the links and the clover, which a launch
