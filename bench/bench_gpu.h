@@ -1,10 +1,12 @@
 /* bench_gpu.h -- what the GPU benchmarks (bench/gaugefix_gpu.c,
- * bench/heatbath_gpu.c) share: their command line
+ * bench/heatbath_gpu.c; bench_device also bench/dirac_block_gpu.c) share:
+ * their command line
  *     PROG [--sizes 32,48] [--seconds S] [--variants] [--tsv FILE]
  * their start: the device's name and its device-to-device copy
  * bandwidth (1 GiB cudaMemcpy, bytes read + written), the yardstick every
  * rate is reported against; the median timing; and the rows of results with
- * their closing table and TSV file.  Header only; built with CUDA. */
+ * their closing table and TSV file.  Header only (static inline: a
+ * benchmark takes what it needs); built with CUDA. */
 #ifndef LAT_BENCH_GPU_H
 #define LAT_BENCH_GPU_H
 
@@ -22,7 +24,7 @@ struct bench_opts {
 };
 
 /* Parse argv into o (whose sizes hold the defaults); exits 2 on a bad one. */
-static void bench_parse(struct bench_opts *o, const char *prog, int argc, char **argv)
+static inline void bench_parse(struct bench_opts *o, const char *prog, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
@@ -42,7 +44,7 @@ static void bench_parse(struct bench_opts *o, const char *prog, int argc, char *
 
 /* The copy bandwidth in bytes/s after printing the device (its name into
  * dev[len]) and it, or 0 (with a note) when there is no GPU. */
-static double bench_device(const char *prog, char *dev, int len)
+static inline double bench_device(const char *prog, char *dev, int len)
 {
     char why[256];
     if (!gpu_available(why, sizeof why)) {
@@ -56,7 +58,7 @@ static double bench_device(const char *prog, char *dev, int len)
     return bw;
 }
 
-static int bench_cmp_double(const void *a, const void *b)
+static inline int bench_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -65,7 +67,7 @@ static int bench_cmp_double(const void *a, const void *b)
 /* Median seconds per sweep of 5 timed runs: timed(arg, n) runs n sweeps
  * and returns their seconds; first `warm` sweeps untimed, then `probe`
  * sweeps size the runs to about run_seconds each (at least nmin sweeps). */
-static double bench_median5(double (*timed)(void *arg, int n), void *arg, int warm, int probe, double run_seconds,
+static inline double bench_median5(double (*timed)(void *arg, int n), void *arg, int warm, int probe, double run_seconds,
                             int nmin)
 {
     timed(arg, warm);
@@ -87,7 +89,7 @@ struct bench_row {
     double rate, gbs, gflops, pct;
 };
 
-static struct bench_row *bench_add(struct bench_row *rows, int *n, int max, const char *kernel, int L, char prec,
+static inline struct bench_row *bench_add(struct bench_row *rows, int *n, int max, const char *kernel, int L, char prec,
                                    int variant, double rate, double bytes, double flop, double bw)
 {
     if (*n >= max) {
@@ -111,7 +113,7 @@ static struct bench_row *bench_add(struct bench_row *rows, int *n, int max, cons
  * what = "site" or "link", the unit of the update rate.  The "cand" column
  * is the launch candidate (gpu/tune.h) the row ran, "t" where the tuner
  * chose per launch (several kernels in one row). */
-static void bench_table(const struct bench_row *rows, int n, const char *tsv, double bw, const char *what, int all)
+static inline void bench_table(const struct bench_row *rows, int n, const char *tsv, double bw, const char *what, int all)
 {
     FILE *f = tsv ? fopen(tsv, "w") : NULL;
     if (tsv && !f) fprintf(stderr, "bench: cannot write %s\n", tsv);

@@ -40,6 +40,7 @@ int main(void)
 #include "base/comm.h"
 #include "base/log.h"
 #include "base/cli.h"
+#include "bench_gpu.h"
 #include <string.h>
 
 enum { KMAX = 64 };
@@ -75,15 +76,9 @@ int main(int argc, char **argv)
         nk++;
     }
     if (!nk) ks[nk++] = 1, ks[nk++] = 2, ks[nk++] = 4, ks[nk++] = 12;
-    char why[256];
-    if (!gpu_available(why, (int)sizeof why)) {
-        printf("dirac_block_gpu: no GPU (%s): nothing to measure\n", why);
-        return 0;
-    }
-    char dev[256];
-    gpu_device_name(dev, (int)sizeof dev);
-    const double bw = gpu_copy_bandwidth((size_t)1 << 30, 20);
-    printf("device: %s\ndevice-to-device copy bandwidth (1 GiB cudaMemcpy, read + write): %.1f GB/s\n", dev, bw * 1e-9);
+    char why[256], dev[256];
+    const double bw = bench_device("dirac_block_gpu", dev, (int)sizeof dev);
+    if (bw == 0) return 0; /* no GPU: the note is printed */
     struct lattice lat;
     const char *lwhy;
     if (lattice_init(&lat, L, &lwhy)) lat_die(2, "dirac_block_gpu", "lattice: %s", lwhy);
