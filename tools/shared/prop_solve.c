@@ -118,6 +118,61 @@ static void eo_tolerance(struct solver_params *sp, double nb, double nbh)
     if (nbh > nb) sp->tol *= nb / nbh;
 }
 
+/* the Krylov solver the options name, on A x = b (x holds the initial guess) */
+static enum solver_status krylov(const struct prop_solve_opts *o, const struct solver_op *A, const struct solver_blas *bl,
+                                 const double *b, double *x, const struct solver_params *sp, struct solver_result *res)
+{
+    return o->bicgstab ? solver_bicgstab(A, bl, b, x, sp, res) : solver_cgne(A, bl, b, x, sp, res);
+}
+
+#ifdef LAT_HAVE_CUDA
+/* what the half sweeps read: a half sloppy operator over 16-bit links is a
+ * fixed perturbation of Mhat (~3e-5) that CG on the normal equations, whose
+ * condition number is Mhat's squared, does not converge through near
+ * kappa_c; BiCGstab does (dirac/gpu.h, dirac_gpu_set_half_links) */
+static void device_half_links(struct prop_device *d, const struct prop_solve_opts *o)
+{
+    dirac_gpu_set_half_links(d->g, o->bicgstab ? 16 : 32);
+}
+
+/* one column up: b's two halves (a full field) into be, bo through the
+ * host's staging buffers (made at the first call), bhat_o = prepare(b) into
+ * bh; *nb = |b|, *nbh = |bhat_o| by the one-column vector kernels */
+static void column_up(struct prop_device *d, struct dirac_op *op, const double *b, struct solver_vec *be,
+                      struct solver_vec *bo, struct solver_vec *bh, double *nb, double *nbh)
+{
+    const size_t nh = dirac_half_reals(op), sr = dirac_site_reals(op);
+    const int64_t nsites = (int64_t)(nh / sr);
+    if (!d->half) d->half = lat_malloc(nh * sizeof(double));
+    if (!d->work) d->work = lat_malloc(gpu_spinor_storage(nsites, (int)sr) * sizeof(double));
+    dirac_full_to_half(op, 0, d->half, b);
+    gpu_spinor_upload_work(be->data, d->half, nsites, (int)sr, d->work);
+    dirac_full_to_half(op, 1, d->half, b);
+    gpu_spinor_upload_work(bo->data, d->half, nsites, (int)sr, d->work);
+    dirac_gpu_eo_prepare(d->g, bh, be, bo);
+    struct solver_blas *bl = d->blas;
+    *nb = sqrt(bl->norm2(bl->ctx, be) + bl->norm2(bl->ctx, bo));
+    *nbh = sqrt(bl->norm2(bl->ctx, bh));
+}
+
+/* one column down: x_e = reconstruct(x_o, b_e) into xe, the true residual
+ * |b - M x| / |b| (returned), x's two halves into the full field x */
+static double column_down(struct prop_device *d, struct dirac_op *op, struct solver_vec *xe, struct solver_vec *xo,
+                          const struct solver_vec *be, const struct solver_vec *bo, double *x)
+{
+    const size_t nh = dirac_half_reals(op), sr = dirac_site_reals(op);
+    const int64_t nsites = (int64_t)(nh / sr);
+    dirac_gpu_eo_reconstruct(d->g, xe, xo, be);
+    double r2, b2;
+    dirac_gpu_residual_norm2(d->g, d->blas, xe, xo, be, bo, &r2, &b2);
+    gpu_spinor_download_work(d->half, xe->data, nsites, (int)sr, d->work);
+    dirac_half_to_full(op, 0, x, d->half);
+    gpu_spinor_download_work(d->half, xo->data, nsites, (int)sr, d->work);
+    dirac_half_to_full(op, 1, x, d->half);
+    return sqrt(r2 / b2);
+}
+#endif
+
 #ifdef LAT_HAVE_CUDA
 /* the whole even-odd column on the GPU in double: b's two halves up once,
  * bhat_o = prepare(b), Mhat x_o = bhat_o (timed: *solve_seconds), x_e =
@@ -131,48 +186,27 @@ static enum solver_status solve_on_device(struct prop_device *d, struct dirac_op
 {
     struct solver_op A;
     dirac_gpu_solver_op(&A, d->g);
-    /* a half sloppy operator over 16-bit links is a fixed perturbation of
-     * Mhat (~3e-5) that CG on the normal equations, whose condition number
-     * is Mhat's squared, does not converge through near kappa_c; BiCGstab
-     * does (dirac/gpu.h, dirac_gpu_set_half_links) */
-    dirac_gpu_set_half_links(d->g, o->bicgstab ? 16 : 32);
+    device_half_links(d, o);
     struct solver_blas *bl = d->blas;
     const size_t nh = dirac_half_reals(op), sr = dirac_site_reals(op);
-    const int64_t nsites = (int64_t)(nh / sr);
     struct solver_vec **v = d->v;
     for (int k = 0; k < 4; k++)
         if (!v[k] && !(v[k] = bl->alloc(bl->ctx, nh, sr, SOLVER_DOUBLE)))
             lat_die(1, NULL, "out of device memory for the source, the prepared source and the solution");
     struct solver_vec *be = v[0], *bo = v[1], *bh = v[2], *xo = v[3], *xe = bh; /* x_e once bhat_o is spent */
     const double t_up = lat_clock();
-    if (!d->half) d->half = lat_malloc(nh * sizeof(double));
-    if (!d->work) d->work = lat_malloc(gpu_spinor_storage(nsites, (int)sr) * sizeof(double));
-    double *half = d->half, *work = d->work;
-    dirac_full_to_half(op, 0, half, b);
-    gpu_spinor_upload_work(be->data, half, nsites, (int)sr, work);
-    dirac_full_to_half(op, 1, half, b);
-    gpu_spinor_upload_work(bo->data, half, nsites, (int)sr, work);
-    const double t_prep = lat_clock();
-    dirac_gpu_eo_prepare(d->g, bh, be, bo);
-    eo_tolerance(sp, sqrt(bl->norm2(bl->ctx, be) + bl->norm2(bl->ctx, bo)), sqrt(bl->norm2(bl->ctx, bh)));
+    double nb, nbh;
+    column_up(d, op, b, be, bo, bh, &nb, &nbh);
+    eo_tolerance(sp, nb, nbh);
     bl->zero(bl->ctx, xo); /* the initial guess (the vector holds the last column's solution) */
     const double t0 = lat_clock();
-    enum solver_status st = o->bicgstab ? solver_bicgstab(&A, bl, bh->data, xo->data, sp, res)
-                                        : solver_cgne(&A, bl, bh->data, xo->data, sp, res);
+    enum solver_status st = krylov(o, &A, bl, bh->data, xo->data, sp, res);
     const double t_end = lat_clock();
     *solve_seconds = t_end - t0;
-    dirac_gpu_eo_reconstruct(d->g, xe, xo, be);
-    double r2, b2;
-    dirac_gpu_residual_norm2(d->g, bl, xe, xo, be, bo, &r2, &b2);
-    *true_res = sqrt(r2 / b2);
-    const double t_down = lat_clock();
-    gpu_spinor_download_work(half, xe->data, nsites, (int)sr, work);
-    dirac_half_to_full(op, 0, x, half);
-    gpu_spinor_download_work(half, xo->data, nsites, (int)sr, work);
-    dirac_half_to_full(op, 1, x, half);
+    *true_res = column_down(d, op, xe, xo, be, bo, x);
     /* where a column's time goes besides the Krylov solve (-v) */
-    lat_debug("GPU column: %.3f s to the device, %.3f s preparation, %.3f s solve, %.3f s reconstruction and true "
-              "residual, %.3f s back", t_prep - t_up, t0 - t_prep, t_end - t0, t_down - t_end, lat_clock() - t_down);
+    lat_debug("GPU column: %.3f s up and prepared, %.3f s solve, %.3f s reconstruction, true residual and back", t0 - t_up,
+              t_end - t0, lat_clock() - t_end);
     return st;
 }
 #endif
@@ -224,9 +258,8 @@ static enum solver_status solve_block_on_device(struct prop_device *d, struct di
     struct solver_op A;
     if (dirac_gpu_block_solver_op(&A, d->g, ncols) != 0)
         lat_die(1, NULL, "internal error: no block operator here (prop_solve_block_possible said yes)");
-    dirac_gpu_set_half_links(d->g, o->bicgstab ? 16 : 32); /* as solve_on_device */
+    device_half_links(d, o);
     const size_t nh = dirac_half_reals(op), sr = dirac_site_reals(op);
-    const int64_t nsites = (int64_t)(nh / sr);
     if (d->bcols != ncols) {
         for (int k = 0; k < 4; k++)
             if (d->bv[k]) d->bblas->free(d->bblas->ctx, d->bv[k]), d->bv[k] = NULL;
@@ -240,11 +273,9 @@ static enum solver_status solve_block_on_device(struct prop_device *d, struct di
                 lat_die(1, NULL, "out of device memory for the blocks of %d columns (use the columns one by one)", ncols);
         d->bcols = ncols;
     }
-    struct solver_blas *bl = d->blas, *bb = d->bblas;
+    struct solver_blas *bb = d->bblas;
     struct solver_vec *be = d->bv[0], *bo = d->bv[1], *bh = d->bv[2], *xo = d->bv[3];
-    if (!d->half) d->half = lat_malloc(nh * sizeof(double));
-    if (!d->work) d->work = lat_malloc(gpu_spinor_storage(nsites, (int)sr) * sizeof(double));
-    double *half = d->half, *work = d->work, nbh2 = 0, t2 = 0;
+    double nbh2 = 0, t2 = 0;
     double *b = lat_malloc(dirac_full_reals(op) * sizeof *b); /* one column's source at a time */
     double *target = lat_malloc((size_t)ncols * sizeof *target);
     struct block_accept acc = {d, ncols, 0, target, INFINITY, 0};
@@ -254,18 +285,14 @@ static enum solver_status solve_block_on_device(struct prop_device *d, struct di
         dirac_gpu_block_column(d->g, bo, c, &co);
         dirac_gpu_block_column(d->g, bh, c, &ch);
         source(sctx, c, b);
-        dirac_full_to_half(op, 0, half, b);
-        gpu_spinor_upload_work(ce.data, half, nsites, (int)sr, work);
-        dirac_full_to_half(op, 1, half, b);
-        gpu_spinor_upload_work(co.data, half, nsites, (int)sr, work);
-        dirac_gpu_eo_prepare(d->g, &ch, &ce, &co);
+        double nb, nbh;
+        column_up(d, op, b, &ce, &co, &ch, &nb, &nbh);
         struct solver_params one = {.tol = o->tol};
-        const double nb = sqrt(bl->norm2(bl->ctx, &ce) + bl->norm2(bl->ctx, &co)), h2 = bl->norm2(bl->ctx, &ch);
-        eo_tolerance(&one, nb, sqrt(h2));
-        target[c] = one.tol * sqrt(h2);
+        eo_tolerance(&one, nb, nbh);
+        target[c] = one.tol * nbh;
         acc.safe = fmin(acc.safe, target[c]);
         t2 += target[c] * target[c];
-        nbh2 += h2;
+        nbh2 += nbh * nbh;
     }
     free(b);
     /* first the loosest stacked target that every column could meet (the
@@ -275,8 +302,7 @@ static enum solver_status solve_block_on_device(struct prop_device *d, struct di
     sp->accept_ctx = &acc;
     bb->zero(bb->ctx, xo);
     const double t0 = lat_clock();
-    enum solver_status st = o->bicgstab ? solver_bicgstab(&A, bb, bh->data, xo->data, sp, res)
-                                        : solver_cgne(&A, bb, bh->data, xo->data, sp, res);
+    enum solver_status st = krylov(o, &A, bb, bh->data, xo->data, sp, res);
     *solve_seconds = lat_clock() - t0;
     lat_debug("%d columns together: %d iterations, the stacked target lowered %d times, worst column at %.3f of its "
               "target", ncols, res->iterations, acc.refusals, acc.worst);
@@ -287,14 +313,7 @@ static enum solver_status solve_block_on_device(struct prop_device *d, struct di
         dirac_gpu_block_column(d->g, bo, c, &co);
         dirac_gpu_block_column(d->g, bh, c, &ch); /* x_e once bhat_o is spent */
         dirac_gpu_block_column(d->g, xo, c, &cx);
-        dirac_gpu_eo_reconstruct(d->g, &ch, &cx, &ce);
-        double r2, b2;
-        dirac_gpu_residual_norm2(d->g, bl, &ch, &cx, &ce, &co, &r2, &b2);
-        true_res[c] = sqrt(r2 / b2);
-        gpu_spinor_download_work(half, ch.data, nsites, (int)sr, work);
-        dirac_half_to_full(op, 0, x[c], half);
-        gpu_spinor_download_work(half, cx.data, nsites, (int)sr, work);
-        dirac_half_to_full(op, 1, x[c], half);
+        true_res[c] = column_down(d, op, &ch, &cx, &ce, &co, x[c]);
     }
     return st;
 }
@@ -390,8 +409,7 @@ void prop_solve(struct dirac_op *op, struct prop_device *dev, const struct prop_
     dirac_reduce_layout(op, o->eo, &lay);
     struct solver_blas *blas = solver_blas_cpu_open(&lay);
     if (!blas) lat_die(1, NULL, "out of memory for the solver's vectors");
-    enum solver_status st = o->bicgstab ? solver_bicgstab(&A, blas, rhs, sol, &sp, &res)
-                                        : solver_cgne(&A, blas, rhs, sol, &sp, &res);
+    enum solver_status st = krylov(o, &A, blas, rhs, sol, &sp, &res);
     solver_blas_cpu_close(blas);
     r->solver_seconds = lat_clock() - t0;
     int iters = res.iterations, ok = st == SOLVER_CONVERGED;
