@@ -60,52 +60,41 @@ void dirac_gpu_eo_apply_block(struct dirac_gpu *g, int dag, struct solver_vec *o
     dirac_gpu_eo_apply_cols(g, dag, out, in, ncols);
 }
 
-/* ---- the solver's view ------------------------------------------------------ */
-static void apply_raw(struct dirac_gpu *g, int dag, enum solver_prec p, void *out, const void *in)
+/* ---- the solver's views -----------------------------------------------------
+ * one set of callbacks over a view (gpu_impl.h's struct dirac_gpu_view):
+ * ncols 1, one vector (dirac_gpu_eo_apply); more, a block of them as one
+ * vector (dirac_gpu_eo_apply_block: one launch a sweep for all) */
+static void view_apply_vec(void *c, int dag, struct solver_vec *o, const struct solver_vec *i)
 {
-    struct solver_vec o = {p, (size_t)g->nsites * SITE_REALS, SITE_REALS, out, NULL};
-    struct solver_vec i = {p, (size_t)g->nsites * SITE_REALS, SITE_REALS, (void *)in, NULL};
-    dirac_gpu_eo_apply(g, dag, &o, &i);
+    const struct dirac_gpu_view *v = (const struct dirac_gpu_view *)c;
+    dirac_gpu_eo_apply_cols(v->g, dag, o, i, v->ncols);
 }
-static void s_apply(void *c, double *o, const double *i) { apply_raw((struct dirac_gpu *)c, 0, SOLVER_DOUBLE, o, i); }
-static void s_apply_dag(void *c, double *o, const double *i) { apply_raw((struct dirac_gpu *)c, 1, SOLVER_DOUBLE, o, i); }
-static void s_apply_f(void *c, float *o, const float *i) { apply_raw((struct dirac_gpu *)c, 0, SOLVER_SINGLE, o, i); }
-static void s_apply_dag_f(void *c, float *o, const float *i) { apply_raw((struct dirac_gpu *)c, 1, SOLVER_SINGLE, o, i); }
-static void s_apply_vec(void *c, int dag, struct solver_vec *o, const struct solver_vec *i)
-{ dirac_gpu_eo_apply((struct dirac_gpu *)c, dag, o, i); }
-
-void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g)
+static void view_raw(void *c, int dag, enum solver_prec p, void *out, const void *in)
 {
-    *s = (struct solver_op){.n = (size_t)g->nsites * SITE_REALS, .site_reals = SITE_REALS, .ctx = g,
-                            .apply = s_apply, .apply_dag = s_apply_dag, .apply_f = s_apply_f,
-                            .apply_dag_f = s_apply_dag_f, .apply_vec = s_apply_vec};
-}
-
-/* the block's view: ncols columns as one vector (dirac_gpu_block_new's
- * layout), each application one launch a sweep for them all */
-static void block_raw(struct dirac_gpu *g, int dag, enum solver_prec p, void *out, const void *in)
-{
-    const size_t n = (size_t)g->op_cols * (size_t)dirac_gpu_col_sites(g) * SITE_REALS;
+    const struct dirac_gpu_view *v = (const struct dirac_gpu_view *)c;
+    const size_t n = (size_t)v->ncols * (size_t)v->g->nsites * SITE_REALS; /* a block: V/2 a multiple of 32 */
     struct solver_vec o = {p, n, SITE_REALS, out, NULL}, i = {p, n, SITE_REALS, (void *)in, NULL};
-    dirac_gpu_eo_apply_block(g, dag, &o, &i, g->op_cols);
+    view_apply_vec(c, dag, &o, &i);
 }
-static void b_apply(void *c, double *o, const double *i) { block_raw((struct dirac_gpu *)c, 0, SOLVER_DOUBLE, o, i); }
-static void b_apply_dag(void *c, double *o, const double *i) { block_raw((struct dirac_gpu *)c, 1, SOLVER_DOUBLE, o, i); }
-static void b_apply_f(void *c, float *o, const float *i) { block_raw((struct dirac_gpu *)c, 0, SOLVER_SINGLE, o, i); }
-static void b_apply_dag_f(void *c, float *o, const float *i) { block_raw((struct dirac_gpu *)c, 1, SOLVER_SINGLE, o, i); }
-static void b_apply_vec(void *c, int dag, struct solver_vec *o, const struct solver_vec *i)
+static void view_apply(void *c, double *o, const double *i) { view_raw(c, 0, SOLVER_DOUBLE, o, i); }
+static void view_apply_dag(void *c, double *o, const double *i) { view_raw(c, 1, SOLVER_DOUBLE, o, i); }
+static void view_apply_f(void *c, float *o, const float *i) { view_raw(c, 0, SOLVER_SINGLE, o, i); }
+static void view_apply_dag_f(void *c, float *o, const float *i) { view_raw(c, 1, SOLVER_SINGLE, o, i); }
+
+static void view_op(struct solver_op *s, struct dirac_gpu_view *v, struct dirac_gpu *g, int ncols)
 {
-    struct dirac_gpu *g = (struct dirac_gpu *)c;
-    dirac_gpu_eo_apply_block(g, dag, o, i, g->op_cols);
+    v->g = g, v->ncols = ncols;
+    *s = (struct solver_op){.n = (size_t)ncols * (size_t)g->nsites * SITE_REALS, .site_reals = SITE_REALS, .ctx = v,
+                            .apply = view_apply, .apply_dag = view_apply_dag, .apply_f = view_apply_f,
+                            .apply_dag_f = view_apply_dag_f, .apply_vec = view_apply_vec};
 }
+
+void dirac_gpu_solver_op(struct solver_op *s, struct dirac_gpu *g) { view_op(s, &g->view[0], g, 1); }
 
 int dirac_gpu_block_solver_op(struct solver_op *s, struct dirac_gpu *g, int ncols)
 {
     if (ncols < 1 || g->dom || dirac_gpu_col_sites(g) != g->nsites) return -1;
-    g->op_cols = ncols;
-    *s = (struct solver_op){.n = (size_t)ncols * (size_t)g->nsites * SITE_REALS, .site_reals = SITE_REALS, .ctx = g,
-                            .apply = b_apply, .apply_dag = b_apply_dag, .apply_f = b_apply_f,
-                            .apply_dag_f = b_apply_dag_f, .apply_vec = b_apply_vec};
+    view_op(s, &g->view[1], g, ncols);
     return 0;
 }
 #else

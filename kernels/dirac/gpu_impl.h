@@ -34,7 +34,10 @@ struct dirac_gpu {
     struct solver_vec *tmp[3];   /* the even intermediate per precision (made when first needed) */
     struct solver_vec *tmp_block[3]; /* the same for a block of columns, tmp_cols[p] of them */
     int tmp_cols[3];
-    int op_cols;                 /* the columns of dirac_gpu_block_solver_op's vectors */
+    struct dirac_gpu_view {      /* a solver_op's ctx: g on ncols columns */
+        struct dirac_gpu *g;
+        int ncols;
+    } view[2];                   /* dirac_gpu_solver_op's (1), dirac_gpu_block_solver_op's */
     /* a t-slab (NULL: one process) and its faces (dirac/gpu_faces.h;
      * face_bytes 12 V3h doubles) */
     const struct geometry *dom;
