@@ -218,7 +218,7 @@ demo: all
 	sh scripts/demo
 
 check: all
-	tests/run
+	FUZZ_CHECK_SECONDS=$(FUZZ_CHECK_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run
 
 check-gpu: all
 	tests/run-gpu

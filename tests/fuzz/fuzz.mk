@@ -3,9 +3,11 @@
 #
 #   make fuzz SECONDS=N      every fuzz target for N seconds (default 60);
 #                            FUZZ_TARGETS="ildg xml" picks some
-#   make fuzz-check          what `make check` runs when clang is there:
-#                            FUZZ_CHECK_SECONDS (default 10) per target
-#                            (0 skips it); the regression corpus is run first
+#   make fuzz-check          the fuzz smoke alone: FUZZ_CHECK_SECONDS
+#                            (default 10) per target (0 skips it); the
+#                            regression corpus is run first.  `make check`
+#                            builds the fuzzers when clang is there and
+#                            tests/run runs the smoke beside its other tests
 #   make check-sanitize      the whole `make check` (tests/run; the fuzzers
 #                            are sanitized already) under ASan + UBSan, built
 #                            in a copy of the tree (build/sanitize/lat), so
@@ -64,7 +66,7 @@ fuzz: $(FUZZ_BINS)
 
 ifneq ($(FUZZ_HAVE_CLANG),)
 ifneq ($(FUZZ_CHECK_SECONDS),0)
-check: fuzz-check
+check: fuzz-build
 endif
 fuzz-check: $(FUZZ_BINS)
 	for t in $(FUZZ_TARGETS); do tests/fuzz/run-fuzz $$t $(FUZZ_CHECK_SECONDS) || exit 1; done
