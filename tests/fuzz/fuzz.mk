@@ -26,8 +26,14 @@
 #   conf   conf_read on a regular file (format detection, size checks),
 #          then a write to /dev/null
 #   xml    the XML reader and the message sanitiser
+#   prop   prop_read (propagator files, lat-meson's input) on a regular
+#          file and on a stream, then every real of what it accepted
 # Seeds: tests/fuzz/corpus/{ildg,nersc,xml} (made by mkhostile.py --seeds,
-# plus hostile files); dictionary tests/fuzz/lat.dict; inputs the fuzzer
+# plus hostile files); corpus/conf (a 2^4 SU(3) file in each of MILC,
+# openQCD, HiRep and SciDAC: lat-heatbath --lattice 2 --seed 5, then
+# lat-convert --to F) and corpus/prop (lat-propagator -k 0.1 on a 2^4 SU(2)
+# file: a point source in 32 bits, a wall source in 64 on its Coulomb-gauge
+# copy), with the ILDG and NERSC seeds for conf; dictionary tests/fuzz/lat.dict; inputs the fuzzer
 # found (crashes, slow or large inputs, minimised) go to tests/fuzz/regress,
 # which every run reads first and tests/hostile.bats runs through the
 # programs.  The corpus a run grows stays in build/fuzz/work (not kept).
@@ -38,7 +44,7 @@
 FUZZ_CC            ?= clang
 SECONDS            ?= 60
 FUZZ_CHECK_SECONDS ?= 10
-FUZZ_TARGETS       ?= ildg nersc conf xml
+FUZZ_TARGETS       ?= ildg nersc conf xml prop
 FUZZ_DIR           := build/fuzz
 FUZZ_CFLAGS        := -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icommon -Ikernels \
                       -Wno-unknown-pragmas -fno-omit-frame-pointer \
