@@ -1,6 +1,6 @@
-/* confio.h -- the inside of conf.c: the format back ends (ildg.c and
- * ildg_write.c for the LIME formats ILDG and SciDAC, scidac.c, nersc.c, ...)
- * and the helpers they share.  Programs use conf.h, not this header; the
+/* confio.h -- the inside of conf.c and formats.c: the format back ends
+ * (ildg.c and ildg_write.c for the LIME formats ILDG and SciDAC, scidac.c,
+ * nersc.c, ...) and the helpers they share (conf.c).  Programs use conf.h, not this header; the
  * unit tests use it to reach the checksums directly.
  *
  * All readers die (lat_die, exit 1) with a one-line message naming the input

@@ -71,20 +71,6 @@ static void rdie(struct ildg_in *s, const char *fmt, ...)
 
 static const char *prec_word(int prec) { return prec == 64 ? "double" : "single"; }
 
-int conf_parse_posint(const char *s, int *v)
-{
-    long x = 0;
-    if (!*s) return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') return -1;
-        x = x * 10 + (*s - '0');
-        if (x > (1 << 24)) return -1;
-    }
-    if (x <= 0) return -1;
-    *v = (int)x;
-    return 0;
-}
-
 /* a required element of an ILDG/SciDAC record: found exactly once */
 static void need_field(struct ildg_in *s, const char *rec, const char *xml, const char *name, char *out, size_t n)
 {

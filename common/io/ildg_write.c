@@ -26,19 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *conf_strfmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = lat_malloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
 struct ildg_out {
     struct lime_writer w;
     const char *name;
@@ -61,20 +48,6 @@ static void put_kept(struct ildg_out *o, const struct lime_record *r, int mb, in
 }
 
 #define XML_HEAD LAT_XML_HEAD
-
-int ildg_record_is_regenerable(const struct lime_record *r)
-{
-    const char *d = (const char *)r->data;
-    uint64_t n = r->len;
-    while (n && d[n - 1] == 0) n--;
-    if (strcmp(r->type, "scidac-file-xml") == 0)
-        return n == strlen(LAT_DEFAULT_FILE_XML) && memcmp(d, LAT_DEFAULT_FILE_XML, n) == 0;
-    if (strcmp(r->type, "ildg-data-lfn") == 0)
-        return n == strlen(LAT_DEFAULT_LFN) && memcmp(d, LAT_DEFAULT_LFN, n) == 0;
-    if (strcmp(r->type, "scidac-record-xml") == 0)
-        return strlen(d) >= n && xml_has(d, "usqcdInfo");
-    return 0;
-}
 
 /* scidac-record-xml: ours, a carried usqcdInfo with fresh numbers, or a
  * carried record unchanged (returns NULL then) */
@@ -257,4 +230,10 @@ void scidac_write_transform(FILE *f, const char *name, const struct conf *c)
     free(buf);
     wcheck(o, lime_end(&o->w));
     put_checksum(o, sum);
+}
+
+void scidac_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec)
+{
+    (void)o;
+    lime_write_gauge(f, name, c, prec, LIME_LAYOUT_SCIDAC, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* scidac.c -- SciDAC/QIO gauge files without ILDG records: what their
- * private records say (FORMATS.md §3.2, §3.4) and the writer's entry point.
- * Contracts in confio.h.  The framing is ILDG's (ildg.c reads both,
- * ildg_write.c writes both); only the data record's name and the place the
+ * private records say (FORMATS.md §3.2, §3.4), and the text of the
+ * private record the writers put.  Contracts in confio.h.  The framing is
+ * ILDG's (ildg.c reads both, ildg_write.c writes both: scidac_write is
+ * there); only the data record's name and the place the
  * lattice and the precision come from differ.
  *
  * scidac_gauge_format() reads the lattice from scidac-private-file-xml
@@ -28,12 +29,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-void scidac_write(FILE *f, const char *name, const struct conf *c, const struct conf_write_opts *o, int prec)
-{
-    (void)o;
-    lime_write_gauge(f, name, c, prec, LIME_LAYOUT_SCIDAC, NULL, NULL);
-}
 
 char *scidac_private_record_xml(int nc, int prec, int datacount)
 {
