@@ -1,6 +1,6 @@
 /* field.c -- host fields of every kind: allocation, conversion between
- * storage precisions (double, single, half), unit and Haar-random starts;
- * see field.h for the layout. */
+ * storage precisions (double, single, half), unit and Haar-random starts,
+ * a rank's slab (geometry_field_alloc); see field.h for the layout. */
 #include "lattice/field.h"
 #include "lattice/geometry.h"
 #include "base/log.h"
@@ -172,4 +172,12 @@ int64_t field_find_nonfinite(const struct field *u)
         if (!isfinite(x)) return (int64_t)i;
     }
     return -1;
+}
+
+/* declared in geometry.h beside the slabs it allocates for; defined here,
+ * with field_alloc, so that geometry.c needs nothing of this file */
+void geometry_field_alloc(struct field *u, const struct geometry *d, const struct lattice *glob, int nc, int prec)
+{
+    field_alloc(u, d ? &d->local : glob, nc, prec);
+    u->dom = d;
 }

@@ -1,7 +1,6 @@
 /* geometry.c -- slabs of timeslices per rank, scatter/gather through rank 0,
  * and the halo exchange; see geometry.h for the layout and the contract. */
 #include "lattice/geometry.h"
-#include "lattice/field.h"
 #include "base/log.h"
 #include <stdlib.h>
 #include <string.h>
@@ -65,10 +64,4 @@ void geometry_gather(const struct geometry *d, const double *local, double *full
     } else {
         comm_send(own, slab * sizeof(double), 0, TAG_GATHER);
     }
-}
-
-void geometry_field_alloc(struct field *u, const struct geometry *d, const struct lattice *glob, int nc, int prec)
-{
-    field_alloc(u, d ? &d->local : glob, nc, prec);
-    u->dom = d;
 }

@@ -34,12 +34,6 @@ double hmc_gauge_action(const struct field *u, double beta)
     return hmc_gauge_action_of_sum(beta, u->nc, geometry_global(u->dom, &u->lat)->V, measure_plaquette_sum(u));
 }
 
-double hmc_gauge_action_of_sum(double beta, int nc, int64_t volume, long double plaquette_sum)
-{
-    long double nplaq = (long double)volume * 6;
-    return (double)((long double)beta * (nplaq - plaquette_sum / nc));
-}
-
 void hmc_gauge_force(const struct field *u, double beta, double coeff, double *out)
 {
     const int n = u->nc;

@@ -13,9 +13,8 @@
  *   hmc_gauge_action(u, beta)           S, from lat-measure's plaquette sum
  *                                       (measure_plaquette_sum: the same
  *                                       bits for any thread count)
- *   hmc_gauge_action_of_sum(beta, nc, V, re)  S from the sum re of Re tr U_P
- *                                       over the 6V plaquettes of V sites
- *                                       (also the GPU's, hmc/gpu.c)
+ *   (S from a plaquette sum: hmc_gauge_action_of_sum of hmc/site.h, which
+ *   the GPU's action uses too)
  *   hmc_gauge_force(u, beta, coeff, f)  f_mu(x) += coeff * G_mu(x)
  *   hmc_gauge_monomial(&ctx, beta, ts)  a struct hmc_monomial for the
  *                                       integrator ("gauge", timescale ts,
@@ -38,7 +37,6 @@ struct hmc_gauge_ctx {
 };
 
 double hmc_gauge_action(const struct field *u, double beta);
-double hmc_gauge_action_of_sum(double beta, int nc, int64_t volume, long double plaquette_sum);
 void hmc_gauge_force(const struct field *u, double beta, double coeff, double *out);
 struct hmc_monomial hmc_gauge_monomial(struct hmc_gauge_ctx *ctx, double beta, int timescale);
 

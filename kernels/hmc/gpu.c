@@ -11,7 +11,7 @@
 #include "base/comm.h"
 
 #ifdef LAT_HAVE_CUDA
-#include "hmc/gauge.h"
+#include "hmc/site.h"
 #include "lattice/geometry.h"
 #include "lattice/sites.h"
 #include <stdlib.h>

@@ -14,6 +14,9 @@
  *   hmc_site_kinetic(n, p)   -1/2 tr P^2 = 1/2 sum_ab |P_ab|^2 of one
  *       anti-Hermitian link momentum (momenta.c sums it over the lattice in
  *       long double, the GPU kernel in a fixed tree of doubles).
+ *   hmc_gauge_action_of_sum(beta, nc, V, re)   the Wilson action (gauge.h)
+ *       from the sum re of Re tr U_P over the 6V plaquettes of V sites: the
+ *       CPU's (gauge.c) and the GPU's (gpu.c) action; host only.
  * Matrices row-major lat_complex (n x n); l and f are updated in place. */
 #ifndef LAT_HMC_SITE_H
 #define LAT_HMC_SITE_H
@@ -69,6 +72,13 @@ LAT_HD void hmc_site_gauge_force(int n, double c, const lat_complex *U, const la
             f[a * n + b].re += c * re;
             f[a * n + b].im += c * im;
         }
+}
+
+/* host only: long double, which device code does not have */
+static inline double hmc_gauge_action_of_sum(double beta, int nc, int64_t volume, long double plaquette_sum)
+{
+    long double nplaq = (long double)volume * 6;
+    return (double)((long double)beta * (nplaq - plaquette_sum / nc));
 }
 
 #endif

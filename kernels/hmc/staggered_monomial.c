@@ -64,28 +64,6 @@ static double half_dot(const struct stag_mono *c, const double *a, const double 
 }
 
 /* ---- solves ---------------------------------------------------------------- */
-static void check_solve(enum solver_status st, const struct solver_result *res, double tol, const char *what)
-{
-    if (st != SOLVER_CONVERGED)
-        lat_die(1, WHO, "the %s solve did not converge (%s after %d iterations, residual %.3g, wanted %.3g)", what,
-                solver_status_name(st), res->iterations, res->residual, tol);
-}
-
-/* after a multi-shift solve: the iterations (the most of any shift), each
- * shift converged, the seconds since t0 (the MD rational's or the others');
- * the device callbacks use it too (staggered_monomial_impl.h) */
-void stag_mono_account(struct stag_mono *c, const struct rational *r, const struct solver_result *res, double tol,
-                    const char *what, double t0)
-{
-    int most = 0;
-    for (int i = 0; i < r->order; i++) most = res[i].iterations > most ? res[i].iterations : most;
-    c->iters += most;
-    for (int i = 0; i < r->order; i++) check_solve(res[i].status, &res[i], tol, what);
-    const double dt = lat_clock() - t0;
-    if (r == &c->md) c->solve_md += dt;
-    else c->solve_other += dt;
-}
-
 /* x[i] = (K + r->b[i])^-1 b for every pole (even half fields) */
 static void solve_shifts(struct stag_mono *c, const struct rational *r, double tol, int sloppy, const double *b,
                          double **x, const char *what)
@@ -183,15 +161,6 @@ static double mono_action(void *ctx, const struct field *u)
     }
     free_halves(x, c->met.order);
     return stag_mono_action_total(parts, c->p.npf);
-}
-
-double stag_mono_action_total(double *parts, int npf)
-{
-    comm_replica_sum(parts, (size_t)npf); /* each part from one replica, zeros from the others: exact */
-    double s = 0;
-    for (int k = 0; k < npf; k++) s += parts[k];
-    free(parts);
-    return s;
 }
 
 /* out += coeff TA(W) per link, W of the header's formula */
