@@ -193,11 +193,17 @@ oq() { python3 "$T/oq.py" "$@"; }
 }
 
 @test "openqcd: a big lattice in the header of a short pipe dies before the memory is taken" {
+    # AddressSanitizer reserves terabytes of shadow address space at start,
+    # which no address limit leaves room for (make check-sanitize sets
+    # LAT_SANITIZE; there the fuzzers' -malloc_limit_mb checks this)
+    [ -z "${LAT_SANITIZE:-}" ] || skip "under AddressSanitizer (no address-space limit possible)"
     # 1024x1024x1024x2 = 2^31 sites (the limit): 2.5 TB of links; the reader
     # must stop at the end of the 64 bytes given, under a 1 GB address limit
     expect_error 1 lat-convert -- bash -c 'ulimit -v 1000000; { printf "\x02\0\0\0\0\x04\0\0\0\x04\0\0\0\x04\0\0"; head -c 72 /dev/zero; } | "$1" --check -' bash "$CONV"
     [[ "$stderr" == *"truncated: openQCD data ends after 64 of "* ]]
-    # an odd or zero extent is no openQCD header at all
+}
+
+@test "openqcd: an odd or zero extent is no openQCD header" {
     expect_error 1 lat-convert -- bash -c '{ printf "\x03\0\0\0\x04\0\0\0\x04\0\0\0\x04\0\0\0"; head -c 64 /dev/zero; } | "$1" --check -' bash "$CONV"
     [[ "$stderr" == *"not a gauge configuration lat reads"* ]]
 }

@@ -15,7 +15,9 @@
 #                            also written to build/sanitize/reports, and any
 #                            report fails it (leak checking is off: the
 #                            programs end by exit() with their data live,
-#                            and Open MPI keeps its own)
+#                            and Open MPI keeps its own); LAT_SANITIZE=1 is
+#                            set for the tests (a test that cannot run
+#                            under ASan skips, saying so)
 #
 # Targets (tests/fuzz/fuzz_*.c, libFuzzer, clang's -fsanitize=fuzzer with
 # ASan and UBSan, every UBSan finding fatal; the target's stderr is closed
@@ -93,8 +95,14 @@ check-sanitize:
 	@# every report goes to a file of its own too: a report the tests do
 	@# not look at (stderr of a helper, an MPI rank) still fails the run
 	rm -rf $(SAN_ROOT)/reports && mkdir -p $(SAN_ROOT)/reports
-	cd $(SAN_ROOT)/lat && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:allocator_may_return_null=1:log_path=$(abspath $(SAN_ROOT))/reports/asan \
+	cd $(SAN_ROOT)/lat && LAT_SANITIZE=1 ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:allocator_may_return_null=1:log_path=$(abspath $(SAN_ROOT))/reports/asan \
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(abspath $(SAN_ROOT))/reports/ubsan tests/run
+	@# the host emulation of the GPU kernels runs a block's threads as
+	@# fibers (scripts/cuda-on-host.h: swapcontext); ASan warns once a
+	@# process that it may then report falsely.  A file holding that warning
+	@# alone is no report; any other line is
+	@for r in $(SAN_ROOT)/reports/*; do [ -f "$$r" ] || continue; \
+	    grep -qv "WARNING: ASan doesn't fully support makecontext/swapcontext" "$$r" || rm -f "$$r"; done
 	@if [ -n "$$(ls -A $(SAN_ROOT)/reports)" ]; then head -50 $(SAN_ROOT)/reports/*; \
 	    echo "check-sanitize: sanitizer reports in $(SAN_ROOT)/reports"; exit 1; fi
 	@echo "check-sanitize: no sanitizer report"
