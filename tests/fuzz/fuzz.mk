@@ -34,10 +34,10 @@
 # Seeds: tests/fuzz/corpus/{ildg,nersc,xml} (made by mkhostile.py --seeds,
 # plus hostile files); corpus/conf (a 2^4 SU(3) file in each of MILC,
 # openQCD, HiRep and SciDAC: lat-heatbath --lattice 2 --seed 5, then
-# lat-convert --to F) and corpus/prop (lat-propagator -k 0.1 on a 2^4 SU(2)
-# file: a point source in 32 bits, a wall source in 64 on its Coulomb-gauge
-# copy), with the ILDG and NERSC seeds for conf; dictionary tests/fuzz/lat.dict; inputs the fuzzer
-# found (crashes, slow or large inputs, minimised) go to tests/fuzz/regress,
+# lat-convert --to F; conf also reads the ILDG and NERSC seeds) and
+# corpus/prop (lat-propagator -k 0.1 on a 2^4 SU(2) file: a point source in
+# 32 bits, a wall source in 64 on its Coulomb-gauge copy); dictionary
+# tests/fuzz/lat.dict; inputs the fuzzer found (crashes, slow or large inputs, minimised) go to tests/fuzz/regress,
 # which every run reads first and tests/hostile.bats runs through the
 # programs.  The corpus a run grows stays in build/fuzz/work (not kept).
 # Limits (tests/fuzz/run-fuzz): one allocation at most 64 MiB
