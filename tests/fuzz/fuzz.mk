@@ -37,9 +37,9 @@
 # lat-convert --to F; conf also reads the ILDG and NERSC seeds) and
 # corpus/prop (lat-propagator -k 0.1 on a 2^4 SU(2) file: a point source in
 # 32 bits, a wall source in 64 on its Coulomb-gauge copy); dictionary
-# tests/fuzz/lat.dict; inputs the fuzzer found (crashes, slow or large inputs, minimised) go to tests/fuzz/regress,
-# which every run reads first and tests/hostile.bats runs through the
-# programs.  The corpus a run grows stays in build/fuzz/work (not kept).
+# tests/fuzz/lat.dict; inputs the fuzzer found (crashes, slow or large
+# inputs, minimised) go to tests/fuzz/regress, which every run reads first
+# and tests/hostile.bats runs through the programs.  The corpus a run grows stays in build/fuzz/work (not kept).
 # Limits (tests/fuzz/run-fuzz): one allocation at most 64 MiB
 # (-malloc_limit_mb, the programs' budget), RSS 2 GiB (ASan's own overhead
 # included), 2 s per input, inputs up to 64 KiB.
